@@ -1,0 +1,45 @@
+# Two commands set everything up on a fresh machine:
+#   make run    venv + install, load the bundled sample on first start, serve 127.0.0.1:8501
+#   make test   venv + dev extras (+ Debian's Chromium when missing and root), run every test
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
+PORT ?= 8501
+
+.PHONY: run test chromium bench clean
+
+run: $(RUN_STAMP)
+	$(BIN)/judgeboard serve --port $(PORT)
+
+test: $(DEV_STAMP) chromium
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@ $(RUN_STAMP)
+
+# Browser tests drive Debian's Chromium (Playwright cannot download its own browser here).
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "chromium is missing and this is not root: install it (apt-get install chromium)"; exit 1; \
+	fi
+
+bench: $(DEV_STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info test-artifacts

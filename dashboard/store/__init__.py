@@ -1,0 +1,112 @@
+"""The store: one DuckDB file shared by the dashboard and the CLI.
+
+`Store` is the only database wrapper. Pages, the CLI, the judge panel and the report call its
+methods, never SQL. All SQL lives in this package and binds every value; only
+`connection.py` imports duckdb.
+
+Sharing the file: see `connection.py` (open per unit of work, wait on the lock) and `spool.py`
+(writes that must not wait are kept on disk and applied by whoever next holds the file).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from dashboard.store import reads, writes
+from dashboard.store.connection import Connection, Database, StoreBusy, transaction
+from dashboard.store.spool import Batch, Spool, group_rows, read_batches
+from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating, Response
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Store", "StoreBusy", "WriteResult"]
+
+# The order in which spooled tables are applied: calls before the ratings that cite them.
+_APPLY_ORDER = ("judge_calls", "ratings", "preferences")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """`added` rows reached the database now; `pending` is a spool file applied later."""
+
+    added: int
+    pending: Path | None = None
+
+
+class Store:
+    def __init__(self, path: str | os.PathLike[str], *, wait_s: float = 30.0) -> None:
+        self.db = Database(path, wait_s=wait_s)
+        self.spool = Spool.beside(self.db.path)
+
+    @property
+    def path(self) -> Path:
+        return self.db.path
+
+    @contextmanager
+    def connection(self, *, wait_s: float | None = None) -> Iterator[Connection]:
+        """An open connection; pending writes are applied first, so every read sees them."""
+        with self.db.connect(wait_s=wait_s) as con:
+            self._apply_pending(con)
+            yield con
+
+    def _apply_pending(self, con: Connection) -> int:
+        added = 0
+        for path in self.spool.ready_files():
+            try:
+                grouped = group_rows(read_batches(path))
+            except (OSError, ValueError, KeyError) as error:
+                log.error("cannot apply pending writes from %s: %s; moved aside", path, error)
+                path.rename(path.with_suffix(".failed"))
+                continue
+            with transaction(con):
+                for table in _APPLY_ORDER:
+                    added += writes.insert_rows(con, table, grouped.get(table, []))
+            path.unlink()
+        return added
+
+    def apply_pending(self, *, wait_s: float | None = None) -> int:
+        """Apply every spooled write now; return how many rows were new."""
+        with self.db.connect(wait_s=wait_s) as con:
+            return self._apply_pending(con)
+
+    def write(self, batches: Sequence[Batch], *, wait_s: float | None = None,
+              spool_if_busy: bool = True) -> WriteResult:
+        """Write in one transaction; if the file stays busy, keep the batches in the spool."""
+        try:
+            with self.connection(wait_s=wait_s) as con, transaction(con):
+                return WriteResult(sum(
+                    writes.insert_rows(con, b.table, list(b.rows)) for b in batches))
+        except StoreBusy:
+            if not spool_if_busy:
+                raise
+            pending = self.spool.write(batches)
+            log.warning("database busy; %d batch(es) kept in %s", len(batches), pending)
+            return WriteResult(0, pending)
+
+    def add_items(self, items: Sequence[Item], responses: Sequence[Response] = ()) -> int:
+        """Add items and their responses in one transaction (code paths; files use import)."""
+        with self.connection() as con, transaction(con):
+            return writes.add_items(con, items) + writes.add_responses(con, responses)
+
+    def add_ratings(self, ratings: Sequence[Rating], **options: object) -> WriteResult:
+        return self.write([Batch("ratings", tuple(map(writes.record_row, ratings)))], **options)
+
+    def add_preferences(self, preferences: Sequence[Preference], **options: object) -> WriteResult:
+        rows = tuple(map(writes.record_row, preferences))
+        return self.write([Batch("preferences", rows)], **options)
+
+    def add_judge_calls(self, calls: Sequence[JudgeCall], **options: object) -> WriteResult:
+        return self.write([Batch("judge_calls", tuple(map(writes.record_row, calls)))], **options)
+
+    def list_datasets(self) -> list[DatasetSummary]:
+        with self.connection() as con:
+            return reads.list_datasets(con)
+
+    def delete_dataset(self, name: str) -> None:
+        with self.connection() as con, transaction(con):
+            writes.delete_dataset(con, name)

@@ -1,0 +1,173 @@
+"""The schema, as an ordered list of small named migrations.
+
+Each migration runs once, in order, and is recorded in `_migrations`. Never edit a migration
+that has shipped: add a new one. `tests/store/test_migrations.py` checks the resulting columns.
+
+Big tables carry no PRIMARY KEY: DuckDB's index would slow bulk imports and cost memory, and
+every writer deduplicates on the id with an anti-join instead. Ratings, preferences and judge
+calls are append-only; "current" is a view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Migration = Callable[[Any], None]
+
+TASK_TYPE_CHECK = (
+    "task_type IN ('open_qa', 'open_qa_context', 'mcqa_single', 'mcqa_multi', "
+    "'hallucination', 'conversational_qa', 'pairwise')"
+)
+
+
+def m001_initial(con: Any) -> None:
+    con.execute("""
+        CREATE TABLE datasets (
+            name        VARCHAR PRIMARY KEY,
+            description VARCHAR,
+            source      VARCHAR,
+            created_utc TIMESTAMP NOT NULL
+        )""")
+    con.execute(f"""
+        CREATE TABLE items (
+            item_id            VARCHAR NOT NULL,
+            dataset            VARCHAR NOT NULL,
+            task_type          VARCHAR NOT NULL CHECK ({TASK_TYPE_CHECK}),
+            question           VARCHAR NOT NULL,
+            reference_answers  VARCHAR[],
+            reference_context  VARCHAR,
+            document           VARCHAR,
+            candidate_answer   VARCHAR,
+            options            VARCHAR[],
+            gold_letters       VARCHAR[],
+            hallucination_gold BOOLEAN,
+            history            JSON,
+            external_id        VARCHAR,
+            metadata           JSON,
+            created_utc        TIMESTAMP NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE responses (
+            response_id VARCHAR NOT NULL,
+            item_id     VARCHAR NOT NULL,
+            dataset     VARCHAR NOT NULL,
+            system      VARCHAR NOT NULL,
+            answer      VARCHAR NOT NULL,
+            contexts    VARCHAR[],
+            metadata    JSON,
+            created_utc TIMESTAMP NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE ratings (
+            rating_id       VARCHAR NOT NULL,
+            response_id     VARCHAR NOT NULL,
+            rater_kind      VARCHAR NOT NULL CHECK (rater_kind IN ('llm', 'human')),
+            rater           VARCHAR NOT NULL,
+            rubric          VARCHAR NOT NULL,
+            rubric_version  VARCHAR NOT NULL,
+            value           DOUBLE,
+            scale_low       DOUBLE NOT NULL,
+            scale_high      DOUBLE NOT NULL,
+            unscored_reason VARCHAR,
+            explanation     VARCHAR,
+            raw_output      VARCHAR,
+            comment         VARCHAR,
+            supersedes      VARCHAR,
+            overrides       VARCHAR,
+            call_id         VARCHAR,
+            created_utc     TIMESTAMP NOT NULL,
+            CHECK (value IS NOT NULL OR unscored_reason IS NOT NULL)
+        )""")
+    con.execute("""
+        CREATE TABLE preferences (
+            preference_id   VARCHAR NOT NULL,
+            item_id         VARCHAR NOT NULL,
+            response_a      VARCHAR NOT NULL,
+            response_b      VARCHAR NOT NULL,
+            rater_kind      VARCHAR NOT NULL CHECK (rater_kind IN ('llm', 'human')),
+            rater           VARCHAR NOT NULL,
+            rubric          VARCHAR NOT NULL,
+            rubric_version  VARCHAR NOT NULL,
+            verdict         VARCHAR CHECK (verdict IN ('A', 'B', 'tie')),
+            shown_first     VARCHAR NOT NULL CHECK (shown_first IN ('A', 'B')),
+            unscored_reason VARCHAR,
+            explanation     VARCHAR,
+            raw_output      VARCHAR,
+            comment         VARCHAR,
+            supersedes      VARCHAR,
+            call_id         VARCHAR,
+            created_utc     TIMESTAMP NOT NULL,
+            CHECK (verdict IS NOT NULL OR unscored_reason IS NOT NULL)
+        )""")
+    con.execute("""
+        CREATE TABLE judge_calls (
+            call_id           VARCHAR NOT NULL,
+            cache_key         VARCHAR NOT NULL,
+            run_id            VARCHAR NOT NULL,
+            judge             VARCHAR NOT NULL,
+            model             VARCHAR NOT NULL,
+            rubric            VARCHAR NOT NULL,
+            rubric_version    VARCHAR NOT NULL,
+            prompt_hash       VARCHAR NOT NULL,
+            target_kind       VARCHAR NOT NULL CHECK (target_kind IN ('rating', 'preference')),
+            status            VARCHAR NOT NULL CHECK (status IN ('ok', 'failed')),
+            response_id       VARCHAR,
+            item_id           VARCHAR,
+            response_a        VARCHAR,
+            response_b        VARCHAR,
+            shown_first       VARCHAR,
+            error             VARCHAR,
+            raw_output        VARCHAR,
+            attempts          INTEGER NOT NULL,
+            latency_ms        DOUBLE,
+            prompt_tokens     INTEGER,
+            completion_tokens INTEGER,
+            cost_usd          DOUBLE,
+            created_utc       TIMESTAMP NOT NULL
+        )""")
+
+
+def m002_current_views(con: Any) -> None:
+    # A row is current until a later row names it in `supersedes`. Writers fill `supersedes`
+    # with the current row of the same rater, response and rubric, so each such stream has
+    # one current row.
+    con.execute("""
+        CREATE VIEW current_ratings AS
+        SELECT r.* FROM ratings r ANTI JOIN ratings s ON s.supersedes = r.rating_id""")
+    con.execute("""
+        CREATE VIEW current_preferences AS
+        SELECT p.* FROM preferences p ANTI JOIN preferences s ON s.supersedes = p.preference_id""")
+
+
+MIGRATIONS: list[tuple[str, Migration]] = [
+    ("initial", m001_initial),
+    ("current_views", m002_current_views),
+]
+
+
+def migrate(con: Any) -> list[str]:
+    """Apply the migrations this database has not seen yet; return their names."""
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS _migrations (
+            version     INTEGER PRIMARY KEY,
+            name        VARCHAR NOT NULL,
+            applied_utc TIMESTAMP NOT NULL
+        )""")
+    done = {row[0] for row in con.execute("SELECT version FROM _migrations").fetchall()}
+    applied = []
+    for version, (name, migration) in enumerate(MIGRATIONS, start=1):
+        if version in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            migration(con)
+            con.execute(
+                "INSERT INTO _migrations VALUES (?, ?, now() AT TIME ZONE 'UTC')", [version, name]
+            )
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+        applied.append(name)
+    return applied

@@ -1,0 +1,36 @@
+"""Reads that several screens share. Page-specific queries live beside them in this package."""
+
+from __future__ import annotations
+
+from dashboard.store.connection import Connection
+from dashboard.types import DatasetSummary
+
+
+def list_datasets(con: Connection) -> list[DatasetSummary]:
+    """Every dataset with its counts of items, responses, ratings and preferences."""
+    rows = con.execute("""
+        WITH item_counts AS (
+            SELECT dataset, count(*) AS n, list(DISTINCT task_type ORDER BY task_type) AS tasks
+            FROM items GROUP BY dataset),
+        response_counts AS (
+            SELECT dataset, count(*) AS n, list(DISTINCT system ORDER BY system) AS systems
+            FROM responses GROUP BY dataset),
+        rating_counts AS (
+            SELECT r.dataset, count(*) AS n
+            FROM current_ratings g JOIN responses r USING (response_id) GROUP BY r.dataset),
+        preference_counts AS (
+            SELECT i.dataset, count(*) AS n
+            FROM current_preferences p JOIN items i USING (item_id) GROUP BY i.dataset)
+        SELECT d.name, coalesce(i.n, 0), coalesce(r.n, 0), coalesce(g.n, 0), coalesce(p.n, 0),
+               coalesce(i.tasks, []), coalesce(r.systems, [])
+        FROM datasets d
+        LEFT JOIN item_counts i ON i.dataset = d.name
+        LEFT JOIN response_counts r ON r.dataset = d.name
+        LEFT JOIN rating_counts g ON g.dataset = d.name
+        LEFT JOIN preference_counts p ON p.dataset = d.name
+        ORDER BY d.name""").fetchall()
+    return [
+        DatasetSummary(name, n_items, n_responses, n_ratings, n_preferences, tuple(tasks),
+                       tuple(systems))
+        for name, n_items, n_responses, n_ratings, n_preferences, tasks, systems in rows
+    ]

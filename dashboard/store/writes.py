@@ -1,0 +1,189 @@
+"""Batched, idempotent writes of ratings, preferences and judge calls.
+
+Every write takes a list of rows and inserts them with one INSERT … SELECT from an Arrow
+table: single-row INSERTs run at about 2k rows/s, a registered batch at millions. Rows whose id
+is already stored are skipped, which makes replaying a spool file or a journal harmless.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+
+from dashboard.ids import utc_now
+from dashboard.store.connection import Connection
+from dashboard.types import Dataset, Item, JudgeCall, Preference, Rating, Response
+
+Row = Mapping[str, Any]
+
+# Column lists are code constants: SQL identifiers never come from input.
+RATING_COLUMNS = tuple(f.name for f in dataclasses.fields(Rating))
+PREFERENCE_COLUMNS = tuple(f.name for f in dataclasses.fields(Preference))
+JUDGE_CALL_COLUMNS = tuple(f.name for f in dataclasses.fields(JudgeCall))
+
+ITEM_COLUMNS = tuple(f.name for f in dataclasses.fields(Item)) + ("created_utc",)
+RESPONSE_COLUMNS = tuple(f.name for f in dataclasses.fields(Response)) + ("created_utc",)
+JSON_COLUMNS = frozenset({"metadata", "history"})
+
+TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "items": ("item_id", ITEM_COLUMNS),
+    "responses": ("response_id", RESPONSE_COLUMNS),
+    "ratings": ("rating_id", RATING_COLUMNS),
+    "preferences": ("preference_id", PREFERENCE_COLUMNS),
+    "judge_calls": ("call_id", JUDGE_CALL_COLUMNS),
+}
+# The stream a rating or preference belongs to: a new row supersedes the current row of its stream.
+STREAM_KEYS: dict[str, tuple[str, ...]] = {
+    "ratings": ("response_id", "rater_kind", "rater", "rubric"),
+    "preferences": ("item_id", "response_a", "response_b", "rater_kind", "rater", "rubric",
+                    "shown_first"),
+}
+CURRENT_VIEWS = {"ratings": "current_ratings", "preferences": "current_preferences"}
+
+
+def record_row(record: Any) -> dict[str, Any]:
+    """A dataclass record as a row, with created_utc filled in."""
+    row = dataclasses.asdict(record)
+    if row.get("created_utc") is None:
+        row["created_utc"] = utc_now()
+    return row
+
+
+def _arrow(rows: Sequence[Row], columns: Sequence[str]) -> pa.Table:
+    data = {}
+    for column in columns:
+        values = [row.get(column) for row in rows]
+        if column in JSON_COLUMNS:
+            values = [v if v is None or isinstance(v, str) else json.dumps(v) for v in values]
+        elif any(isinstance(v, tuple) for v in values):
+            values = [None if v is None else list(v) for v in values]
+        data[column] = values
+    return pa.table(data)
+
+
+def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple, str]:
+    """The current row id of each stream the batch touches."""
+    keys = STREAM_KEYS[table]
+    id_column = TABLES[table][0]
+    probe = _arrow([{k: row[k] for k in keys} for row in rows], keys)
+    con.register("_streams", probe)
+    try:
+        on = " AND ".join(f"c.{k} = s.{k}" for k in keys)
+        found = con.execute(
+            f"SELECT {', '.join('c.' + k for k in keys)}, c.{id_column} "
+            f"FROM {CURRENT_VIEWS[table]} c SEMI JOIN (SELECT DISTINCT * FROM _streams) s ON {on} "
+            "ORDER BY c.created_utc"
+        ).fetchall()
+    finally:
+        con.unregister("_streams")
+    return {tuple(row[:-1]): row[-1] for row in found}
+
+
+def _chain_supersedes(con: Connection, table: str, rows: list[dict[str, Any]]) -> None:
+    """Point each new row at the row it replaces: the stream's current row, or an earlier row
+    of the same batch."""
+    keys = STREAM_KEYS[table]
+    id_column = TABLES[table][0]
+    latest = _current_ids(con, table, rows)
+    for row in sorted(rows, key=lambda r: r["created_utc"]):
+        stream = tuple(row[k] for k in keys)
+        previous = latest.get(stream)
+        if row.get("supersedes") is None and previous is not None and previous != row[id_column]:
+            row["supersedes"] = previous
+        latest[stream] = row[id_column]
+
+
+def _timestamp(row: Row) -> datetime:
+    value = row.get("created_utc")
+    if value is None:
+        return utc_now()
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def insert_rows(con: Connection, table: str, rows: Sequence[Row]) -> int:
+    """Insert rows not yet stored; return how many were new. The caller owns the transaction."""
+    if not rows:
+        return 0
+    id_column, columns = TABLES[table]
+    # Only rows that are new count: a replayed row must not re-chain its stream.
+    stored = _stored_ids(con, table, [row[id_column] for row in rows])
+    unique: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row[id_column] not in stored:
+            unique.setdefault(row[id_column], {**row, "created_utc": _timestamp(row)})
+    fresh = list(unique.values())
+    if not fresh:
+        return 0
+    if table in STREAM_KEYS:
+        _chain_supersedes(con, table, fresh)
+    con.register("_batch", _arrow(fresh, columns))
+    try:
+        names = ", ".join(columns)
+        con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _batch")
+    finally:
+        con.unregister("_batch")
+    return len(fresh)
+
+
+def _stored_ids(con: Connection, table: str, ids: Sequence[str]) -> set[str]:
+    id_column = TABLES[table][0]
+    con.register("_ids", pa.table({"id": list(ids)}))
+    try:
+        found = con.execute(
+            f"SELECT t.{id_column} FROM {table} t SEMI JOIN _ids i ON t.{id_column} = i.id"
+        ).fetchall()
+    finally:
+        con.unregister("_ids")
+    return {row[0] for row in found}
+
+
+def ensure_dataset(con: Connection, dataset: Dataset) -> None:
+    con.execute(
+        "INSERT INTO datasets (name, description, source, created_utc) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (name) DO NOTHING",
+        [dataset.name, dataset.description, dataset.source, utc_now()])
+
+
+def add_items(con: Connection, items: Sequence[Item]) -> int:
+    """Small batches of items from code (tests, the UI); files go through the importer."""
+    for name in sorted({item.dataset for item in items}):
+        ensure_dataset(con, Dataset(name))
+    return insert_rows(con, "items", [record_row(i) for i in items])
+
+
+def add_responses(con: Connection, responses: Sequence[Response]) -> int:
+    return insert_rows(con, "responses", [record_row(r) for r in responses])
+
+
+def add_ratings(con: Connection, ratings: Sequence[Rating]) -> int:
+    return insert_rows(con, "ratings", [record_row(r) for r in ratings])
+
+
+def add_preferences(con: Connection, preferences: Sequence[Preference]) -> int:
+    return insert_rows(con, "preferences", [record_row(p) for p in preferences])
+
+
+def add_judge_calls(con: Connection, calls: Sequence[JudgeCall]) -> int:
+    return insert_rows(con, "judge_calls", [record_row(c) for c in calls])
+
+
+def delete_dataset(con: Connection, name: str) -> None:
+    """Remove a dataset and everything that hangs off it. The caller owns the transaction."""
+    con.execute(
+        "DELETE FROM ratings WHERE response_id IN "
+        "(SELECT response_id FROM responses WHERE dataset = ?)", [name])
+    con.execute(
+        "DELETE FROM preferences WHERE item_id IN (SELECT item_id FROM items WHERE dataset = ?)",
+        [name])
+    con.execute(
+        "DELETE FROM judge_calls WHERE response_id IN "
+        "(SELECT response_id FROM responses WHERE dataset = ?) "
+        "OR item_id IN (SELECT item_id FROM items WHERE dataset = ?)", [name, name])
+    con.execute("DELETE FROM responses WHERE dataset = ?", [name])
+    con.execute("DELETE FROM items WHERE dataset = ?", [name])
+    con.execute("DELETE FROM datasets WHERE name = ?", [name])

@@ -1,0 +1,161 @@
+"""The vocabulary of judgeboard: task types, rater kinds and the records that move between layers.
+
+Everything here is plain data. The store turns rows into these records; pages, the CLI, the
+judge panel and the report pass them around. Field names follow the database columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+TASK_TYPES: tuple[str, ...] = (
+    "open_qa",
+    "open_qa_context",
+    "mcqa_single",
+    "mcqa_multi",
+    "hallucination",
+    "conversational_qa",
+    "pairwise",
+)
+RATER_KINDS: tuple[str, ...] = ("llm", "human")
+VERDICTS: tuple[str, ...] = ("A", "B", "tie")
+SIDES: tuple[str, ...] = ("A", "B")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    description: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class DatasetSummary:
+    name: str
+    n_items: int
+    n_responses: int
+    n_ratings: int
+    n_preferences: int
+    task_types: tuple[str, ...] = ()
+    systems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Item:
+    item_id: str
+    dataset: str
+    task_type: str
+    question: str
+    reference_answers: tuple[str, ...] = ()
+    reference_context: str | None = None
+    document: str | None = None
+    candidate_answer: str | None = None  # the text under test in hallucination detection
+    options: tuple[str, ...] = ()  # MCQA option texts; option i has letter chr(65 + i)
+    gold_letters: tuple[str, ...] = ()
+    hallucination_gold: bool | None = None  # True = the candidate answer is hallucinated
+    history: tuple[dict[str, str], ...] = ()  # earlier turns: {"role": ..., "content": ...}
+    external_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Response:
+    response_id: str
+    item_id: str
+    dataset: str
+    system: str
+    answer: str
+    contexts: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One rating of one response by one rater (an LLM judge or a person).
+
+    `value` is on the rubric's own scale [scale_low, scale_high]; None means unscored, and then
+    `unscored_reason` says why. `supersedes` names the earlier rating of the same rater on the
+    same response and rubric that this one replaces. `overrides` names a judge's rating that a
+    person contradicts: the judge's rating stays current for the judge's own metrics, while the
+    person's rating becomes the response's effective score.
+    """
+
+    rating_id: str
+    response_id: str
+    rater_kind: str
+    rater: str
+    rubric: str
+    rubric_version: str
+    value: float | None
+    scale_low: float
+    scale_high: float
+    created_utc: datetime | None = None
+    unscored_reason: str | None = None
+    explanation: str | None = None
+    raw_output: str | None = None
+    comment: str | None = None
+    supersedes: str | None = None
+    overrides: str | None = None
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Preference:
+    """One pairwise verdict on two responses to the same item.
+
+    `verdict` is in the canonical frame: "A" means `response_a` is better, whatever side it was
+    shown on. `shown_first` says which of the two was presented first (on the left).
+    """
+
+    preference_id: str
+    item_id: str
+    response_a: str
+    response_b: str
+    rater_kind: str
+    rater: str
+    rubric: str
+    rubric_version: str
+    verdict: str | None
+    shown_first: str
+    created_utc: datetime | None = None
+    unscored_reason: str | None = None
+    explanation: str | None = None
+    raw_output: str | None = None
+    comment: str | None = None
+    supersedes: str | None = None
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    """One LLM call made by the judge panel: the unit of caching and of cost.
+
+    `cache_key` identifies the request (model, endpoint, parameters and prompt); a call with
+    status "ok" and the same key is never paid for again. `cost_usd` None means unknown.
+    """
+
+    call_id: str
+    cache_key: str
+    run_id: str
+    judge: str
+    model: str
+    rubric: str
+    rubric_version: str
+    prompt_hash: str
+    target_kind: str  # "rating" or "preference"
+    status: str  # "ok" or "failed"
+    response_id: str | None = None
+    item_id: str | None = None
+    response_a: str | None = None
+    response_b: str | None = None
+    shown_first: str | None = None
+    error: str | None = None
+    raw_output: str | None = None
+    attempts: int = 1
+    latency_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    created_utc: datetime | None = None
