@@ -8,8 +8,11 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from dashboard.commands import CommandError
 from dashboard.settings import DB_ENV
 from dashboard.store import StoreBusy
+
+__all__ = ["CommandError", "main"]
 
 # Subcommand modules, each with `register(subparsers)`; imported lazily so that `judgeboard
 # import` never pays for LiteLLM's 3-second import.
@@ -23,14 +26,6 @@ COMMANDS: dict[str, str] = {
     "export": "dashboard.commands.export",
     "metrics": "dashboard.commands.metrics",
 }
-
-
-class CommandError(Exception):
-    """A failure to report to the user as one clear line, with exit status `status`."""
-
-    def __init__(self, message: str, *, status: int = 2) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating,
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Store", "StoreBusy", "WriteResult"]
+__all__ = ["Store", "StoreBusy", "WriteResult", "transaction"]
 
 # The order in which spooled tables are applied: calls before the ratings that cite them.
 _APPLY_ORDER = ("judge_calls", "ratings", "preferences")
@@ -42,6 +43,9 @@ class Store:
     def __init__(self, path: str | os.PathLike[str], *, wait_s: float = 30.0) -> None:
         self.db = Database(path, wait_s=wait_s)
         self.spool = Spool.beside(self.db.path)
+        # Threads of one process share the database instance, so two of them could otherwise
+        # apply the same spool file at once (another process cannot: it cannot hold the file).
+        self._apply_lock = threading.Lock()
 
     @property
     def path(self) -> Path:
@@ -55,18 +59,23 @@ class Store:
             yield con
 
     def _apply_pending(self, con: Connection) -> int:
+        if not self.spool.directory.is_dir():
+            return 0
         added = 0
-        for path in self.spool.ready_files():
-            try:
-                grouped = group_rows(read_batches(path))
-            except (OSError, ValueError, KeyError) as error:
-                log.error("cannot apply pending writes from %s: %s; moved aside", path, error)
-                path.rename(path.with_suffix(".failed"))
-                continue
-            with transaction(con):
-                for table in _APPLY_ORDER:
-                    added += writes.insert_rows(con, table, grouped.get(table, []))
-            path.unlink()
+        with self._apply_lock:
+            for path in self.spool.ready_files():
+                try:
+                    grouped = group_rows(read_batches(path))
+                except FileNotFoundError:
+                    continue  # applied by another store object of this process
+                except (OSError, ValueError, KeyError) as error:
+                    log.error("cannot apply pending writes from %s: %s; moved aside", path, error)
+                    path.rename(path.with_suffix(".failed"))
+                    continue
+                with transaction(con):
+                    for table in _APPLY_ORDER:
+                        added += writes.insert_rows(con, table, grouped.get(table, []))
+                path.unlink(missing_ok=True)
         return added
 
     def apply_pending(self, *, wait_s: float | None = None) -> int:
@@ -106,6 +115,11 @@ class Store:
     def list_datasets(self) -> list[DatasetSummary]:
         with self.connection() as con:
             return reads.list_datasets(con)
+
+    def fingerprint(self) -> tuple[int, ...]:
+        """Changes whenever the data does; the dashboard keys its cached reads on it."""
+        with self.connection() as con:
+            return reads.fingerprint(con)
 
     def delete_dataset(self, name: str) -> None:
         with self.connection() as con, transaction(con):

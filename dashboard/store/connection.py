@@ -34,6 +34,12 @@ _PID_PATTERN = re.compile(r"\(PID (\d+)\)")
 DatabaseError = duckdb.Error
 Connection = duckdb.DuckDBPyConnection
 
+# DuckDB keeps one database instance per file and process. While another process holds the
+# file, threads that retry `duckdb.connect` at the same moment can race on that cache and get
+# a connection without Python's replacement scans (`register` then fails). Connecting one
+# thread at a time removes the race; a connect takes milliseconds.
+_CONNECT_LOCK = threading.Lock()
+
 
 class StoreBusy(RuntimeError):
     """Another process held the database file for longer than we were willing to wait."""
@@ -73,7 +79,8 @@ class Database:
         delay_s = 0.02
         while True:
             try:
-                return duckdb.connect(str(self.path), config=_CONFIG)
+                with _CONNECT_LOCK:
+                    return duckdb.connect(str(self.path), config=_CONFIG)
             except duckdb.IOException as error:
                 if not is_lock_error(error):
                     raise

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+
 Migration = Callable[[Any], None]
 
 TASK_TYPE_CHECK = (
@@ -140,9 +141,24 @@ def m002_current_views(con: Any) -> None:
         SELECT p.* FROM preferences p ANTI JOIN preferences s ON s.supersedes = p.preference_id""")
 
 
+def m003_auto_scores(con: Any) -> None:
+    # Reference-based metrics of a response (EM, F1, MCQA choice, hallucination verdict),
+    # computed once by `scoring` and kept, so that every aggregation over them runs in SQL.
+    # Response ids are content hashes, so a stored score never goes stale; `version` changes
+    # when the scoring rules do, and rows of another version are recomputed.
+    con.execute("""
+        CREATE TABLE auto_scores (
+            response_id VARCHAR NOT NULL,
+            metric      VARCHAR NOT NULL,
+            value       DOUBLE,
+            version     VARCHAR NOT NULL
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),
+    ("auto_scores", m003_auto_scores),
 ]
 
 

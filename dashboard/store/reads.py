@@ -34,3 +34,13 @@ def list_datasets(con: Connection) -> list[DatasetSummary]:
                        tuple(systems))
         for name, n_items, n_responses, n_ratings, n_preferences, tasks, systems in rows
     ]
+
+
+def fingerprint(con: Connection) -> tuple[int, ...]:
+    """Row counts of every table: they change whenever anything is written or deleted, so a
+    cached read keyed on them is never stale (the tables only grow, except a dataset delete)."""
+    return con.execute("""
+        SELECT (SELECT count(*) FROM datasets), (SELECT count(*) FROM items),
+               (SELECT count(*) FROM responses), (SELECT count(*) FROM ratings),
+               (SELECT count(*) FROM preferences), (SELECT count(*) FROM judge_calls),
+               (SELECT count(*) FROM auto_scores)""").fetchone()

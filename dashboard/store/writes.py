@@ -184,6 +184,9 @@ def delete_dataset(con: Connection, name: str) -> None:
         "DELETE FROM judge_calls WHERE response_id IN "
         "(SELECT response_id FROM responses WHERE dataset = ?) "
         "OR item_id IN (SELECT item_id FROM items WHERE dataset = ?)", [name, name])
+    con.execute(
+        "DELETE FROM auto_scores WHERE response_id IN "
+        "(SELECT response_id FROM responses WHERE dataset = ?)", [name])
     con.execute("DELETE FROM responses WHERE dataset = ?", [name])
     con.execute("DELETE FROM items WHERE dataset = ?", [name])
     con.execute("DELETE FROM datasets WHERE name = ?", [name])

@@ -1,0 +1,135 @@
+"""The input formats judgeboard knows without a mapping (see /work/notes/formats.md).
+
+Plain data: for each format, its fields, what kind of value each holds, which are required,
+and which stage column each fills. The store turns these into SQL (`store/importing_fields.py`)
+and the error locator into Python checks (`ingest/locate.py`). The real public sets (PandaLM,
+AlpacaEval, LLMBar, NQ-open, MT-Bench) have their own adapters and are listed in ADAPTERS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dashboard.store.importing_fields import (
+    HISTORY, KEY, LABEL, LETTERS, NUMBER, OPTIONS, PASSAGE, RATER_KIND, SCALAR_TEXT, SIDE,
+    STRINGS, TASK, TEXT, TEXTS, TIMESTAMP, VERDICT,
+)
+
+from dashboard.store.importing_stage import PAIR, PREFERENCE, RATING, SINGLE
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str  # the column name in the file (after --map)
+    kind: str
+    target: str  # the stage column it fills
+    required: bool = False  # the file must have it, and (unless nullable) every record too
+    nullable: bool = False  # required as a column, but a record may leave it null
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    shape: str
+    task_rule: str  # how the task type is chosen when the record does not say
+    fields: tuple[Field, ...]
+    detect: tuple[frozenset[str], ...]  # the format is detected when any key set is present
+
+    # Columns read and dropped: what `judgeboard export` adds for people, derivable here.
+    ignore: frozenset[str] = frozenset()
+
+    def field(self, name: str) -> Field | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields if f.required)
+
+
+def _f(name: str, kind: str, target: str | None = None, *, required: bool = False,
+       nullable: bool = False) -> Field:
+    return Field(name, kind, target or name, required, nullable)
+
+
+_RECORD = (_f("id", KEY, "external_id"), _f("system", TEXT), _f("task_type", TASK))
+_ITEM = (
+    _f("dataset", TEXT), _f("task_type", TASK), _f("question", TEXT, required=True),
+    _f("reference_answers", TEXTS), _f("reference_context", PASSAGE), _f("document", TEXT),
+    _f("candidate_answer", TEXT), _f("options", OPTIONS), _f("gold_letters", LETTERS),
+    _f("hallucination_gold", LABEL), _f("history", HISTORY), _f("external_id", KEY),
+)
+_JUDGEMENT = (
+    _f("rater_kind", RATER_KIND, required=True), _f("rater", TEXT, required=True),
+    _f("rubric", TEXT, required=True), _f("rubric_version", KEY),
+    _f("unscored_reason", TEXT), _f("explanation", TEXT), _f("raw_output", TEXT),
+    _f("comment", TEXT), _f("created_utc", TIMESTAMP), _f("supersedes", KEY),
+)
+
+RAG = Format("rag", SINGLE, "context", (
+    _f("question", TEXT, required=True), _f("answer", TEXT, required=True),
+    _f("gt_answer", TEXTS, "reference_answers"), _f("gt_context", PASSAGE, "reference_context"),
+    _f("document", TEXT), _f("contexts", STRINGS), *_RECORD,
+), (frozenset({"question", "answer"}),))
+
+MCQA = Format("mcqa", SINGLE, "letters", (
+    _f("question", TEXT, required=True), _f("options", OPTIONS, required=True),
+    _f("gold", LETTERS, "gold_letters", required=True), _f("answer", TEXT, required=True),
+    *_RECORD,
+), (frozenset({"options", "gold"}),))
+
+HALLUCINATION = Format("hallucination", SINGLE, "hallucination", (
+    _f("question", TEXT, required=True), _f("context", PASSAGE, "reference_context"),
+    _f("candidate", TEXT, "candidate_answer", required=True),
+    _f("label", LABEL, "hallucination_gold", required=True),
+    _f("prediction", SCALAR_TEXT, "answer", required=True), *_RECORD,
+), (frozenset({"candidate", "label"}), frozenset({"prediction", "label"})))
+
+CONVERSATIONAL = Format("conversational", SINGLE, "conversational", (
+    _f("history", HISTORY, required=True), _f("question", TEXT, required=True),
+    _f("gold_answers", TEXTS, "reference_answers"), _f("answer", TEXT, required=True),
+    *_RECORD,
+), (frozenset({"history", "question"}),))
+
+PAIRWISE = Format("pairwise", PAIR, "pairwise", (
+    _f("question", TEXT, required=True), _f("answer_a", TEXT, required=True),
+    _f("answer_b", TEXT, required=True), _f("system_a", TEXT, required=True),
+    _f("system_b", TEXT, required=True), _f("winner", VERDICT, "verdict"),
+    _f("rater", TEXT), _f("rater_kind", RATER_KIND), _f("rubric", TEXT),
+    _f("explanation", TEXT), _f("id", KEY, "external_id"),
+), (frozenset({"answer_a", "answer_b"}),))
+
+# An export names the rows' own ids: kept, so that it re-imports onto the same rows even when
+# they were made with other ids than the content hashes an import gives.
+_EXPORTED = frozenset({"is_current", "effective_score", "effective_source"})
+
+RATINGS = Format("ratings", RATING, "context", (
+    *_ITEM, _f("system", TEXT, required=True), _f("answer", TEXT, required=True),
+    _f("contexts", STRINGS), *_JUDGEMENT,
+    _f("value", NUMBER, required=True, nullable=True), _f("scale_low", NUMBER, required=True),
+    _f("scale_high", NUMBER, required=True), _f("rating_id", KEY), _f("overrides", KEY),
+    _f("call_id", KEY), _f("item_id", KEY, "given_item_id"),
+    _f("response_id", KEY, "given_response_id"),
+), (frozenset({"rater_kind", "rater", "rubric", "value"}),), _EXPORTED)
+
+PREFERENCES = Format("preferences", PREFERENCE, "pairwise", (
+    *_ITEM, _f("system_a", TEXT, required=True), _f("answer_a", TEXT, required=True),
+    _f("system_b", TEXT, required=True), _f("answer_b", TEXT, required=True), *_JUDGEMENT,
+    _f("verdict", VERDICT, required=True, nullable=True), _f("shown_first", SIDE),
+    _f("preference_id", KEY), _f("call_id", KEY), _f("item_id", KEY, "given_item_id"),
+    _f("response_a", KEY, "given_response_a"), _f("response_b", KEY, "given_response_b"),
+), (frozenset({"rater_kind", "rater", "rubric", "verdict"}),), _EXPORTED)
+
+# Detection tries these in order: the most specific key sets first.
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    RATINGS, PREFERENCES, PAIRWISE, MCQA, HALLUCINATION, CONVERSATIONAL, RAG)}
+
+# The adapters for real public sets, each recognised by keys only its files have.
+ADAPTERS: dict[str, tuple[frozenset[str], ...]] = {
+    "mt_bench": (frozenset({"question_id", "judgment", "user_prompt"}),),
+    "nq_open": (frozenset({"question", "def_correct_predictions"}),),
+    "llmbar": (frozenset({"input", "output_1", "output_2"}),),
+    "alpaca_eval": (frozenset({"instruction", "generator_1", "generator_2", "preference"}),),
+    "pandalm": (frozenset({"idx", "annotator1", "response1", "response2"}),
+                frozenset({"idx", "gpt_result"}), frozenset({"idx", "pandalm_result"})),
+}
+ALL_FORMATS: tuple[str, ...] = (*ADAPTERS, *FORMATS)

@@ -1,0 +1,189 @@
+"""Finding the exact bad record after DuckDB's reader refused a file (the error path only).
+
+DuckDB's message for malformed JSON or invalid UTF-8 names a line that we measured to be one
+past the bad one ("line 3" for a bad line 2), and a byte offset within it. So when a read
+fails we scan the file ourselves, record by record, and name the line, the record and, for a
+value of the wrong type, the field. The happy path never comes here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from dashboard.ingest.errors import IngestError
+from dashboard.ingest.formats import (
+    HISTORY, KEY, LABEL, LETTERS, NUMBER, OPTIONS, PASSAGE, SCALAR_TEXT, STRINGS, TEXT, TEXTS,
+    Format,
+)
+
+_JSON_NAMES = {str: "a string", list: "a list", dict: "an object", bool: "a boolean",
+               int: "a number", float: "a number", type(None): "null"}
+
+
+# The same words as the SQL checks use (store/importing_fields.py).
+_EXPECTED = {
+    TEXT: "a string", KEY: "a string or a whole number", SCALAR_TEXT: "a string",
+    TEXTS: "a string or a list of strings", PASSAGE: "a string or a list of strings",
+    STRINGS: "a list of strings", NUMBER: "a number",
+    OPTIONS: 'a list of option texts or an object {"A": text, "B": text, ...}',
+    LETTERS: 'option letters such as "B", "A, C" or ["A", "C"]',
+    HISTORY: 'a list of turns {"role": "user"|"assistant", "content": text} or of strings',
+    LABEL: "true/yes/hallucinated/1 or false/no/faithful/0",
+}
+
+
+def _name(value: Any) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def type_problem(kind: str, value: Any) -> str | None:
+    """What is wrong with a JSON value for a field of this kind (types only), or None."""
+    if value is None:
+        return None
+    ok = {
+        TEXT: isinstance(value, str),
+        KEY: isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)),
+        SCALAR_TEXT: not isinstance(value, (list, dict)),
+        TEXTS: isinstance(value, str) or _is_strings(value),
+        PASSAGE: isinstance(value, str) or _is_strings(value),
+        STRINGS: _is_strings(value),
+        OPTIONS: _is_strings(value) or isinstance(value, dict),
+        LETTERS: isinstance(value, str) or _is_strings(value),
+        NUMBER: isinstance(value, (int, float, str)) and not isinstance(value, bool),
+        HISTORY: isinstance(value, list),
+        LABEL: not isinstance(value, (list, dict)),
+    }.get(kind, True)
+    return None if ok else f"expected {_EXPECTED.get(kind, kind)}, got {_name(value)}"
+
+
+def _record_problem(record: Any, fmt: Format | None, mapping: dict[str, str]) -> tuple[
+        str | None, str] | None:
+    if not isinstance(record, dict):
+        return None, f"expected a JSON object, got {_name(record)}"
+    for field in fmt.fields if fmt else ():
+        source = mapping.get(field.name, field.name)
+        problem = type_problem(field.kind, record.get(source))
+        if problem:
+            return source, problem
+    return None
+
+
+def _jsonl_records(data: bytes) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, record number, raw line) of each non-blank line; DuckDB skips blanks."""
+    record = 0
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if raw.strip():
+            record += 1
+            yield number, record, raw
+
+
+def locate_jsonl(path: Path, fmt: Format | None, mapping: dict[str, str]) -> IngestError | None:
+    data = path.read_bytes()
+    for line, record, raw in _jsonl_records(data):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return IngestError(f"invalid UTF-8 (byte {error.start + 1} of the line)", file=path,
+                               record=record, line=line, file_kind="jsonl")
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            return IngestError(f"malformed JSON: {error.msg} (column {error.colno})", file=path,
+                               record=record, line=line, file_kind="jsonl")
+        found = _record_problem(value, fmt, mapping)
+        if found:
+            return IngestError(found[1], file=path, record=record, line=line, field=found[0],
+                               file_kind="jsonl")
+    return None
+
+
+def jsonl_line(path: Path, record: int) -> int:
+    """The line number of the `record`-th (1-based) record of a JSONL file."""
+    with open(path, "rb") as handle:
+        seen = 0
+        for number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                seen += 1
+                if seen == record:
+                    return number
+    return record
+
+
+def _array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
+    """(index, start, end, value) of each element of a JSON array; raises at a bad one."""
+    decoder = json.JSONDecoder()
+    pos = len(text) - len(text.lstrip())
+    if text[pos:pos + 1] != "[":
+        raise json.JSONDecodeError("expected a JSON array", text, pos)
+    pos += 1
+    index = 0
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if text[pos:pos + 1] == "]":
+            return
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as error:
+            error.record_index = index  # type: ignore[attr-defined]
+            raise
+        yield index, pos, end, value
+        index, pos = index + 1, end
+
+
+def locate_json_array(path: Path, fmt: Format | None,
+                      mapping: dict[str, str]) -> IngestError | None:
+    data = path.read_bytes()
+    text = data.decode("utf-8", errors="surrogateescape")
+    bad_char = None  # where the first invalid byte sits, as a position in `text`
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad_char = len(data[:error.start].decode("utf-8"))
+    try:
+        for index, _, end, value in _array_items(text):
+            if bad_char is not None and end > bad_char:
+                return IngestError("invalid UTF-8", file=path, record=index + 1,
+                                   file_kind="json")
+            found = _record_problem(value, fmt, mapping)
+            if found:
+                return IngestError(found[1], file=path, record=index + 1, field=found[0],
+                                   file_kind="json")
+    except json.JSONDecodeError as error:
+        index = getattr(error, "record_index", None)
+        message = f"malformed JSON: {error.msg} (line {error.lineno} column {error.colno})"
+        return IngestError(message, file=path, record=None if index is None else index + 1,
+                           file_kind="json")
+    return None
+
+
+def locate_csv(path: Path) -> IngestError | None:
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        prefix = data[:error.start].decode("utf-8")
+        rows = list(csv.reader(io.StringIO(prefix + "x")))
+        return IngestError("invalid UTF-8", file=path, record=len(rows) - 1, file_kind="csv")
+    return None
+
+
+def locate(path: Path, file_kind: str, fmt: Format | None,
+           mapping: dict[str, str]) -> IngestError | None:
+    """The first bad record of a file DuckDB could not read, or None if we see none."""
+    if file_kind == "jsonl":
+        return locate_jsonl(path, fmt, mapping)
+    if file_kind == "json":
+        return locate_json_array(path, fmt, mapping)
+    if file_kind == "csv":
+        return locate_csv(path)
+    return None

@@ -1,0 +1,65 @@
+"""`judgeboard import` as a user runs it: a subprocess, its exit status and its messages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from dashboard.store import Store
+from tests.ingest.conftest import Writer, snapshot
+from tests.paths import REPO_ROOT, SHARED_DATA
+
+
+# What the `judgeboard` console script runs. (`python -m dashboard.cli` would load cli.py a
+# second time as __main__, with a CommandError class the commands do not raise.)
+ENTRY = "import sys; from dashboard.cli import main; sys.exit(main())"
+
+
+def judgeboard(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", ENTRY, "--db", str(db), *args],
+                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+
+
+def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
+    db = tmp_path / "cli.duckdb"
+    path = write("runs.csv", [{"prompt": "What is SAR?", "output": "A radar."}])
+    args = ("import", str(path), "--dataset", "eo", "--system", "s",
+            "--map", "question=prompt", "--map", "answer=output")
+    first = judgeboard(db, *args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == (f"{path}: 1 records as rag into eo: added 1 items, "
+                                    "1 responses")
+    again = judgeboard(db, *args)
+    assert again.returncode == 0
+    assert "added nothing new (2 rows already stored)" in again.stdout
+
+
+def test_bad_input_exits_non_zero_and_changes_nothing(tmp_path: Path, write: Writer) -> None:
+    db = tmp_path / "cli.duckdb"
+    good = write("good.jsonl", [{"question": "q", "answer": "a"}])
+    assert judgeboard(db, "import", str(good), "--system", "s").returncode == 0
+    before = snapshot(Store(db))
+    bad = write("bad.jsonl", [{"question": "q2", "answer": "a"}, {"question": "q3"}])
+    result = judgeboard(db, "import", str(bad), "--system", "s")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (f"judgeboard import: error: {bad}: line 2 (record 2): "
+                                     "field 'answer': is missing (nothing was imported)")
+    assert result.stdout == ""
+    assert snapshot(Store(db)) == before
+
+
+def test_bad_map_option_is_a_usage_error(tmp_path: Path, write: Writer) -> None:
+    path = write("x.jsonl", [{"question": "q", "answer": "a"}])
+    result = judgeboard(tmp_path / "cli.duckdb", "import", str(path), "--map", "question")
+    assert result.returncode == 2
+    assert "expected TARGET=SOURCE" in result.stderr
+
+
+def test_real_folder_by_hand(tmp_path: Path) -> None:
+    result = judgeboard(tmp_path / "cli.duckdb", "import", str(SHARED_DATA / "pandalm"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].endswith("999 records as pandalm into pandalm: added 999 items, "
+                             "1998 responses, 2997 preferences")
+    assert len(lines) == 3
