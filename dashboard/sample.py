@@ -1,7 +1,9 @@
 """The bundled sample: loaded into an empty database so the dashboard has something to show.
 
 `data/sample/manifest.toml` lists the files (path, dataset, format, optional system). They are
-imported in one transaction, so a sample is either all there or not there at all.
+imported in one transaction, so a sample is either all there or not there at all. Then the
+offline baseline judge (a heuristic, see `data/panels/offline.toml`) rates them through the
+same LiteLLM runner as any real judge, so a first start opens on a rated dashboard.
 """
 
 from __future__ import annotations
@@ -13,6 +15,16 @@ from pathlib import Path
 import dashboard
 from dashboard.ingest import ImportRequest, import_requests
 from dashboard.store import Store
+
+# What the baseline judge rates in the sample: (dataset, rubric, pairwise systems or None).
+BASELINE_RUNS: tuple[tuple[str, str, tuple[str, str] | None], ...] = (
+    ("eo-rag", "likert-rag", None),
+    ("eo-conversational", "likert-rag", None),
+    ("eo-rag", "pairwise", ("eo-rag-large", "eo-rag-small")),
+    ("eo-rag", "pairwise", ("eo-rag-large", "keyword-baseline")),
+    ("eo-rag", "pairwise", ("eo-rag-small", "keyword-baseline")),
+)
+BASELINE_PANEL = "offline"
 
 DATA_DIR = Path(dashboard.__file__).resolve().parents[1] / "data"
 SAMPLE_DIR = DATA_DIR / "sample"
@@ -42,4 +54,15 @@ def ensure_sample(store: Store, *, manifest: Path = MANIFEST) -> Iterator[str]:
         added = ", ".join(f"{n} {table}" for table, n in f.added.items() if n) or "nothing"
         yield f"  {Path(f.file).relative_to(manifest.parent)} -> {', '.join(f.datasets)}: {added}"
     yield f"sample loaded: datasets {', '.join(report.datasets)}"
+    yield from rate_sample(store)
 
+
+def rate_sample(store: Store) -> Iterator[str]:
+    """Rate the sample with the offline baseline judge; yield one line per run."""
+    from dashboard.judging import run_judges  # imports LiteLLM: only when judging
+
+    for dataset, rubric, pair in BASELINE_RUNS:
+        summary = run_judges(store, BASELINE_PANEL, rubric, dataset=dataset, pairwise=pair)
+        what = f"{pair[0]} vs {pair[1]}" if pair else rubric
+        made = sum(j.calls_made for j in summary.judges)
+        yield f"  baseline judge on {dataset} ({what}): {made} calls"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dashboard.store.judging import m004_judge_runs
 
 Migration = Callable[[Any], None]
 
@@ -159,6 +160,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),
     ("auto_scores", m003_auto_scores),
+    ("judge_runs", m004_judge_runs),
 ]
 
 

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 from dashboard.ingest import import_path
-from dashboard.sample import MANIFEST, ensure_sample, sample_requests
+from dashboard.sample import BASELINE_RUNS, MANIFEST, ensure_sample, sample_requests
 from dashboard.store import Store
 from tests.ingest.conftest import Writer, query, snapshot
 
@@ -28,8 +28,13 @@ def test_ensure_sample_is_a_no_op_when_datasets_exist(sample_store: Store) -> No
 def test_ensure_sample_loads_an_empty_store_and_says_so(store: Store) -> None:
     lines = list(ensure_sample(store))
     assert lines[0].startswith("loading the bundled sample")
-    assert lines[-1].startswith("sample loaded: datasets ")
-    assert len(lines) == len(sample_requests()) + 2
+    loaded = len(sample_requests()) + 1
+    assert lines[loaded].startswith("sample loaded: datasets ")
+    # then one line per run of the offline baseline judge, each of which made calls
+    judged = lines[loaded + 1:]
+    assert len(judged) == len(BASELINE_RUNS)
+    assert all(line.startswith("  baseline judge on ") and not line.endswith(" 0 calls")
+               for line in judged)
     assert MANIFEST.is_file()
 
 

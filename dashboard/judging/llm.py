@@ -1,0 +1,252 @@
+"""The one module that imports LiteLLM, lazily: a judge's single attempt at a completion.
+
+LiteLLM's import costs about 3 s and, without the two environment flags set here first,
+fetches its price map over the network. Retries are NOT LiteLLM's: every call passes
+`num_retries=0` and a `timeout`, and the runner (`calls.py`) retries with its own bounded
+backoff, honouring Retry-After, so that it can count attempts. A judge with a Router model
+list goes through one `litellm.Router` (fallbacks across deployments are the Router's).
+
+The offline baseline judge (`judgeboard/baseline`) is registered here as a LiteLLM custom
+provider, so that it takes the same path as a real model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import re
+import threading
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from dashboard.judging import offline
+from dashboard.judging.panel import ENV_REFERENCE, Judge, api_key_for
+
+PROVIDER = "judgeboard"
+_import_lock = threading.Lock()
+_RETRYABLE_STATUS = frozenset({408, 409, 429})
+_SECRET_PATTERNS = (
+    re.compile(r"(?i)(bearer\s+)[^\s'\"]+"),
+    re.compile(r"(?i)((?:api[_-]?key|x-api-key|authorization|token)[\"']?\s*[:=]\s*[\"']?)[^\s'\",}]+"),
+    re.compile(r"\b(sk-[A-Za-z0-9_-]{2})[A-Za-z0-9_-]{6,}"),
+)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One successful completion. `cost_usd` None = unknown (never reported as 0)."""
+
+    text: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost_usd: float | None
+
+
+class CallError(Exception):
+    """One failed attempt. `retryable`: 429, 408/409, 5xx, timeouts and connection errors."""
+
+    def __init__(self, message: str, *, retryable: bool, status: int | None = None,
+                 retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+
+def litellm_module() -> ModuleType:
+    """LiteLLM, imported once per process with the offline flags and the baseline registered."""
+    with _import_lock:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+        import litellm
+
+        litellm.suppress_debug_info = True
+        if not any(p.get("provider") == PROVIDER for p in litellm.custom_provider_map):
+            litellm.custom_provider_map = [
+                *litellm.custom_provider_map,
+                {"provider": PROVIDER, "custom_handler": _baseline_handler(litellm)}]
+        return litellm
+
+
+def _baseline_handler(litellm: ModuleType) -> Any:
+    """The custom provider behind `judgeboard/baseline` (see `offline.py`)."""
+
+    class BaselineJudge(litellm.CustomLLM):  # type: ignore[name-defined, misc]
+        def _reply(self, messages: Sequence[Mapping[str, Any]], litellm_params: Mapping[str, Any],
+                   model_response: Any) -> Any:
+            meta = ((litellm_params or {}).get("metadata") or {}).get(PROVIDER) or {}
+            prompt = "\n".join(str(m.get("content") or "") for m in messages)
+            text = offline.reply(prompt, kind=meta.get("kind", "rating"),
+                                 low=meta.get("low"), high=meta.get("high"))
+            model_response.choices[0].message.content = text
+            model_response.usage = litellm.Usage(
+                prompt_tokens=len(prompt) // 4, completion_tokens=len(text) // 4,
+                total_tokens=len(prompt) // 4 + len(text) // 4)
+            return model_response
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return self._reply(messages, kwargs.get("litellm_params"), kwargs["model_response"])
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return self._reply(messages, kwargs.get("litellm_params"), kwargs["model_response"])
+
+    return BaselineJudge()
+
+
+def scrub(text: str, secrets: Sequence[str] = ()) -> str:
+    """`text` with API keys and bearer tokens masked, before it is stored or shown."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + "***", text)
+    return text
+
+
+def _retry_after(error: BaseException) -> float | None:
+    """Seconds from a Retry-After (or retry-after-ms) header, or a Router cooldown."""
+    cooldown = getattr(error, "cooldown_time", None)
+    if isinstance(cooldown, (int, float)):
+        return float(cooldown)
+    headers = getattr(error, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(error, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        if headers.get("retry-after-ms"):
+            return float(headers["retry-after-ms"]) / 1000
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def classify(error: BaseException, *, secrets: Sequence[str] = ()) -> CallError:
+    """A LiteLLM (or asyncio) exception as a CallError that says whether to retry."""
+    if isinstance(error, CallError):
+        return error
+    status = getattr(error, "status_code", None)
+    status = status if isinstance(status, int) else None
+    name = type(error).__name__
+    transient = isinstance(error, (asyncio.TimeoutError, TimeoutError, ConnectionError)) or name in (
+        "Timeout", "APIConnectionError", "APITimeoutError", "RouterRateLimitError")
+    retryable = transient or status in _RETRYABLE_STATUS or (status is not None and status >= 500)
+    message = scrub(f"{name}: {error}".strip(), secrets)[:1000]
+    return CallError(message, retryable=retryable, status=status,
+                     retry_after_s=_retry_after(error))
+
+
+def _router_model_list(judge: Judge) -> list[dict[str, Any]]:
+    """The judge's model list with its `os.environ/NAME` keys kept as references: the Router
+    resolves them itself, so no key value passes through this code."""
+    return [{"model_name": d["model_name"], "litellm_params": dict(d["litellm_params"])}
+            for d in judge.model_list]
+
+
+class JudgeClient:
+    """Makes single attempts for one judge; safe to share between coroutines of one loop."""
+
+    def __init__(self, judge: Judge, *, kind: str, low: float | None, high: float | None) -> None:
+        self.judge = judge
+        self._litellm = litellm_module()
+        self._secrets = self._secret_values(judge)
+        self._price_known: bool | None = None if judge.input_cost_per_token is None else True
+        self._kwargs: dict[str, Any] = {
+            "temperature": judge.temperature, "max_tokens": judge.max_tokens,
+            "timeout": judge.timeout_s, "num_retries": 0}
+        if judge.is_baseline:
+            self._kwargs["metadata"] = {PROVIDER: {"kind": kind, "low": low, "high": high}}
+        self._router = None
+        if judge.uses_router:
+            fallbacks = [{judge.model: list(judge.fallbacks)}] if judge.fallbacks else []
+            with warnings.catch_warnings():  # pydantic's ReadOnly notice on LiteLLM's types
+                warnings.filterwarnings("ignore", message=".*ReadOnly.*", category=UserWarning)
+                self._router = self._litellm.Router(
+                    model_list=_router_model_list(judge), num_retries=0, fallbacks=fallbacks,
+                    timeout=judge.timeout_s)
+        else:
+            if judge.api_base:
+                self._kwargs["api_base"] = judge.api_base
+            key = api_key_for(judge)
+            if key is not None:
+                self._kwargs["api_key"] = key
+
+    @staticmethod
+    def _secret_values(judge: Judge) -> tuple[str, ...]:
+        names = [judge.api_key_env] if judge.api_key_env else []
+        for deployment in judge.model_list:
+            key = str(deployment["litellm_params"].get("api_key") or "")
+            if key.startswith(ENV_REFERENCE):
+                names.append(key[len(ENV_REFERENCE):])
+        return tuple(v for v in (os.environ.get(n) for n in names if n) if v)
+
+    async def complete(self, messages: Sequence[Mapping[str, str]]) -> Completion:
+        """One attempt; raises CallError. The asyncio guard backs up LiteLLM's own timeout."""
+        guard_s = self.judge.timeout_s * 1.5 + 1.0
+        target = self._router if self._router is not None else self._litellm
+        try:
+            async with asyncio.timeout(guard_s):  # unlike wait_for, no extra task per call
+                response = await target.acompletion(model=self.judge.model,
+                                                    messages=list(messages), **self._kwargs)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 (every provider error becomes a CallError)
+            raise classify(error, secrets=self._secrets) from None
+        return self._completion(response)
+
+    def _completion(self, response: Any) -> Completion:
+        try:
+            text = response.choices[0].message.content
+        except (AttributeError, IndexError) as error:
+            raise CallError(f"malformed completion: {error}", retryable=True) from None
+        usage = getattr(response, "usage", None)
+        prompt_tokens = getattr(usage, "prompt_tokens", None)
+        completion_tokens = getattr(usage, "completion_tokens", None)
+        return Completion(text if isinstance(text, str) else "", prompt_tokens, completion_tokens,
+                          self._cost(response, prompt_tokens, completion_tokens))
+
+    def _cost(self, response: Any, prompt_tokens: int | None,
+              completion_tokens: int | None) -> float | None:
+        judge = self.judge
+        if judge.input_cost_per_token is not None:
+            if prompt_tokens is None or completion_tokens is None:
+                return None
+            return (prompt_tokens * judge.input_cost_per_token
+                    + completion_tokens * (judge.output_cost_per_token or 0.0))
+        if self._price_known is False:  # LiteLLM does not know this model: stop asking
+            return None
+        try:
+            cost = float(self._litellm.completion_cost(completion_response=response))
+        except Exception:  # noqa: BLE001 (LiteLLM raises several types for unmapped models)
+            self._price_known = False
+            return None
+        self._price_known = True
+        return cost
+
+
+def estimate_cost(judge: Judge, *, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """USD for a call of these sizes from the panel's prices or LiteLLM's map; None if unknown."""
+    if judge.input_cost_per_token is not None:
+        return (prompt_tokens * judge.input_cost_per_token
+                + completion_tokens * (judge.output_cost_per_token or 0.0))
+    litellm = litellm_module()
+    models = ([str(d["litellm_params"]["model"]) for d in judge.model_list
+               if d["model_name"] == judge.model] if judge.uses_router else [judge.model])
+    try:
+        costs = [litellm.cost_per_token(model=m, prompt_tokens=prompt_tokens,
+                                        completion_tokens=completion_tokens) for m in models]
+    except Exception:  # noqa: BLE001 (unmapped model)
+        return None
+    return max(sum(c) for c in costs) if costs else None

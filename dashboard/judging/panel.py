@@ -1,0 +1,204 @@
+"""Judge panels: which models judge, where they are served and how hard to push them.
+
+A panel comes from a TOML file (see `data/panels/`) or from a comma-separated list of LiteLLM
+model strings, and CLI flags override any field for every judge. A judge is either one model
+(`model`, optional `api_base`) or a LiteLLM Router model list that spreads it over several
+deployments with fallbacks.
+
+API keys come only from the environment: a judge names the variable (`api_key_env`, or
+`api_key = "os.environ/NAME"` inside a Router model list) or relies on LiteLLM's provider
+defaults (OPENAI_API_KEY, ANTHROPIC_API_KEY, MISTRAL_API_KEY…). A key written into a panel
+file is refused, and no key is ever stored, logged or shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BASELINE_MODEL = "judgeboard/baseline"
+PANELS_DIR = Path(__file__).resolve().parents[2] / "data" / "panels"
+ENV_REFERENCE = "os.environ/"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TUNABLE = ("temperature", "max_tokens", "timeout_s", "concurrency", "max_attempts",
+            "retry_base_s", "retry_max_s", "input_cost_per_token", "output_cost_per_token",
+            "api_base", "api_key_env")
+
+
+class PanelError(ValueError):
+    """A panel that cannot be used; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Judge:
+    """One judge of a panel. Prices are USD per token; None means "ask LiteLLM's price map"."""
+
+    name: str
+    model: str
+    api_base: str | None = None
+    api_key_env: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout_s: float = 60.0
+    concurrency: int = 8
+    max_attempts: int = 4
+    retry_base_s: float = 0.5
+    retry_max_s: float = 30.0
+    input_cost_per_token: float | None = None
+    output_cost_per_token: float | None = None
+    model_list: tuple[Mapping[str, Any], ...] = ()
+    fallbacks: tuple[str, ...] = ()
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.model == BASELINE_MODEL
+
+    @property
+    def uses_router(self) -> bool:
+        return bool(self.model_list)
+
+    def cache_identity(self) -> str:
+        """What, beside the prompt, decides the output: the model(s), endpoint and sampling.
+
+        A Router judge is identified by the models of its deployments, not by their endpoints,
+        so that adding a replica of the same model keeps the cache."""
+        if self.uses_router:
+            models = sorted({str(d["litellm_params"]["model"]) for d in self.model_list
+                             if d.get("model_name") == self.model})
+            return json.dumps(["router", models, self.temperature, self.max_tokens])
+        return json.dumps([self.model, self.api_base, self.temperature, self.max_tokens])
+
+
+@dataclass(frozen=True)
+class Panel:
+    name: str
+    judges: tuple[Judge, ...]
+    source: str | None = None
+
+    def judge(self, name: str) -> Judge:
+        for judge in self.judges:
+            if judge.name == name:
+                return judge
+        raise KeyError(name)
+
+
+def _check_judge(judge: Judge, where: str) -> Judge:
+    if judge.concurrency < 1 or judge.max_attempts < 1 or judge.max_tokens < 1:
+        raise PanelError(f"{where}: concurrency, max_attempts and max_tokens must be >= 1")
+    if judge.timeout_s <= 0:
+        raise PanelError(f"{where}: timeout_s must be > 0")
+    if judge.api_key_env is not None and not _ENV_NAME.fullmatch(judge.api_key_env):
+        raise PanelError(f"{where}: api_key_env must name an environment variable, "
+                         "e.g. api_key_env = \"OPENAI_API_KEY\"")
+    for deployment in judge.model_list:
+        params = deployment.get("litellm_params")
+        if not deployment.get("model_name") or not isinstance(params, Mapping) \
+                or not params.get("model"):
+            raise PanelError(f"{where}: each model_list entry needs model_name and "
+                             "litellm_params.model (LiteLLM Router format)")
+        key = params.get("api_key")
+        if key is not None and not str(key).startswith(ENV_REFERENCE):
+            raise PanelError(f"{where}: model_list api_key must be \"os.environ/NAME\"; "
+                             "keys are read from the environment, never from a file")
+    if judge.uses_router and not any(d["model_name"] == judge.model for d in judge.model_list):
+        raise PanelError(f"{where}: model {judge.model!r} names no model_name of its model_list")
+    return judge
+
+
+def _judge_from_table(table: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> Judge:
+    if "api_key" in table or "api_key" in defaults:
+        raise PanelError(f"{where}: api_key is not accepted in a panel file; set the key in an "
+                         "environment variable and name it with api_key_env")
+    fields = {f.name for f in dataclasses.fields(Judge)}
+    unknown = sorted((set(table) | set(defaults)) - fields)
+    if unknown:
+        raise PanelError(f"{where}: unknown key(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(sorted(fields))}")
+    values = {**defaults, **table}
+    if "model" not in values:
+        raise PanelError(f"{where}: every judge needs a model (a LiteLLM model string)")
+    values.setdefault("name", values["model"])
+    values["model_list"] = tuple(values.get("model_list") or ())
+    values["fallbacks"] = tuple(values.get("fallbacks") or ())
+    if values["model"] == BASELINE_MODEL:  # free: the heuristic runs in this process
+        values.setdefault("input_cost_per_token", 0.0)
+        values.setdefault("output_cost_per_token", 0.0)
+    try:
+        return _check_judge(Judge(**values), where)
+    except TypeError as error:
+        raise PanelError(f"{where}: {error}") from None
+
+
+def panel_from_toml(text: str, *, path: Path | None = None) -> Panel:
+    where = str(path) if path else "panel"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise PanelError(f"{where}: not valid TOML: {error}") from None
+    tables = data.get("judges") or []
+    if not tables:
+        raise PanelError(f"{where}: no [[judges]]; add at least one with a model")
+    defaults = data.get("defaults") or {}
+    judges = tuple(_judge_from_table(t, defaults, f"{where}, judge {i + 1}")
+                   for i, t in enumerate(tables))
+    names = [j.name for j in judges]
+    if len(set(names)) != len(names):
+        raise PanelError(f"{where}: judge names must be unique, got {names}")
+    return Panel(str(data.get("name") or (path.stem if path else "panel")), judges, where)
+
+
+def panel_from_models(models: Sequence[str]) -> Panel:
+    """A panel of plain LiteLLM model strings with default settings."""
+    judges = tuple(_judge_from_table({"model": m.strip()}, {}, m) for m in models if m.strip())
+    if not judges:
+        raise PanelError("no judge given; pass --panel FILE.toml or --panel MODEL[,MODEL…]")
+    return Panel(",".join(j.name for j in judges), judges, None)
+
+
+def with_overrides(panel: Panel, overrides: Mapping[str, Any]) -> Panel:
+    """Every judge with the given fields replaced (CLI flags); None values are ignored."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    unknown = sorted(set(given) - set(_TUNABLE))
+    if unknown:
+        raise PanelError(f"cannot override {', '.join(unknown)}")
+    if not given:
+        return panel
+    judges = tuple(_check_judge(dataclasses.replace(j, **given), j.name) for j in panel.judges)
+    return dataclasses.replace(panel, judges=judges)
+
+
+def load_panel(spec: str | os.PathLike[str], *,
+               overrides: Mapping[str, Any] | None = None) -> Panel:
+    """A panel from a TOML path, a panel name in data/panels/, or "model1,model2".
+
+    `judgeboard/baseline` is the offline heuristic judge; `overrides` are CLI flags."""
+    text = str(spec)
+    path = Path(text)
+    if path.suffix == ".toml" or path.is_file():
+        if not path.is_file():
+            raise PanelError(f"no panel file {path}")
+        panel = panel_from_toml(path.read_text(encoding="utf-8"), path=path)
+    elif (PANELS_DIR / f"{text}.toml").is_file():
+        named = PANELS_DIR / f"{text}.toml"
+        panel = panel_from_toml(named.read_text(encoding="utf-8"), path=named)
+    else:
+        panel = panel_from_models(text.split(","))
+    return with_overrides(panel, overrides or {})
+
+
+def api_key_for(judge: Judge) -> str | None:
+    """The judge's key from its environment variable; None lets LiteLLM use its defaults."""
+    if judge.api_key_env is None:
+        return None
+    key = os.environ.get(judge.api_key_env)
+    if not key:
+        raise PanelError(f"judge {judge.name}: set the environment variable "
+                         f"{judge.api_key_env} (its API key)")
+    return key

@@ -1,0 +1,184 @@
+"""Planning a run: which calls it needs, which are cached, and what the rest may cost.
+
+A call is identified by its cache key, the hash of what decides its output: the judge's
+model(s), endpoint, temperature and max_tokens, and the rendered messages. A stored call with
+status "ok" and the same key is never made again. Targets whose prompts are identical (two
+systems giving the same answer to the same item) share one call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dashboard.judging.panel import Judge, Panel
+from dashboard.judging.rubrics import Messages, Rubric
+from dashboard.judging.targets import Target, pair_targets, rating_target
+from dashboard.store import Store
+from dashboard.store import judging as sql
+
+
+class PlanError(ValueError):
+    """A selection that cannot be judged with this rubric; the message says what to pass."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    dataset: str | None = None
+    systems: tuple[str, ...] | None = None
+    pairwise: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One call to make: a judge, its messages, and every target the answer applies to."""
+
+    judge: str
+    cache_key: str
+    prompt_hash: str
+    messages: Messages
+    targets: tuple[Target, ...]
+
+
+@dataclass(frozen=True)
+class CachedCall:
+    """A call already made; `missing` are targets with no stored result from it yet."""
+
+    judge: str
+    call_id: str
+    raw_output: str | None
+    targets: tuple[Target, ...]
+    missing: tuple[Target, ...]
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    judge: str
+    model: str
+    calls_total: int
+    calls_cached: int
+    calls_needed: int
+    estimated_cost_usd: float | None  # at most: completions priced at max_tokens; None = unknown
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    panel: Panel
+    rubric: Rubric
+    selection: Selection
+    n_targets: int
+    judges: tuple[JudgePlan, ...]
+    calls: tuple[CallSpec, ...]
+    cached: tuple[CachedCall, ...]
+
+    @property
+    def calls_needed(self) -> int:
+        return sum(j.calls_needed for j in self.judges)
+
+    @property
+    def calls_cached(self) -> int:
+        return sum(j.calls_cached for j in self.judges)
+
+    @property
+    def estimated_cost_usd(self) -> float | None:
+        costs = [j.estimated_cost_usd for j in self.judges if j.calls_needed]
+        return None if any(c is None for c in costs) else float(sum(costs))  # type: ignore[arg-type]
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def prompt_hash(messages: Messages) -> str:
+    return _digest(json.dumps(list(messages), ensure_ascii=False, sort_keys=True))[:16]
+
+
+def cache_key(judge: Judge, messages: Messages) -> str:
+    return _digest(judge.cache_identity(),
+                   json.dumps(list(messages), ensure_ascii=False, sort_keys=True))[:32]
+
+
+def _check_selection(rubric: Rubric, selection: Selection) -> None:
+    if rubric.is_pairwise and selection.pairwise is None:
+        raise PlanError(f"rubric {rubric.name} compares two systems: pass "
+                        "--pairwise SYSTEM_A SYSTEM_B")
+    if not rubric.is_pairwise and selection.pairwise is not None:
+        raise PlanError(f"rubric {rubric.name} rates single answers; use a pairwise rubric "
+                        "(e.g. --rubric pairwise) with --pairwise")
+
+
+def _targets(store: Store, rubric: Rubric, selection: Selection) -> list[tuple[Target, Messages]]:
+    _check_selection(rubric, selection)
+    with store.connection() as con:  # also applies pending writes, so the cache is current
+        if selection.pairwise is not None:
+            system_a, system_b = selection.pairwise
+            rows = sql.select_pair_targets(con, system_a=system_a, system_b=system_b,
+                                           dataset=selection.dataset)
+            built = [t for row in rows for t in pair_targets(row)]
+        else:
+            rows = sql.select_rating_targets(con, dataset=selection.dataset,
+                                             systems=selection.systems,
+                                             task_types=rubric.task_types)
+            built = [rating_target(row) for row in rows]
+    return [(target, rubric.render(values)) for target, values in built]
+
+
+def _group(judge: Judge, rendered: Sequence[tuple[Target, Messages]]) -> list[CallSpec]:
+    groups: dict[str, tuple[Messages, list[Target]]] = {}
+    for target, messages in rendered:
+        groups.setdefault(cache_key(judge, messages), (messages, []))[1].append(target)
+    return [CallSpec(judge.name, key, prompt_hash(messages), messages, tuple(targets))
+            for key, (messages, targets) in groups.items()]
+
+
+def _has_result(target: Target, call_id: str, rated: set[tuple[str, str]],
+                preferred: set[tuple[str, str, str, str]]) -> bool:
+    if target.kind == "rating":
+        return (call_id, target.response_id or "") in rated
+    return (call_id, target.response_a or "", target.response_b or "",
+            target.shown_first or "") in preferred
+
+
+def _estimate(judge: Judge, specs: Sequence[CallSpec]) -> float | None:
+    if not specs:
+        return 0.0
+    from dashboard.judging.llm import estimate_cost  # LiteLLM only when prices are not given
+
+    prompt_chars = sum(len(m["content"]) for s in specs for m in s.messages)
+    # About four characters per token; completions are priced at their max_tokens bound.
+    return estimate_cost(judge, prompt_tokens=prompt_chars // 4,
+                         completion_tokens=judge.max_tokens * len(specs))
+
+
+def plan_run(store: Store, panel: Panel, rubric: Rubric, *, dataset: str | None = None,
+             systems: Sequence[str] | None = None,
+             pairwise: Sequence[str] | None = None) -> RunPlan:
+    """Everything the run will do, before it calls anything."""
+    if pairwise is not None and len(pairwise) != 2:
+        raise PlanError("--pairwise takes exactly two systems: A B")
+    selection = Selection(dataset, tuple(systems) if systems else None,
+                          (pairwise[0], pairwise[1]) if pairwise else None)
+    rendered = _targets(store, rubric, selection)
+    specs = {judge.name: _group(judge, rendered) for judge in panel.judges}
+    with store.connection() as con:
+        found = sql.find_ok_calls(con, (s.cache_key for group in specs.values() for s in group))
+        call_ids = [call_id for call_id, _ in found.values()]
+        rated = sql.rated_by_calls(con, call_ids) if not rubric.is_pairwise else set()
+        preferred = sql.preferred_by_calls(con, call_ids) if rubric.is_pairwise else set()
+    calls: list[CallSpec] = []
+    cached: list[CachedCall] = []
+    judges = []
+    for judge in panel.judges:
+        needed = [s for s in specs[judge.name] if s.cache_key not in found]
+        hits = [s for s in specs[judge.name] if s.cache_key in found]
+        for spec in hits:
+            call_id, raw = found[spec.cache_key]
+            missing = tuple(t for t in spec.targets if not _has_result(t, call_id, rated, preferred))
+            cached.append(CachedCall(judge.name, call_id, raw, spec.targets, missing))
+        calls.extend(needed)
+        judges.append(JudgePlan(judge.name, judge.model, len(specs[judge.name]), len(hits),
+                                len(needed), _estimate(judge, needed)))
+    return RunPlan(panel, rubric, selection, len(rendered), tuple(judges), tuple(calls),
+                   tuple(cached))

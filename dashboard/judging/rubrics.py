@@ -1,0 +1,174 @@
+"""Rubrics as data: TOML files with a name, a version, a scale and a prompt template.
+
+The shipped rubrics live in `data/rubrics/`; a user adds one by dropping a file there, by
+naming a directory in `$JUDGEBOARD_RUBRICS` (os.pathsep-separated), or by passing a path.
+
+Templates use a small mustache-like syntax, so that JSON examples inside a prompt need no
+escaping: `{{name}}` inserts a variable, `{{#name}}…{{/name}}` keeps its body only when the
+variable is non-empty (a section tag alone on its line takes its newline with it), and
+`{{^name}}…{{/name}}` keeps its body only when the variable is empty. Values are inserted in
+one pass, so text inside an answer is never read as a template.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RUBRIC_KINDS: tuple[str, ...] = ("rating", "pairwise")
+VARIABLES: tuple[str, ...] = (
+    "question", "answer", "answer_a", "answer_b", "reference_answer", "reference_context",
+    "retrieved_context", "history", "scale_low", "scale_high",
+)
+RUBRICS_ENV = "JUDGEBOARD_RUBRICS"
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "rubrics"
+
+_SECTION = re.compile(r"{{([#^])\s*([a-z_]+)\s*}}\n?(.*?){{/\s*\2\s*}}\n?", re.DOTALL)
+_VARIABLE = re.compile(r"{{\s*([a-z_]+)\s*}}")
+_ANY_TAG = re.compile(r"{{\s*([#^/]?)\s*([^}]*?)\s*}}")
+
+Messages = tuple[Mapping[str, str], ...]
+
+
+class RubricError(ValueError):
+    """A rubric file that cannot be used; the message names the file and the fix."""
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """One judging instruction. `scale_low`/`scale_high` are None for pairwise rubrics."""
+
+    name: str
+    version: str
+    kind: str
+    template: str
+    system: str | None = None
+    scale_low: float | None = None
+    scale_high: float | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    task_types: tuple[str, ...] = ()
+    description: str = ""
+    source: str | None = None
+    path: Path | None = None
+
+    @property
+    def is_pairwise(self) -> bool:
+        return self.kind == "pairwise"
+
+    def render(self, variables: Mapping[str, str]) -> Messages:
+        """The chat messages for one target: an optional system message and the user prompt."""
+        values = {**{name: "" for name in VARIABLES}, **variables}
+        if self.scale_low is not None and self.scale_high is not None:
+            values["scale_low"] = f"{self.scale_low:g}"
+            values["scale_high"] = f"{self.scale_high:g}"
+        messages: list[Mapping[str, str]] = []
+        if self.system:
+            messages.append({"role": "system",
+                             "content": render_template(self.system, values).strip()})
+        messages.append({"role": "user", "content": render_template(self.template, values).strip()})
+        return tuple(messages)
+
+
+def render_template(template: str, values: Mapping[str, str]) -> str:
+    def section(match: re.Match[str]) -> str:
+        kind, name, body = match.groups()
+        present = bool(values.get(name, "").strip())
+        return body if present == (kind == "#") else ""
+
+    expanded, previous = template, None
+    while expanded != previous:  # one pass per level of nesting
+        previous, expanded = expanded, _SECTION.sub(section, expanded)
+    return _VARIABLE.sub(lambda m: values.get(m.group(1), ""), expanded)
+
+
+def _check_template(text: str, where: str) -> None:
+    """Every tag names a known variable and every section is closed."""
+    open_sections: list[str] = []
+    for match in _ANY_TAG.finditer(text):
+        kind, name = match.groups()
+        if name not in VARIABLES:
+            raise RubricError(f"{where}: unknown template variable {{{{{name}}}}}; "
+                              f"use one of {', '.join(VARIABLES)}")
+        if kind and kind in "#^":
+            open_sections.append(name)
+        elif kind == "/":
+            if not open_sections or open_sections.pop() != name:
+                raise RubricError(f"{where}: {{{{/{name}}}}} closes a section that is not open")
+    if open_sections:
+        raise RubricError(f"{where}: section {{{{#{open_sections[-1]}}}}} is never closed")
+
+
+def _scale(data: Mapping[str, Any], where: str) -> tuple[float | None, float | None]:
+    scale = data.get("scale")
+    if data.get("kind", "rating") == "pairwise":
+        return None, None
+    if not (isinstance(scale, list) and len(scale) == 2
+            and all(isinstance(v, (int, float)) for v in scale) and scale[0] < scale[1]):
+        raise RubricError(f"{where}: `scale` must be [low, high] with low < high, e.g. [1, 5]")
+    return float(scale[0]), float(scale[1])
+
+
+def rubric_from_toml(text: str, *, path: Path | None = None) -> Rubric:
+    where = str(path) if path else "rubric"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RubricError(f"{where}: not valid TOML: {error}") from None
+    missing = [key for key in ("name", "version", "template") if not data.get(key)]
+    if missing:
+        raise RubricError(f"{where}: missing {', '.join(missing)}")
+    kind = data.get("kind", "rating")
+    if kind not in RUBRIC_KINDS:
+        raise RubricError(f"{where}: kind must be one of {RUBRIC_KINDS}, got {kind!r}")
+    for key in ("template", "system"):
+        if data.get(key):
+            _check_template(data[key], f"{where} ({key})")
+    needed = ("answer_a", "answer_b") if kind == "pairwise" else ("answer",)
+    for name in needed:
+        if not re.search(r"{{\s*" + name + r"\s*}}", data["template"]):
+            raise RubricError(f"{where}: a {kind} template must contain {{{{{name}}}}}")
+    low, high = _scale(data, where)
+    return Rubric(
+        name=str(data["name"]), version=str(data["version"]), kind=kind,
+        template=data["template"], system=data.get("system") or None,
+        scale_low=low, scale_high=high,
+        labels={str(k): str(v) for k, v in (data.get("labels") or {}).items()},
+        task_types=tuple(data.get("task_types") or ()),
+        description=str(data.get("description", "")).strip(),
+        source=data.get("source"), path=path)
+
+
+def rubric_dirs() -> list[Path]:
+    """Where rubric names are looked up: $JUDGEBOARD_RUBRICS first, then the shipped files."""
+    extra = [Path(p) for p in os.environ.get(RUBRICS_ENV, "").split(os.pathsep) if p]
+    return [*extra, SHIPPED_DIR]
+
+
+def list_rubrics() -> list[Rubric]:
+    """Every rubric that a name can reach; an earlier directory shadows a later one."""
+    found: dict[str, Rubric] = {}
+    for directory in rubric_dirs():
+        for path in sorted(directory.glob("*.toml")) if directory.is_dir() else []:
+            rubric = rubric_from_toml(path.read_text(encoding="utf-8"), path=path)
+            found.setdefault(rubric.name, rubric)
+    return sorted(found.values(), key=lambda r: r.name)
+
+
+def load_rubric(name_or_path: str | os.PathLike[str]) -> Rubric:
+    """A rubric by name (as listed by `list_rubrics`) or by the path of its TOML file."""
+    path = Path(name_or_path)
+    if path.suffix == ".toml" or path.is_file():
+        if not path.is_file():
+            raise RubricError(f"no rubric file {path}")
+        return rubric_from_toml(path.read_text(encoding="utf-8"), path=path)
+    rubrics = {r.name: r for r in list_rubrics()}
+    if str(name_or_path) not in rubrics:
+        known = ", ".join(sorted(rubrics)) or "none"
+        raise RubricError(f"no rubric named {str(name_or_path)!r}; known: {known} "
+                          f"(or pass the path of a .toml file)")
+    return rubrics[str(name_or_path)]

@@ -1,0 +1,221 @@
+"""Running a plan: asyncio, bounded concurrency per judge, and a journal for every result.
+
+Every finished call (ok, or failed after its retries) is appended at once to the run's
+journal in the spool, with its rating or preference rows, so a run killed at any point loses
+nothing it paid for: the next `store.connection()` applies the dead process's journal, and the
+next plan finds those calls cached. Every `flush_every_s` the journal is closed (handed over as
+a closed file) and merged into DuckDB with a short wait; when the database is busy (the
+dashboard or another command holds it) the merge simply happens later. One judge's failures
+never stop the others: each judge has its own pool of `concurrency` workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from dashboard.ids import new_id, utc_now
+from dashboard.judging.calls import CallOutcome, call_with_retries
+from dashboard.judging.panel import Judge, PanelError
+from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
+from dashboard.judging.records import call_row, parse_output, result_row
+from dashboard.judging.summary import RunSummary, Tally, summary_rows
+from dashboard.judging.targets import Target
+from dashboard.store import Store, StoreBusy
+from dashboard.store import judging as sql
+from dashboard.store.spool import Batch
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]
+FLUSH_EVERY_S = 1.5
+FLUSH_EVERY_ENV = "JUDGEBOARD_FLUSH_EVERY_S"
+FLUSH_WAIT_S = 0.2
+
+
+def _flush_every_s() -> float:
+    """How often the journal is merged into DuckDB. The variable exists for a test that needs
+    the journal still open when it kills the process."""
+    return float(os.environ.get(FLUSH_EVERY_ENV) or FLUSH_EVERY_S)
+
+
+class _Run:
+    def __init__(self, store: Store, plan: RunPlan, *, on_progress: Progress | None,
+                 flush_every_s: float) -> None:
+        self.store = store
+        self.plan = plan
+        self.rubric = plan.rubric
+        self.run_id = new_id()
+        self.journal = store.spool.journal(f"run-{self.run_id}")
+        self.tallies = {j.name: Tally() for j in plan.panel.judges}
+        self.on_progress = on_progress
+        self.flush_every_s = flush_every_s
+        self.done = 0
+        self.total = len(plan.calls)
+        self.pending_writes = False
+        self.flush_lock = asyncio.Lock()
+        self.stopped = asyncio.Event()
+
+    def progress(self) -> None:
+        if self.on_progress is not None:
+            try:
+                self.on_progress(self.done, self.total)
+            except Exception:  # noqa: BLE001 (a display callback must not stop the run)
+                log.exception("progress callback failed")
+
+    def _results(self, judge: str, targets: Sequence[Target], *, call_id: str,
+                 raw_output: str | None, write: Sequence[Target]) -> list[dict[str, Any]]:
+        """Parse once per target; count parse failures and pairwise verdicts; build rows for
+        the targets in `write`."""
+        tally = self.tallies[judge]
+        rows = []
+        for target in targets:
+            parsed = parse_output(self.rubric, raw_output, shown_first=target.shown_first)
+            if not parsed.scored:
+                tally.parse_failures += 1
+            if target.kind == "preference":
+                tally.verdicts.setdefault(target.pair, {})[target.shown_first] = parsed.verdict
+            if target in write:
+                rows.append(result_row(target, parsed, rubric=self.rubric, rater=judge,
+                                       call_id=call_id, raw_output=raw_output))
+        return rows
+
+    def _append(self, call: dict[str, Any] | None, results: list[dict[str, Any]]) -> None:
+        # Calls first: a torn last line may lose a rating, which the next plan re-derives from
+        # the stored call, but never a call.
+        if call is not None:
+            self.journal.append(Batch("judge_calls", (call,)))
+        if results:
+            table = "preferences" if self.rubric.is_pairwise else "ratings"
+            self.journal.append(Batch(table, tuple(results)))
+
+    def write_cached(self, cached: Sequence[CachedCall]) -> None:
+        for hit in cached:
+            self.tallies[hit.judge].cache_hits += 1
+            rows = self._results(hit.judge, hit.targets, call_id=hit.call_id,
+                                 raw_output=hit.raw_output, write=hit.missing)
+            self._append(None, rows)
+
+    def record(self, judge: Judge, spec: CallSpec, outcome: CallOutcome) -> None:
+        tally = self.tallies[judge.name]
+        tally.calls_made += 1
+        tally.attempts += outcome.attempts
+        tally.retries += max(outcome.attempts - 1, 0)
+        call_id = new_id()
+        done = outcome.completion
+        call = call_row(
+            call_id=call_id, cache_key=spec.cache_key, run_id=self.run_id, judge=judge.name,
+            model=judge.model, rubric=self.rubric, prompt_hash=spec.prompt_hash,
+            targets=spec.targets, ok=outcome.ok, raw_output=done.text if done else None,
+            error=outcome.error, attempts=outcome.attempts, latency_ms=outcome.latency_ms,
+            prompt_tokens=done.prompt_tokens if done else None,
+            completion_tokens=done.completion_tokens if done else None,
+            cost_usd=done.cost_usd if done else None)
+        results: list[dict[str, Any]] = []
+        if done is None:
+            tally.failures += 1
+            tally.last_error = outcome.error
+        else:
+            tally.prompt_tokens += done.prompt_tokens or 0
+            tally.completion_tokens += done.completion_tokens or 0
+            tally.add_cost(done.cost_usd)
+            results = self._results(judge.name, spec.targets, call_id=call_id,
+                                    raw_output=done.text, write=spec.targets)
+        self._append(call, results)
+        self.done += 1
+        self.progress()
+
+    async def run_judge(self, judge: Judge, specs: Sequence[CallSpec]) -> None:
+        if not specs:
+            return
+        from dashboard.judging.llm import JudgeClient
+
+        try:
+            client = JudgeClient(judge, kind=self.rubric.kind, low=self.rubric.scale_low,
+                                 high=self.rubric.scale_high)
+        except PanelError as error:  # e.g. its key variable is not set: fail only this judge
+            for spec in specs:
+                self.record(judge, spec, CallOutcome(None, str(error), 0, None))
+            return
+        queue = deque(specs)
+
+        async def worker() -> None:
+            while queue:
+                spec = queue.popleft()
+                self.record(judge, spec, await call_with_retries(client, spec.messages))
+
+        await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(specs)))))
+
+    async def flush(self, *, wait_s: float) -> None:
+        """Hand the journal over and merge what is closed into DuckDB, if it is free."""
+        async with self.flush_lock:  # one merge at a time: two would insert the same rows
+            if self.journal.close() is None and not self.store.spool.has_ready():
+                return
+            try:
+                await asyncio.to_thread(self.store.apply_pending, wait_s=wait_s)
+                self.pending_writes = False
+            except StoreBusy:
+                self.pending_writes = True
+                log.info("database busy; results stay in the spool until the next merge")
+
+    async def flush_periodically(self) -> None:
+        while not self.stopped.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopped.wait(), timeout=self.flush_every_s)
+            if not self.stopped.is_set():
+                await self.flush(wait_s=FLUSH_WAIT_S)
+
+    def summary(self, wall_s: float) -> RunSummary:
+        judges = tuple(
+            self.tallies[p.judge].summary(judge=p.judge, model=p.model,
+                                          calls_planned=p.calls_total)
+            for p in self.plan.judges)
+        return RunSummary(self.run_id, self.rubric.name, self.rubric.version, judges, wall_s,
+                          self.pending_writes)
+
+    def record_summary(self, summary: RunSummary, started_utc: Any) -> None:
+        selection = json.dumps(dataclasses.asdict(self.plan.selection))
+        rows = summary_rows(summary, started_utc=started_utc, finished_utc=utc_now(),
+                            selection_json=selection)
+        try:
+            with self.store.connection(wait_s=FLUSH_WAIT_S * 10) as con:
+                sql.add_judge_runs(con, rows)
+        except StoreBusy:
+            log.warning("database busy; the summary of run %s was not recorded", self.run_id)
+
+
+async def run_plan(store: Store, plan: RunPlan, *, on_progress: Progress | None = None,
+                   flush_every_s: float | None = None,
+                   final_wait_s: float | None = None) -> RunSummary:
+    """Make the plan's calls and store every result; `on_progress(done, total)` after each.
+
+    `flush_every_s` (default 1.5) is how often results are merged into DuckDB; at the end the
+    merge waits up to `final_wait_s` (default: the store's wait) for a busy database."""
+    if plan.calls:  # LiteLLM's 3-second import belongs before the clock and the progress bar
+        from dashboard.judging.llm import litellm_module
+
+        await asyncio.to_thread(litellm_module)
+    started, started_utc = time.perf_counter(), utc_now()
+    run = _Run(store, plan, on_progress=on_progress,
+               flush_every_s=_flush_every_s() if flush_every_s is None else flush_every_s)
+    run.write_cached(plan.cached)
+    run.progress()
+    flusher = asyncio.create_task(run.flush_periodically())
+    by_judge = {j.name: [c for c in plan.calls if c.judge == j.name] for j in plan.panel.judges}
+    try:
+        await asyncio.gather(*(run.run_judge(j, by_judge[j.name]) for j in plan.panel.judges))
+    finally:
+        run.stopped.set()  # not cancel(): a merge in progress must finish before the last one
+        await flusher
+        await run.flush(wait_s=store.db.wait_s if final_wait_s is None else final_wait_s)
+    summary = run.summary(time.perf_counter() - started)
+    await asyncio.to_thread(run.record_summary, summary, started_utc)
+    return summary

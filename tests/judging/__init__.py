@@ -1,0 +1,1 @@
+"""Tests of the judge panel: rubrics, panels, the runner against the loopback server."""

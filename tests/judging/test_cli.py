@@ -1,0 +1,93 @@
+"""`judgeboard judge`: plan first, progress, and a summary with parse failures per judge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dashboard.cli import main
+from dashboard.store import Store
+from tests.judging.conftest import KEY_ENV, seed
+from tests.support.judge_server import JudgeServer, ModelScript, always
+
+
+def row(text: str, name: str) -> list[str]:
+    """The fields of the table row that starts with `name`."""
+    return next(line.split()[1:] for line in text.splitlines() if line.split()[:1] == [name])
+
+
+def judge_args(store: Store, server: JudgeServer, *extra: str) -> list[str]:
+    return ["--db", str(store.path), "judge", "--api-base", server.url, "--api-key-env",
+            KEY_ENV, "--no-progress", *extra]
+
+
+def test_the_summary_counts_calls_cache_hits_and_parse_failures_per_judge(
+        store: Store, server: JudgeServer, capsys: Any) -> None:
+    seed(store, n_items=4)
+    server.script("cli-good", ModelScript())
+    server.script("cli-vague", ModelScript(reply=always("Four stars, roughly.")))
+    args = judge_args(store, server, "--panel", "openai/cli-good,openai/cli-vague",
+                      "--rubric", "likert-rag")
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    plan, summary = out.split("summary:")
+    assert "plan: rubric likert-rag v1, all datasets: 8 responses" in plan
+    assert row(plan, "openai/cli-good") == ["8", "0", "8", "unknown"]  # calls, cached, to call
+    assert "made  cached  retries  failed  unparsed" in summary
+    assert row(summary, "openai/cli-good")[:5] == ["8", "0", "0", "0", "0"]
+    assert row(summary, "openai/cli-vague")[:5] == ["8", "0", "0", "0", "8"]
+    assert row(summary, "openai/cli-vague")[-1] == "unknown"  # cost of an unpriced model
+
+    assert main(args) == 0  # again: everything cached, nothing called
+    out = capsys.readouterr().out
+    summary = out.split("summary:")[1]
+    assert row(summary, "openai/cli-good")[:5] == ["0", "8", "0", "0", "0"]
+    assert row(summary, "openai/cli-vague")[:5] == ["0", "8", "0", "0", "8"]
+    assert server.stats("cli-good").requests == 8
+
+
+def test_failures_exit_1_and_show_the_last_error(store: Store, server: JudgeServer,
+                                                 capsys: Any) -> None:
+    seed(store, n_items=1, systems=("only",))
+    server.script("cli-down", ModelScript(fault_rate=1.0, fault_kinds=("500",)))
+    args = judge_args(store, server, "--panel", "openai/cli-down", "--rubric", "pass-fail",
+                      "--max-attempts", "2")
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "openai/cli-down: 1 call(s) failed; last error: InternalServerError" in out
+    assert "retried by the next run" in out
+    assert server.stats("cli-down").requests == 2
+
+
+def test_plan_only_calls_nothing(store: Store, server: JudgeServer, capsys: Any) -> None:
+    seed(store, n_items=2)
+    args = judge_args(store, server, "--panel", "openai/cli-plan", "--rubric", "eve-0-5",
+                      "--dataset", "demo", "--systems", "alpha", "--plan-only")
+    assert main(args) == 0
+    assert "dataset demo; systems alpha: 2 responses" in capsys.readouterr().out
+    assert server.stats("cli-plan").requests == 0
+
+
+def test_progress_bar_goes_to_stderr(store: Store, capsys: Any) -> None:
+    seed(store, n_items=2)
+    assert main(["--db", str(store.path), "judge", "--panel", "judgeboard/baseline",
+                 "--rubric", "likert-rag"]) == 0
+    captured = capsys.readouterr()
+    assert "4/4" in captured.err and "summary:" in captured.out
+
+
+def test_errors_are_one_clear_line(store: Store, capsys: Any, tmp_path: Path) -> None:
+    seed(store, n_items=1)
+    base = ["--db", str(store.path), "judge", "--panel", "judgeboard/baseline"]
+    assert main([*base, "--rubric", "no-such-rubric"]) == 2
+    assert "no rubric named 'no-such-rubric'; known: eve-0-5" in capsys.readouterr().err
+    assert main([*base, "--rubric", "pairwise"]) == 2
+    assert "pass --pairwise SYSTEM_A SYSTEM_B" in capsys.readouterr().err
+    assert main([*base, "--rubric", "likert-rag", "--pairwise", "alpha", "beta"]) == 2
+    assert "rates single answers" in capsys.readouterr().err
+    keyed = tmp_path / "keyed.toml"
+    keyed.write_text('[[judges]]\nmodel = "openai/x"\napi_key = "sk-inline"\n')
+    assert main(["--db", str(store.path), "judge", "--panel", str(keyed), "--rubric",
+                 "likert-rag"]) == 2
+    err = capsys.readouterr().err
+    assert "api_key is not accepted in a panel file" in err and "sk-inline" not in err

@@ -1,0 +1,83 @@
+"""A `judgeboard judge` killed with SIGKILL midway resumes, and nothing is paid for twice."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from dashboard.judging import BackgroundLoop, load_panel, load_rubric, plan_run, run_plan
+from dashboard.store import Store
+from tests.judging.conftest import KEY_ENV, SECRET_KEY, seed
+from tests.paths import REPO_ROOT
+from tests.support.judge_server import JudgeServer, ModelScript
+
+JUDGES = ("kill-a", "kill-b")
+
+
+def write_panel(path: Path, server: JudgeServer) -> Path:
+    judges = "".join(f"""
+[[judges]]
+name = "{name}"
+model = "openai/{name}"
+""" for name in JUDGES)
+    path.write_text(f"""
+name = "killable"
+[defaults]
+api_base = "{server.url}"
+api_key_env = "{KEY_ENV}"
+concurrency = 2
+timeout_s = 30
+retry_base_s = 0.01
+{judges}""", encoding="utf-8")
+    return path
+
+
+def test_a_killed_run_resumes_and_pays_for_nothing_twice(
+        store: Store, server: JudgeServer, loop: BackgroundLoop, tmp_path: Path) -> None:
+    data = seed(store, n_items=10)  # 20 responses x 2 judges = 40 calls
+    panel_path = write_panel(tmp_path / "panel.toml", server)
+    server.script("kill-a", ModelScript(latency_ms=5, hang_from=9))  # 8 complete, then hang
+    server.script("kill-b", ModelScript(latency_ms=5, hang_from=5))  # 4 complete, then hang
+    command = [sys.executable, "-m", "dashboard.cli", "--db", str(store.path), "judge",
+               "--panel", str(panel_path), "--rubric", "likert-rag", "--no-progress"]
+    # A long merge interval keeps the run's journal open, so the kill leaves it half-written
+    # (the journal is appended at once on every completion; the merge into DuckDB is later).
+    env = {**os.environ, KEY_ENV: SECRET_KEY, "PYTHONPATH": str(REPO_ROOT),
+           "JUDGEBOARD_FLUSH_EVERY_S": "600"}
+    process = subprocess.Popen(command, env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        both_hang = server.wait_for(
+            lambda: all(server.stats(j).hanging == 2 for j in JUDGES), timeout_s=90)
+        assert both_hang, process.stderr.read() if process.poll() is not None else "no hang"
+        time.sleep(1.0)  # every delivered completion has reached the journal
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)  # reaped: its journal now belongs to a dead process
+    first_run = {j: server.stats(j).completed for j in JUDGES}
+    assert first_run == {"kill-a": 8, "kill-b": 4}
+    assert list((store.path.parent / (store.path.name + ".pending")).glob("*.open"))
+
+    for name in JUDGES:
+        server.script(name, ModelScript(latency_ms=1))
+    server.release_hangs()
+    plan = plan_run(store, load_panel(panel_path), load_rubric("likert-rag"))
+    assert {j.judge: j.calls_cached for j in plan.judges} == first_run
+    summary = loop.run(run_plan(store, plan))
+    assert summary.failures == 0
+
+    for name in JUDGES:
+        stats = server.stats(name)
+        assert stats.completed == 20  # both runs together: responses x 1, per judge
+        assert max(stats.completed_prompts.values()) == 1
+    with store.connection() as con:
+        rows = con.execute("SELECT response_id, rater, count(*), max(value) FROM current_ratings "
+                           "GROUP BY ALL").fetchall()
+        ok_calls = con.execute("SELECT count(*) FROM judge_calls WHERE status = 'ok'").fetchone()
+    assert len(rows) == 40 and all(n == 1 for _, _, n, _ in rows)
+    assert all(value == data.expected[response] for response, _, _, value in rows)
+    assert ok_calls == (40,)
