@@ -1,0 +1,48 @@
+"""Reads and writes for `auto_scores`: the reference-based metrics computed by `scoring`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyarrow as pa
+
+from dashboard.store.connection import Connection
+
+SCORE_COLUMNS = ("response_id", "metric", "value", "version")
+
+
+def count_unscored(con: Connection, *, version: str, dataset: str | None) -> int:
+    """How many responses have no automatic scores of this version yet."""
+    return con.execute("""
+        SELECT count(*) FROM responses r
+        ANTI JOIN (SELECT DISTINCT response_id FROM auto_scores WHERE version = $version) a
+            USING (response_id)
+        WHERE $dataset IS NULL OR r.dataset = $dataset""",
+        {"version": version, "dataset": dataset}).fetchone()[0]
+
+
+def unscored_batch(con: Connection, *, version: str, dataset: str | None,
+                   limit: int) -> list[tuple]:
+    """Up to `limit` responses without scores of this version, with what scoring needs:
+    (response_id, task_type, answer, reference_answers, options, gold_letters)."""
+    return con.execute("""
+        SELECT r.response_id, i.task_type, r.answer, i.reference_answers, i.options,
+               i.gold_letters
+        FROM responses r JOIN items i USING (item_id)
+        ANTI JOIN (SELECT DISTINCT response_id FROM auto_scores WHERE version = $version) a
+            USING (response_id)
+        WHERE $dataset IS NULL OR r.dataset = $dataset
+        ORDER BY r.response_id LIMIT $limit""",
+        {"version": version, "dataset": dataset, "limit": limit}).fetchall()
+
+
+def add_auto_scores(con: Connection, rows: Sequence[tuple[str, str, float | None, str]]) -> None:
+    """Append scores; the caller holds the transaction."""
+    if not rows:
+        return
+    columns = list(zip(*rows))
+    con.register("_scores", pa.table(dict(zip(SCORE_COLUMNS, map(list, columns)))))
+    try:
+        con.execute(f"INSERT INTO auto_scores SELECT {', '.join(SCORE_COLUMNS)} FROM _scores")
+    finally:
+        con.unregister("_scores")

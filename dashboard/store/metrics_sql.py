@@ -1,0 +1,181 @@
+"""Aggregations behind every metric: small histograms and count tables, computed in SQL.
+
+Nothing here returns one row per rating. Each query groups millions of rows into counts
+(per system, rater and value), and `dashboard/metrics.py` turns those counts into estimates and
+bootstrap intervals with `scoring`. The only per-unit reads are bounded by the number of
+human labels, which is what calibration is about.
+
+Parameters are named (`$dataset`, `$rubric`, `$systems`); None means "all".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dashboard.store.connection import Connection
+
+# The selected responses: one dataset (or all) and some systems (or all).
+_SELECTED = """
+    SELECT response_id, item_id, system FROM responses
+    WHERE ($dataset IS NULL OR dataset = $dataset)
+      AND ($systems IS NULL OR list_contains($systems, system))"""
+
+# Current ratings of the chosen rubric on the selected responses, normalized onto [0, 1].
+_RATED = f"""
+    SELECT s.response_id, s.item_id, s.system, g.rater_kind, g.rater, g.value,
+           g.scale_low, g.scale_high,
+           (g.value - g.scale_low) / nullif(g.scale_high - g.scale_low, 0) AS norm
+    FROM current_ratings g JOIN ({_SELECTED}) s USING (response_id)
+    WHERE g.rubric = $rubric"""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a metric is computed over. None means every dataset, or every system."""
+
+    dataset: str | None = None
+    rubric: str | None = None
+    systems: tuple[str, ...] | None = None
+
+    def params(self, *names: str) -> dict[str, Any]:
+        values = {"dataset": self.dataset, "rubric": self.rubric,
+                  "systems": list(self.systems) if self.systems is not None else None}
+        return {name: values[name] for name in names}
+
+
+def rubric_scales(con: Connection, sel: Selection) -> list[tuple[str, float, float, int]]:
+    """(rubric, scale_low, scale_high, n current ratings) on the selection, most used first."""
+    return con.execute(f"""
+        SELECT g.rubric, min(g.scale_low), max(g.scale_high), count(*) AS n
+        FROM current_ratings g JOIN ({_SELECTED}) s USING (response_id)
+        GROUP BY g.rubric ORDER BY n DESC, g.rubric""",
+        sel.params("dataset", "systems")).fetchall()
+
+
+def selected_systems(con: Connection, sel: Selection) -> list[tuple[str, int]]:
+    """(system, number of responses), by name."""
+    return con.execute(f"""
+        SELECT system, count(*) FROM ({_SELECTED}) GROUP BY system ORDER BY system""",
+        sel.params("dataset", "systems")).fetchall()
+
+
+def rating_histograms(con: Connection, sel: Selection) -> list[tuple]:
+    """(system, rater_kind, rater, value, count): value is on the rubric's scale, None when
+    unscored."""
+    return con.execute(f"""
+        SELECT system, rater_kind, rater, value, count(*)
+        FROM ({_RATED}) GROUP BY ALL ORDER BY ALL""",
+        sel.params("dataset", "systems", "rubric")).fetchall()
+
+
+def response_score_histograms(con: Connection, sel: Selection, *,
+                              panel_method: str = "mean") -> list[tuple]:
+    """(system, kind, normalized value, count) for kind in panel, human and effective.
+
+    Per response: the panel score aggregates the judges' normalized scores (mean or median),
+    skipping unscored ratings; the human score is the mean of people's normalized ratings;
+    the effective score is the human score where there is one, the panel's otherwise. This
+    is `scoring.judge.panel_aggregate_matrix`'s rule, done where the rows are
+    (`tests/test_metrics.py` checks that the two agree).
+    """
+    aggregate = {"mean": "avg", "median": "median"}[panel_method]
+    return con.execute(f"""
+        WITH per_response AS (
+            SELECT response_id, system,
+                   {aggregate}(norm) FILTER (WHERE rater_kind = 'llm') AS panel,
+                   avg(norm) FILTER (WHERE rater_kind = 'human') AS human
+            FROM ({_RATED}) GROUP BY response_id, system),
+        scores AS (
+            SELECT system, 'panel' AS kind, panel AS v FROM per_response
+            UNION ALL SELECT system, 'human', human FROM per_response
+            UNION ALL SELECT system, 'effective', coalesce(human, panel) FROM per_response)
+        SELECT system, kind, round(v, 9) AS v, count(*) FROM scores
+        WHERE v IS NOT NULL GROUP BY ALL ORDER BY ALL""",
+        sel.params("dataset", "systems", "rubric")).fetchall()
+
+
+def panel_skips(con: Connection, sel: Selection) -> dict[str, int]:
+    """Unscored judge ratings the panel skipped, per system."""
+    rows = con.execute(f"""
+        SELECT system, count(*) FILTER (WHERE rater_kind = 'llm' AND value IS NULL)
+        FROM ({_RATED}) GROUP BY system""",
+        sel.params("dataset", "systems", "rubric")).fetchall()
+    return dict(rows)
+
+
+def auto_score_histograms(con: Connection, sel: Selection, *, version: str) -> list[tuple]:
+    """(system, metric, value rounded to 1e-4, count) of the reference-based metrics.
+
+    Rounding keeps the histogram small (at most 10,001 values) for bootstrapping; it moves a
+    mean by less than 5e-5.
+    """
+    return con.execute(f"""
+        SELECT s.system, a.metric, round(a.value, 4), count(*)
+        FROM auto_scores a JOIN ({_SELECTED}) s USING (response_id)
+        WHERE a.version = $version AND a.metric IN ('em', 'f1', 'mcqa_accuracy', 'mcqa_iou')
+        GROUP BY ALL ORDER BY ALL""",
+        {**sel.params("dataset", "systems"), "version": version}).fetchall()
+
+
+def hallucination_counts(con: Connection, sel: Selection, *, version: str) -> list[tuple]:
+    """(system, predicted hallucinated (None = no verdict), gold hallucinated, count)."""
+    return con.execute(f"""
+        SELECT s.system, a.value = 1 AS predicted, i.hallucination_gold, count(*)
+        FROM auto_scores a JOIN ({_SELECTED}) s USING (response_id)
+        JOIN items i ON i.item_id = s.item_id
+        WHERE a.version = $version AND a.metric = 'halluc_pred'
+          AND i.hallucination_gold IS NOT NULL
+        GROUP BY ALL ORDER BY ALL""",
+        {**sel.params("dataset", "systems"), "version": version}).fetchall()
+
+
+_PREFERENCE_PAIRS = f"""
+    SELECT p.item_id, p.response_a, p.response_b, p.rater_kind, p.rater,
+           any_value(p.verdict) FILTER (WHERE p.shown_first = 'A') AS shown_a_first,
+           any_value(p.verdict) FILTER (WHERE p.shown_first = 'B') AS shown_b_first,
+           bool_or(p.verdict IS NULL) AS any_unscored
+    FROM current_preferences p
+    SEMI JOIN ({_SELECTED}) s ON s.response_id = p.response_a
+    SEMI JOIN ({_SELECTED}) t ON t.response_id = p.response_b
+    GROUP BY ALL"""
+
+
+def preference_outcomes(con: Connection, sel: Selection) -> list[tuple]:
+    """(system_a, system_b, rater_kind, rater, verdict shown A first, verdict shown B first,
+    count): one row per combination, each pair and rater counted once."""
+    return con.execute(f"""
+        SELECT ra.system, rb.system, p.rater_kind, p.rater, p.shown_a_first, p.shown_b_first,
+               count(*)
+        FROM ({_PREFERENCE_PAIRS}) p
+        JOIN responses ra ON ra.response_id = p.response_a
+        JOIN responses rb ON rb.response_id = p.response_b
+        GROUP BY ALL ORDER BY ALL""",
+        sel.params("dataset", "systems")).fetchall()
+
+
+def labelled_preferences(con: Connection, sel: Selection) -> list[tuple]:
+    """(pair key, rater_kind, rater, verdict shown A first, verdict shown B first) for every
+    pair that at least one person judged: the units of pairwise calibration."""
+    return con.execute(f"""
+        WITH pairs AS ({_PREFERENCE_PAIRS})
+        SELECT concat_ws('/', item_id, response_a, response_b), rater_kind, rater,
+               shown_a_first, shown_b_first
+        FROM pairs p
+        WHERE EXISTS (SELECT 1 FROM pairs h WHERE h.rater_kind = 'human'
+                      AND h.item_id = p.item_id AND h.response_a = p.response_a
+                      AND h.response_b = p.response_b)
+        ORDER BY ALL""",
+        sel.params("dataset", "systems")).fetchall()
+
+
+def labelled_ratings(con: Connection, sel: Selection) -> list[tuple]:
+    """(response_id, rater_kind, rater, value) on the rubric's scale for every response that
+    at least one person rated: the units of rating calibration. Unscored judge ratings are
+    included as None."""
+    return con.execute(f"""
+        WITH rated AS ({_RATED})
+        SELECT response_id, rater_kind, rater, value FROM rated
+        WHERE response_id IN (SELECT response_id FROM rated WHERE rater_kind = 'human')
+        ORDER BY ALL""",
+        sel.params("dataset", "systems", "rubric")).fetchall()
