@@ -11,7 +11,9 @@ from dashboard.ingest.formats import ADAPTERS, FORMATS, TEXT
 
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv",
              ".parquet": "parquet", ".pq": "parquet"}
-_TEXT_TYPES = ("VARCHAR", "JSON")
+# A text field's column may be read as text, JSON, or as null in every record (an export of
+# responses nobody rated has no rater at all).
+_TEXT_TYPES = ("VARCHAR", "JSON", "NULL", '"NULL"')
 
 
 def file_kind(path: Path) -> str | None:

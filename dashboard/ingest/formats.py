@@ -8,14 +8,15 @@ AlpacaEval, LLMBar, NQ-open, MT-Bench) have their own adapters and are listed in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dashboard.store.importing_fields import (
-    HISTORY, KEY, LABEL, LETTERS, NUMBER, OPTIONS, PASSAGE, RATER_KIND, SCALAR_TEXT, SIDE,
-    STRINGS, TASK, TEXT, TEXTS, TIMESTAMP, VERDICT,
+    HISTORY, KEY, LABEL, LETTERS, NUMBER, OBJECT, OPTIONS, PASSAGE, RATER_KIND, SCALAR_TEXT,
+    SIDE, STRINGS, TASK, TEXT, TEXTS, TIMESTAMP, VERDICT,
 )
-
-from dashboard.store.importing_stage import PAIR, PREFERENCE, RATING, SINGLE
+from dashboard.store.importing_stage import (
+    PAIR, PREFERENCE, RATED, RATING, RESPONDED, SINGLE,
+)
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,9 @@ class Field:
     target: str  # the stage column it fills
     required: bool = False  # the file must have it, and (unless nullable) every record too
     nullable: bool = False  # required as a column, but a record may leave it null
+    # RATED or RESPONDED: the field is part of a record's rating or response, which a record
+    # may leave out whole (every field of the group null); required only when it has one.
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -47,8 +51,12 @@ class Format:
 
 
 def _f(name: str, kind: str, target: str | None = None, *, required: bool = False,
-       nullable: bool = False) -> Field:
-    return Field(name, kind, target or name, required, nullable)
+       nullable: bool = False, group: str | None = None) -> Field:
+    return Field(name, kind, target or name, required, nullable, group)
+
+
+def _grouped(group: str, *fields: Field) -> tuple[Field, ...]:
+    return tuple(replace(f, group=group) for f in fields)
 
 
 _RECORD = (_f("id", KEY, "external_id"), _f("system", TEXT), _f("task_type", TASK))
@@ -57,6 +65,7 @@ _ITEM = (
     _f("reference_answers", TEXTS), _f("reference_context", PASSAGE), _f("document", TEXT),
     _f("candidate_answer", TEXT), _f("options", OPTIONS), _f("gold_letters", LETTERS),
     _f("hallucination_gold", LABEL), _f("history", HISTORY), _f("external_id", KEY),
+    _f("item_metadata", OBJECT),
 )
 _JUDGEMENT = (
     _f("rater_kind", RATER_KIND, required=True), _f("rater", TEXT, required=True),
@@ -98,22 +107,30 @@ PAIRWISE = Format("pairwise", PAIR, "pairwise", (
     _f("explanation", TEXT), _f("id", KEY, "external_id"),
 ), (frozenset({"answer_a", "answer_b"}),))
 
-# An export names the rows' own ids: kept, so that it re-imports onto the same rows even when
-# they were made with other ids than the content hashes an import gives.
+# What `judgeboard export` adds for people, derivable from the rest: read and dropped. The ids
+# it writes (item_id, response_id, response_a/_b, rating_id, preference_id) are fields, used
+# instead of the content hashes, so an export re-imports onto the same rows even when they
+# were made with other ids.
 _EXPORTED = frozenset({"is_current", "effective_score", "effective_source"})
 
+# A record whose rating fields are all null holds an item and a response nobody rated; one
+# whose response fields are null too holds an item alone. That is how an export carries them.
 RATINGS = Format("ratings", RATING, "context", (
-    *_ITEM, _f("system", TEXT, required=True), _f("answer", TEXT, required=True),
-    _f("contexts", STRINGS), *_JUDGEMENT,
-    _f("value", NUMBER, required=True, nullable=True), _f("scale_low", NUMBER, required=True),
-    _f("scale_high", NUMBER, required=True), _f("rating_id", KEY), _f("overrides", KEY),
-    _f("call_id", KEY), _f("item_id", KEY, "given_item_id"),
-    _f("response_id", KEY, "given_response_id"),
+    *_ITEM,
+    *_grouped(RESPONDED, _f("system", TEXT, required=True), _f("answer", TEXT, required=True),
+              _f("contexts", STRINGS), _f("response_metadata", OBJECT),
+              _f("response_id", KEY, "given_response_id")),
+    *_grouped(RATED, *_JUDGEMENT, _f("value", NUMBER, required=True, nullable=True),
+              _f("scale_low", NUMBER, required=True), _f("scale_high", NUMBER, required=True),
+              _f("rating_id", KEY), _f("overrides", KEY), _f("call_id", KEY)),
+    _f("item_id", KEY, "given_item_id"),
 ), (frozenset({"rater_kind", "rater", "rubric", "value"}),), _EXPORTED)
 
 PREFERENCES = Format("preferences", PREFERENCE, "pairwise", (
     *_ITEM, _f("system_a", TEXT, required=True), _f("answer_a", TEXT, required=True),
-    _f("system_b", TEXT, required=True), _f("answer_b", TEXT, required=True), *_JUDGEMENT,
+    _f("system_b", TEXT, required=True), _f("answer_b", TEXT, required=True),
+    _f("contexts_a", STRINGS), _f("contexts_b", STRINGS),
+    _f("response_metadata_a", OBJECT), _f("response_metadata_b", OBJECT), *_JUDGEMENT,
     _f("verdict", VERDICT, required=True, nullable=True), _f("shown_first", SIDE),
     _f("preference_id", KEY), _f("call_id", KEY), _f("item_id", KEY, "given_item_id"),
     _f("response_a", KEY, "given_response_a"), _f("response_b", KEY, "given_response_b"),

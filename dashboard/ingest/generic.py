@@ -32,6 +32,7 @@ class FilePlan:
     dataset_default: str
     system: str | None = None
     mapping: dict[str, str] = field(default_factory=dict)
+    full_sample: bool = False  # type the file from every record (see importing.describe)
 
 
 @dataclass
@@ -64,14 +65,15 @@ def stage_plan(plan: FilePlan, fmt: Format) -> StagePlan:
         if column is not None:
             claimed.add(column)
         fields.append(StageField(index, column, raw_type, f.kind, f.target, f.required,
-                                 f.nullable))
+                                 f.nullable, f.group))
     extras = tuple(c for c in plan.columns.file_columns
                    if c not in claimed and c not in fmt.ignore)
     params = {"path": str(plan.path), "dataset_override": plan.dataset,
               "dataset_default": plan.dataset_default, "system": plan.system,
               "system_default": plan.path.stem, "rater_default": plan.path.stem,
               "task_types": list(TASK_TYPES)}
-    reader = importing.reader_sql(plan.kind, size_bytes=plan.size_bytes)
+    reader = importing.reader_sql(plan.kind, size_bytes=plan.size_bytes,
+                                  full_sample=plan.full_sample)
     return StagePlan(reader, plan.kind == "csv", fmt.shape, fmt.task_rule, tuple(fields),
                      extras, params)
 
@@ -163,9 +165,13 @@ def insert_stage(con: Connection, plan: FilePlan, fmt: Format,
     now = utc_now()
     counts = Counts()
     counts.add("items", importing.insert_items(con, "_stage", now=now))
-    counts.add("responses", importing.insert_responses(con, "_stage", now=now))
+    # A ratings record may hold an item alone, or an item and a response nobody rated.
+    responded = "response_id IS NOT NULL" if fmt.shape == RATING else "true"
+    counts.add("responses", importing.insert_responses(con, "_stage", now=now,
+                                                       where=responded))
     if fmt.shape == RATING:
-        counts.add("ratings", importing.insert_ratings(con, "_stage", now=now))
+        counts.add("ratings", importing.insert_ratings(con, "_stage", now=now,
+                                                       where="rating_id IS NOT NULL"))
     elif fmt.shape in (PAIR, PREFERENCE):
         counts.add("preferences", importing.insert_preferences(
             con, "_stage", now=now, where="preference_id IS NOT NULL"))

@@ -17,8 +17,8 @@ from typing import Any
 
 from dashboard.ingest.errors import IngestError
 from dashboard.ingest.formats import (
-    HISTORY, KEY, LABEL, LETTERS, NUMBER, OPTIONS, PASSAGE, SCALAR_TEXT, STRINGS, TEXT, TEXTS,
-    Format,
+    HISTORY, KEY, LABEL, LETTERS, NUMBER, OBJECT, OPTIONS, PASSAGE, SCALAR_TEXT, STRINGS, TEXT,
+    TEXTS, Format,
 )
 
 _JSON_NAMES = {str: "a string", list: "a list", dict: "an object", bool: "a boolean",
@@ -33,7 +33,7 @@ _EXPECTED = {
     OPTIONS: 'a list of option texts or an object {"A": text, "B": text, ...}',
     LETTERS: 'option letters such as "B", "A, C" or ["A", "C"]',
     HISTORY: 'a list of turns {"role": "user"|"assistant", "content": text} or of strings',
-    LABEL: "true/yes/hallucinated/1 or false/no/faithful/0",
+    LABEL: "true/yes/hallucinated/1 or false/no/faithful/0", OBJECT: "a JSON object",
 }
 
 
@@ -61,6 +61,7 @@ def type_problem(kind: str, value: Any) -> str | None:
         NUMBER: isinstance(value, (int, float, str)) and not isinstance(value, bool),
         HISTORY: isinstance(value, list),
         LABEL: not isinstance(value, (list, dict)),
+        OBJECT: isinstance(value, (dict, str)),  # an object, or its JSON text
     }.get(kind, True)
     return None if ok else f"expected {_EXPECTED.get(kind, kind)}, got {_name(value)}"
 

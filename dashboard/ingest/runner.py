@@ -86,6 +86,10 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
     probe = FilePlan(path, kind, size, mapped_columns(path, [], {}), "", None, "")
     try:
         described = importing.describe(con, kind, str(path), size_bytes=size)
+        full_sample = importing.needs_full_sample(kind, described, size_bytes=size)
+        if full_sample:
+            described = importing.describe(con, kind, str(path), size_bytes=size,
+                                           full_sample=True)
     except DatabaseError as error:
         raise read_error(probe, None, error) from None
     if [name for name, _ in described] == ["json"]:
@@ -103,7 +107,7 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
             f"pass --format ({', '.join(ALL_FORMATS)}) or --map TARGET=SOURCE", file=path)
     return FilePlan(path, kind, size, columns, fmt, options.dataset,
                     dataset_default(path, directory=options.directory), options.system,
-                    mapping)
+                    mapping, full_sample)
 
 
 def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], list[str]]:

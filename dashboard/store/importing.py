@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from dashboard.store.connection import Connection
-from dashboard.store.importing_fields import quote
+from dashboard.store.importing_fields import is_null_type, quote
 
 ProgressFn = Callable[[float], None]
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -27,7 +27,8 @@ _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 READERS = {
     "jsonl": "read_json($path, format='newline_delimited', sample_size={sample})",
     "json": "read_json($path, format='array', sample_size={sample})",
-    "csv": "read_csv($path, header=true, all_varchar=true)",
+    # A quoted empty string stays a string (an empty answer); only an empty cell is null.
+    "csv": "read_csv($path, header=true, all_varchar=true, allow_quoted_nulls=false)",
     "parquet": "read_parquet($path)",
 }
 # Files up to this size are sampled whole, so every value's type is seen; bigger files are
@@ -94,15 +95,29 @@ def bulk_write_settings(con: Connection) -> Iterator[None]:
         con.execute("RESET write_buffer_row_group_count")
 
 
-def reader_sql(kind: str, *, size_bytes: int) -> str:
-    sample = -1 if size_bytes <= FULL_SAMPLE_BYTES else 20480
+def reader_sql(kind: str, *, size_bytes: int, full_sample: bool = False) -> str:
+    sample = -1 if full_sample or size_bytes <= FULL_SAMPLE_BYTES else 20480
     return READERS[kind].format(sample=sample)
 
 
-def describe(con: Connection, kind: str, path: str, *, size_bytes: int) -> list[tuple[str, str]]:
+def describe(con: Connection, kind: str, path: str, *, size_bytes: int,
+             full_sample: bool = False) -> list[tuple[str, str]]:
     """The columns DuckDB's reader sees in a file, with their types."""
-    sql = f"DESCRIBE SELECT * FROM {reader_sql(kind, size_bytes=size_bytes)}"
+    reader = reader_sql(kind, size_bytes=size_bytes, full_sample=full_sample)
+    sql = f"DESCRIBE SELECT * FROM {reader}"
     return [(row[0], row[1]) for row in execute(con, sql, {"path": path}).fetchall()]
+
+
+def needs_full_sample(kind: str, described: list[tuple[str, str]], *, size_bytes: int) -> bool:
+    """Whether a big file must be typed from all its records, not its first ones.
+
+    A column that is null in every sampled record is typed NULL, and DuckDB's JSON reader
+    then reads it as null in every record, silently dropping values further on (measured
+    with duckdb 2.0). An export sorted by dataset has such columns (`options` is null until
+    the first MCQA item), so those files pay for a second pass instead.
+    """
+    return (kind in ("json", "jsonl") and size_bytes > FULL_SAMPLE_BYTES
+            and any(is_null_type(sql_type) for _, sql_type in described))
 
 
 def run_with_progress(con: Connection, sql: str, params: Mapping[str, Any], *,
@@ -246,15 +261,17 @@ def table_counts(con: Connection) -> dict[str, int]:
 
 
 def _select(columns: tuple[str, ...], present: set[str], *, json_columns: tuple[str, ...] = (),
-            prefix: str = "s.") -> str:
+            prefix: str = "s.", sources: Mapping[str, str] | None = None) -> str:
+    """`columns` from the stage; `sources` names a stage column to read one from instead."""
     parts = []
     for column in columns:
-        if column not in present:
+        source = (sources or {}).get(column, column)
+        if source not in present:
             parts.append(f"NULL AS {column}")
         elif column in json_columns:
-            parts.append(f"to_json({prefix}{column}) AS {column}")
+            parts.append(f"to_json({prefix}{source}) AS {column}")
         else:
-            parts.append(f"{prefix}{column} AS {column}")
+            parts.append(f"{prefix}{source} AS {column}")
     return ", ".join(parts)
 
 
@@ -288,19 +305,26 @@ def insert_items(con: Connection, relation: str, *, now: datetime) -> Inserted:
     return _insert_new(con, "items", "item_id", ITEM_COLUMNS, rows, now)
 
 
-def insert_responses(con: Connection, relation: str, *, now: datetime) -> Inserted:
-    """One response per row, or two (`response_a`/`_b`, `system_a`/`_b`, ...) for pairs."""
+def insert_responses(con: Connection, relation: str, *, now: datetime,
+                     where: str = "true") -> Inserted:
+    """One response per row, or two (`response_a`/`_b`, `system_a`/`_b`, ...) for pairs.
+    A row's own `response_metadata` (`_a`/`_b`) is the response's metadata when the stage has
+    it; otherwise single answers take the row's `metadata`. `where` is code."""
     present = columns_of(con, relation)
     if "response_id" in present:
-        rows = (f"SELECT {_select(RESPONSE_COLUMNS, present)}, s.rowid AS _ord "
-                f"FROM {relation} s")
+        own = {"metadata": "response_metadata"} if "response_metadata" in present else {}
+        body = _select(RESPONSE_COLUMNS, present, sources=own)
+        rows = f"SELECT {body}, s.rowid AS _ord FROM {relation} s WHERE {where}"
     else:
         sides = []
         for n, side in enumerate(("a", "b")):
+            given = {c: f"s.{c}_{side}" if f"{c}_{side}" in present else "NULL"
+                     for c in ("contexts", "response_metadata")}
             sides.append(
                 f"SELECT s.response_{side} AS response_id, s.item_id, s.dataset, "
-                f"s.system_{side} AS system, s.answer_{side} AS answer, NULL AS contexts, "
-                f"NULL AS metadata, s.rowid * 2 + {n} AS _ord FROM {relation} s")
+                f"s.system_{side} AS system, s.answer_{side} AS answer, "
+                f"{given['contexts']} AS contexts, {given['response_metadata']} AS metadata, "
+                f"s.rowid * 2 + {n} AS _ord FROM {relation} s WHERE {where}")
         rows = " UNION ALL ".join(sides)
     return _insert_new(con, "responses", "response_id", RESPONSE_COLUMNS, rows, now)
 

@@ -35,12 +35,17 @@ SIDE = "side"  # "A" or "B"
 RATER_KIND = "rater_kind"  # "llm" or "human"
 TASK = "task"  # one of dashboard.types.TASK_TYPES
 TIMESTAMP = "timestamp"  # an ISO date-time
+OBJECT = "object"  # a JSON object (metadata), or its JSON text
 PARAGRAPH = "chr(10) || chr(10)"
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
             "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
 _WHOLE = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
           "UINTEGER", "UBIGINT")
 _STRUCTURED = {TEXTS, PASSAGE, STRINGS, OPTIONS, LETTERS, HISTORY}
+_TEXT_KINDS = {TEXT, KEY, SCALAR_TEXT, PASSAGE}
+# DuckDB's type for a column that held only nulls where its reader looked. The functions
+# that take lists cannot bind to it (a lambda over it is a Binder Error).
+_NULL_TYPES = ("NULL", '"NULL"')
 HISTORY_TYPE = "STRUCT(role VARCHAR, content VARCHAR)[]"
 _HISTORY_JSON = '[{"role": "VARCHAR", "content": "VARCHAR"}]'
 _LETTERS_TEXT = r"^\s*[A-Za-z](\s*[,;/ ]\s*[A-Za-z])*\s*$"
@@ -95,11 +100,23 @@ def _base(raw_type: str) -> str:
     return raw_type.split("(")[0]
 
 
+def is_null_type(raw_type: str) -> bool:
+    return raw_type in _NULL_TYPES
+
+
+def raw_column(col: str, kind: str, *, csv: bool) -> str:
+    """The raw column as the importer reads it. CSV is read keeping a quoted empty string
+    apart from an empty cell (null), because an empty answer is a real answer; but a number,
+    list, label or choice that is an empty string can only mean "none"."""
+    return f"nullif({col}, '')" if csv and kind not in _TEXT_KINDS else col
+
+
 def as_json(col: str, raw_type: str, kind: str, *, csv: bool) -> str:
-    """The raw column as a JSON value. CSV cells holding lists are JSON-encoded strings."""
+    """The raw column as a JSON value. CSV cells holding lists are JSON-encoded strings, and
+    metadata read as text is JSON text in any kind of file (an export writes it so)."""
     if raw_type == "JSON":
         return col
-    if csv and kind in _STRUCTURED:
+    if (csv and kind in _STRUCTURED) or (kind == OBJECT and raw_type == "VARCHAR"):
         return (f"(CASE WHEN left(ltrim({col}), 1) IN ('[', '{{') AND json_valid({col}) "
                 f"THEN {col}::JSON ELSE to_json({col}) END)")
     return f"to_json({col})"
@@ -107,8 +124,11 @@ def as_json(col: str, raw_type: str, kind: str, *, csv: bool) -> str:
 
 def field_sql(kind: str, col: str, raw_type: str, *, csv: bool) -> FieldSql:
     """Normalized value and problem of one raw column for a field of this kind."""
-    if raw_type.strip('"') == "NULL":  # the reader saw only nulls in this column
-        return FieldSql("NULL", "NULL")
+    if is_null_type(raw_type):
+        # Null in every record: the typed null of the kind's value, and nothing to check.
+        # (NULL::JSON is not enough: the list functions over `json_type(NULL::JSON, '$[*]')`
+        # still fail to bind.)
+        return FieldSql(f"NULL::{VALUE_TYPES[kind]}", "NULL")
     fast = _fast_path(kind, col, raw_type, csv=csv)
     if fast is not None:
         return fast
@@ -230,6 +250,11 @@ def _history(j: str) -> tuple[str, str]:
             f"{{\"role\": \"user\"|\"assistant\", \"content\": text}} or of strings' END)")
 
 
+def _object(j: str) -> tuple[str, str]:
+    return (f"(CASE WHEN json_type({j}) = 'OBJECT' THEN {j} END)",
+            f"(CASE WHEN json_type({j}) <> 'OBJECT' THEN {_got('a JSON object', j)} END)")
+
+
 def _choice(upper_map: dict[str, str], expected: str) -> object:
     def build(j: str) -> tuple[str, str]:
         s = f"upper(trim({j} ->> '$'))"
@@ -259,7 +284,7 @@ _JSON_BUILDERS = {
     TEXT: _text, KEY: _key, SCALAR_TEXT: _scalar_text, TEXTS: _texts,
     PASSAGE: _passage, STRINGS: _list_of_strings, OPTIONS: _options, LETTERS: _letters,
     LABEL: _label, NUMBER: _number, HISTORY: _history, TASK: _task,
-    TIMESTAMP: _timestamp,
+    TIMESTAMP: _timestamp, OBJECT: _object,
     VERDICT: _choice({"A": "A", "B": "B", "TIE": "tie"}, "A, B or tie"),
     SIDE: _choice({"A": "A", "B": "B"}, "A or B"),
     RATER_KIND: _choice({"LLM": "llm", "HUMAN": "human"}, "llm or human"),
@@ -271,6 +296,7 @@ VALUE_TYPES = {
     PASSAGE: "VARCHAR", STRINGS: "VARCHAR[]", OPTIONS: "VARCHAR[]", LETTERS: "VARCHAR[]",
     LABEL: "BOOLEAN", NUMBER: "DOUBLE", HISTORY: HISTORY_TYPE, TASK: "VARCHAR",
     TIMESTAMP: "TIMESTAMP", VERDICT: "VARCHAR", SIDE: "VARCHAR", RATER_KIND: "VARCHAR",
+    OBJECT: "JSON",
 }
 
 

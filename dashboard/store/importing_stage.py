@@ -3,10 +3,13 @@
 `stage_sql(plan)` builds one CREATE TEMP TABLE … AS SELECT in layers, each a projection over
 the one below, so DuckDB streams the file once:
 1. normalized fields (see importing_fields.py), unknown columns as `metadata`, and `_problem`,
-   the first thing wrong with the record;
-2. defaults (dataset, system, task type, rater) and checks across fields (a gold letter beyond
-   the options, a rating off its scale, a missing value with no reason);
-3. the item id, then the response ids, then the rating or preference id.
+   the first thing wrong with the record; for ratings, also whether the record has a rating
+   (`_rated`) and a response (`_responded`): an export writes rows without them;
+2. defaults (dataset, system, task type, rater), the rows' own metadata with the unknown
+   columns added, and checks across fields (a gold letter beyond the options, a rating off
+   its scale, a missing value with no reason);
+3. the item id, then the response ids, then the rating or preference id (NULL where the
+   record has none).
 A stage of single answers is built without keeping the file's order (faster, and lighter on
 memory); an error message then reads the file again in order to number the bad record (see
 `importing.reread`). Other stages keep the order, and a row's rowid gives its record number.
@@ -18,13 +21,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.store.importing_fields import (
-    HISTORY_TYPE, content_id_sql, field_sql, first_problem, item_id_sql, quote, response_id_sql,
+    HISTORY_TYPE, content_id_sql, field_sql, first_problem, item_id_sql, quote, raw_column,
+    response_id_sql,
 )
 
 SINGLE = "single"  # one response per record
 PAIR = "pair"  # two responses per record (answer_a, answer_b), maybe a preference
 RATING = "rating"  # one response and one rating per record
 PREFERENCE = "preference"  # two responses and one preference per record
+# Groups of fields a rating record may leave out whole: its rating (an item and a response
+# nobody rated), or its rating and its response (an item alone).
+RATED = "rated"
+RESPONDED = "responded"
 
 _ITEM = {"dataset": "VARCHAR", "task_type": "VARCHAR", "question": "VARCHAR",
          "reference_answers": "VARCHAR[]", "reference_context": "VARCHAR",
@@ -34,6 +42,10 @@ _ITEM = {"dataset": "VARCHAR", "task_type": "VARCHAR", "question": "VARCHAR",
 _ONE = {"system": "VARCHAR", "answer": "VARCHAR", "contexts": "VARCHAR[]"}
 _TWO = {"system_a": "VARCHAR", "answer_a": "VARCHAR", "system_b": "VARCHAR",
         "answer_b": "VARCHAR"}
+# The rows' own metadata, as an export writes it (the file's unknown columns are added to it).
+_GIVEN_META_ONE = {"item_metadata": "JSON", "response_metadata": "JSON"}
+_GIVEN_META_TWO = {"item_metadata": "JSON", "contexts_a": "VARCHAR[]", "contexts_b": "VARCHAR[]",
+                   "response_metadata_a": "JSON", "response_metadata_b": "JSON"}
 _JUDGEMENT = {"rater_kind": "VARCHAR", "rater": "VARCHAR", "rubric": "VARCHAR",
               "rubric_version": "VARCHAR", "unscored_reason": "VARCHAR",
               "explanation": "VARCHAR", "raw_output": "VARCHAR", "comment": "VARCHAR",
@@ -48,8 +60,9 @@ _GIVEN_TWO = {"given_item_id": "VARCHAR", "given_response_a": "VARCHAR",
 STAGE_COLUMNS = {
     SINGLE: {**_ITEM, **_ONE},
     PAIR: {**_ITEM, **_TWO, **_PREFERENCE, **_JUDGEMENT},
-    RATING: {**_ITEM, **_ONE, **_JUDGEMENT, **_RATING, **_GIVEN_ONE},
-    PREFERENCE: {**_ITEM, **_TWO, **_JUDGEMENT, **_PREFERENCE, **_GIVEN_TWO},
+    RATING: {**_ITEM, **_ONE, **_JUDGEMENT, **_RATING, **_GIVEN_ONE, **_GIVEN_META_ONE},
+    PREFERENCE: {**_ITEM, **_TWO, **_JUDGEMENT, **_PREFERENCE, **_GIVEN_TWO,
+                 **_GIVEN_META_TWO},
 }
 TASK_RULES = {
     "context": ("CASE WHEN length(trim(coalesce(reference_context, ''))) > 0 "
@@ -70,6 +83,7 @@ class StageField:
     target: str
     required: bool = False
     nullable: bool = False
+    group: str | None = None  # RATED or RESPONDED
 
 
 @dataclass(frozen=True)
@@ -86,27 +100,59 @@ class StagePlan:
         return next((f.index for f in self.fields if f.target == target), None)
 
 
+def _raw(plan: StagePlan, f: StageField) -> str:
+    return raw_column("r." + quote(f.column or ""), f.kind, csv=plan.csv)
+
+
+def _blank(plan: StagePlan, *groups: str) -> str | None:
+    """SQL: every raw column of these field groups is null (None: the file has none)."""
+    columns = [f"{_raw(plan, f)} IS NULL" for f in plan.fields
+               if f.group in groups and f.column is not None]
+    return f"({' AND '.join(columns)})" if columns else None
+
+
+def _presence(plan: StagePlan) -> dict[str, str]:
+    """SQL for whether a record has a rating (`_rated`) and a response (`_responded`)."""
+    if plan.shape != RATING:
+        return {}
+    unrated = _blank(plan, RATED) or "false"
+    bare = _blank(plan, RATED, RESPONDED) or "false"
+    return {RATED: f"NOT {unrated}", RESPONDED: f"NOT {bare}"}
+
+
+def _missing(col: str, f: StageField, presence: dict[str, str]) -> str:
+    """The "is missing" check of a required field: only where its group is there."""
+    if f.group in presence:
+        return f"CASE WHEN {col} IS NULL AND {presence[f.group]} THEN 'is missing' END"
+    return f"CASE WHEN {col} IS NULL THEN 'is missing' END"
+
+
+def _metadata(plan: StagePlan) -> str:
+    """The file's unknown columns as a JSON object, or NULL."""
+    if not plan.extra_columns:
+        return "NULL::JSON"
+    pairs = ", ".join(f"$meta_{i}, r.{quote(c)}" for i, c in enumerate(plan.extra_columns))
+    return f"json_object({pairs})"
+
+
 def _layer1(plan: StagePlan) -> str:
     values: dict[str, str] = {}
     problems: list[tuple[int, str]] = []
+    presence = _presence(plan)
     for f in plan.fields:
         if f.column is None:
             continue
-        col = "r." + quote(f.column)
+        col = _raw(plan, f)
         sql = field_sql(f.kind, col, f.raw_type or "JSON", csv=plan.csv)
         values[f.target] = sql.value
-        missing = f"CASE WHEN {col} IS NULL THEN 'is missing' END"
-        check = (f"coalesce({missing}, {sql.problem})" if f.required and not f.nullable
-                 else sql.problem)
+        check = (f"coalesce({_missing(col, f, presence)}, {sql.problem})"
+                 if f.required and not f.nullable else sql.problem)
         if check != "NULL":
             problems.append((f.index, check))
     select = [f"{values.get(name, 'NULL')}::{sql_type} AS {name}"
               for name, sql_type in STAGE_COLUMNS[plan.shape].items()]
-    if plan.extra_columns:
-        pairs = ", ".join(f"$meta_{i}, r.{quote(c)}" for i, c in enumerate(plan.extra_columns))
-        select.append(f"json_object({pairs}) AS metadata")
-    else:
-        select.append("NULL::JSON AS metadata")
+    select.append(f"{_metadata(plan)} AS metadata")
+    select += [f"{sql} AS _{group}" for group, sql in presence.items()]
     select.append(f"{first_problem(problems)} AS _problem")
     return f"SELECT {', '.join(select)} FROM {plan.reader} r"
 
@@ -124,7 +170,8 @@ def _checks(plan: StagePlan) -> list[tuple[int, str]]:
                              "len(coalesce(options, [])) || ' options' END"))
     value = plan.index_of("value")
     if value is not None:
-        checks.append((value, "CASE WHEN value IS NULL AND unscored_reason IS NULL THEN "
+        checks.append((value, "CASE WHEN NOT _rated THEN NULL "
+                              "WHEN value IS NULL AND unscored_reason IS NULL THEN "
                               "'is missing (an unscored rating needs unscored_reason)' "
                               "WHEN scale_low >= scale_high THEN 'the scale ' || scale_low || "
                               "'–' || scale_high || ' is empty' "
@@ -144,8 +191,11 @@ def _layer2(plan: StagePlan, below: str) -> str:
         f"coalesce(task_type, {TASK_RULES[plan.task_rule]}) AS task_type",
         f"coalesce(_problem, {first_problem(_checks(plan))}) AS _problem",
     ]
-    if plan.shape in (SINGLE, RATING):
+    if plan.shape == SINGLE:
         replace.append("coalesce(system, $system, $system_default) AS system")
+    if plan.shape == RATING:
+        replace.append("CASE WHEN _responded THEN coalesce(system, $system, $system_default) "
+                       "END AS system")
     if plan.shape == PAIR:
         replace += ["coalesce(rater_kind, 'human') AS rater_kind",
                     "coalesce(rater, $rater_default) AS rater",
@@ -154,7 +204,18 @@ def _layer2(plan: StagePlan, below: str) -> str:
         replace.append("coalesce(rubric_version, '1') AS rubric_version")
     if plan.shape in (PAIR, PREFERENCE):
         replace.append("coalesce(shown_first, 'A') AS shown_first")
+    if plan.shape in (RATING, PREFERENCE):
+        replace.append(f"{_merged('item_metadata', 'metadata')} AS metadata")
+    if plan.shape == RATING:
+        replace.append(f"{_merged('response_metadata', 'metadata')} AS response_metadata")
     return f"SELECT * REPLACE ({', '.join(replace)}) FROM ({below})"
+
+
+def _merged(given: str, extra: str) -> str:
+    """A row's own metadata with the file's unknown columns added to it (as JSON merge patch
+    does: an unknown column that is null adds no key)."""
+    return (f"CASE WHEN {extra} IS NULL THEN {given} WHEN {given} IS NULL THEN {extra} "
+            f"ELSE json_merge_patch({given}, {extra}) END")
 
 
 def _given(plan: StagePlan, column: str, computed: str) -> str:
@@ -166,7 +227,9 @@ def _ids(plan: StagePlan, below: str) -> str:
     with_item = f"SELECT *, {_given(plan, 'item_id', item_id_sql())} AS item_id FROM ({below})"
     if plan.shape in (SINGLE, RATING):
         computed = response_id_sql('item_id', 'system', 'answer')
-        responses = f"{_given(plan, 'response_id', computed)} AS response_id"
+        responses = f"{_given(plan, 'response_id', computed)}"
+        responses = (f"CASE WHEN _responded THEN {responses} END AS response_id"
+                     if plan.shape == RATING else f"{responses} AS response_id")
     else:
         responses = ", ".join(
             _given(plan, f"response_{s}", response_id_sql("item_id", f"system_{s}", f"answer_{s}"))
@@ -178,8 +241,8 @@ def _ids(plan: StagePlan, below: str) -> str:
     if plan.shape == RATING:
         rating = content_id_sql("response_id", *judgement, "CAST(value AS VARCHAR)", *notes,
                                 "overrides")
-        return (f"SELECT * REPLACE (coalesce(rating_id, {rating}) AS rating_id) "
-                f"FROM ({with_responses})")
+        return (f"SELECT * REPLACE (CASE WHEN _rated THEN coalesce(rating_id, {rating}) END "
+                f"AS rating_id) FROM ({with_responses})")
     if plan.shape in (PAIR, PREFERENCE):
         preference = content_id_sql("item_id", "response_a", "response_b", *judgement,
                                     "verdict", "shown_first", *notes)
