@@ -1,7 +1,8 @@
 """Every figure, built once with plotly for both the dashboard and the report.
 
 Functions take the records of `dashboard.metrics` and `dashboard.calibration` and return a
-`plotly.graph_objects.Figure`; pages pass it to `st.plotly_chart`, the report inlines it.
+`plotly.graph_objects.Figure`; pages pass it to `st.plotly_chart`, the report inlines it with
+`figure_div` and one copy of `plotly_js()`. This is the only module that imports plotly.
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
 import plotly.graph_objects as go
+import plotly.offline
 from plotly.subplots import make_subplots
 
 from dashboard.calibration import Confusion
@@ -94,3 +97,16 @@ def bradley_terry_ratings(standings: Sequence[Standing]) -> go.Figure:
                       height=120 + 40 * len(shown), **_LAYOUT)
     fig.update_yaxes(autorange="reversed")
     return fig
+
+
+def figure_div(fig: go.Figure, div_id: str) -> str:
+    """A figure as a div and its plotting script, without plotly.js itself. Plotly escapes
+    < > / in the figure's JSON, so no name inside it can close the script."""
+    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
+                       config={"displaylogo": False, "responsive": True})
+
+
+@lru_cache(maxsize=1)
+def plotly_js() -> str:
+    """plotly.js as shipped with the installed plotly package (about 4.8 MB)."""
+    return plotly.offline.get_plotlyjs()

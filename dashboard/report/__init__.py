@@ -1,0 +1,71 @@
+"""The HTML report: one self-contained file for reviews, built from the same numbers as
+`judgeboard metrics --json`.
+
+    html = build_report(store, dataset="eo-rag")           # str
+    write_report(store, "report.html", dataset="eo-rag")   # Path
+
+It holds a summary table with intervals, rating histograms, calibration against people,
+pairwise win rates and Bradley–Terry ratings, the worst-rated answers with what the judges
+said, and a methods section. It opens offline in any browser: plotly.js is inline, nothing is
+fetched, and every piece of text from the data is escaped (see `page.py` for the CSP).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from dashboard.report import methods, sections
+from dashboard.report.gather import DEFAULT_WORST, ReportData, gather
+from dashboard.report.html import esc, json_block, tag
+from dashboard.report.page import page
+from dashboard.store import Store
+
+__all__ = ["DEFAULT_WORST", "ReportData", "build_report", "gather", "render", "write_report"]
+
+METRICS_ELEMENT_ID = "judgeboard-metrics"
+_NAV = (("summary", "Summary"), ("histograms", "Histograms"), ("calibration", "Calibration"),
+        ("pairwise", "Pairwise"), ("worst", "Worst answers"), ("methods", "Methods"))
+
+
+def _header(data: ReportData) -> str:
+    scope = data.selection.dataset or "all datasets"
+    rubric = data.selection.rubric or "no rubric"
+    meta = (f"{scope} · rubric {rubric} · {len(data.overview.systems)} systems · generated "
+            f"{data.generated_utc:%Y-%m-%d %H:%M} UTC")
+    links = "".join(tag("a", esc(label), href=f"#{anchor}") for anchor, label in _NAV)
+    return (tag("h1", esc(f"judgeboard report: {scope}")) + tag("p", esc(meta), class_="meta")
+            + tag("nav", links))
+
+
+def render(data: ReportData) -> str:
+    """The report's HTML for data already gathered."""
+    body = "".join(part(data) for part in (
+        sections.summary, sections.histograms, sections.calibration, sections.pairwise,
+        sections.worst, methods.methods))
+    footer = ("Built by judgeboard. The numbers in this report are those of "
+              "<code>judgeboard metrics --json</code>, which this file also holds, as JSON, "
+              f"in the element <code>#{METRICS_ELEMENT_ID}</code>.")
+    body += json_block(data.metrics, METRICS_ELEMENT_ID)
+    return page(title=f"judgeboard report: {data.selection.dataset or 'all datasets'}",
+                header=_header(data), body=body, footer=footer)
+
+
+def build_report(store: Store, *, dataset: str | None = None, rubric: str | None = None,
+                 worst_n: int = DEFAULT_WORST, generated_utc: datetime | None = None) -> str:
+    """The report of `dataset` (None: every dataset) under `rubric` (None: the rubric with
+    the most ratings), with the `worst_n` worst-rated answers."""
+    return render(gather(store, dataset=dataset, rubric=rubric, worst_n=worst_n,
+                         generated_utc=generated_utc))
+
+
+def write_report(store: Store, path: str | os.PathLike[str], **options: object) -> Path:
+    """Build the report and write it to `path` (UTF-8); return the path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    html = build_report(store, **options)  # type: ignore[arg-type]
+    partial = target.with_name(target.name + ".partial")
+    partial.write_text(html, encoding="utf-8")
+    os.replace(partial, target)
+    return target

@@ -1,0 +1,241 @@
+"""The SQL of `judgeboard export` and of the HTML report.
+
+Export: every item, response, rating and preference, in the "ratings" and "preferences"
+formats that `judgeboard import` reads (see docs/metrics.md, "Exports"), plus provenance
+(`is_current`, `call_id`, ids) and each response's effective score. The ratings file has a
+row per rating; a row with the rating fields null per response nobody rated; and a row with
+the response fields null too per item without responses: it holds every item and response.
+DuckDB's own writers write the file (`COPY (SELECT …) TO $path`). CSV has no lists, so list
+columns are JSON text there, which the importer decodes. Metadata is JSON text in every
+format, because a JSON reader widens objects with different keys into one shape (adding
+null keys). CSV and JSONL timestamps carry an explicit "Z" so that no reader takes them for
+local time.
+
+Report: the worst-rated answers with every current rating of them, and the facts of the
+methods section (the panel, rubric versions, calls and cost). `$dataset` None means all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dashboard.store.connection import Connection
+
+# Writer options per file format; code constants, never user input.
+WRITERS = {
+    "csv": "(FORMAT csv, HEADER true)",
+    "jsonl": "(FORMAT json)",
+    "parquet": "(FORMAT parquet, COMPRESSION zstd)",
+}
+_LIST_COLUMNS = frozenset({"reference_answers", "options", "gold_letters", "contexts",
+                           "contexts_a", "contexts_b", "history"})
+_TEXT_JSON_COLUMNS = frozenset({"item_metadata", "response_metadata", "response_metadata_a",
+                                "response_metadata_b"})
+_ITEM_FIELDS = ("dataset", "task_type", "question", "reference_answers", "reference_context",
+                "document", "candidate_answer", "options", "gold_letters",
+                "hallucination_gold", "history", "external_id")
+_JUDGEMENT_FIELDS = ("rater_kind", "rater", "rubric", "rubric_version")
+_NOTE_FIELDS = ("unscored_reason", "explanation", "raw_output", "comment")
+
+# The effective score of each response under each rubric, normalized onto [0, 1]: the mean of
+# people's current ratings where there is one, else the panel's mean of the judges' current
+# scored ratings (`metrics_sql.response_score_histograms`, panel method "mean").
+_EFFECTIVE = """
+    SELECT response_id, rubric,
+           coalesce(avg(norm) FILTER (WHERE rater_kind = 'human'),
+                    avg(norm) FILTER (WHERE rater_kind = 'llm')) AS effective_score,
+           CASE WHEN count(norm) FILTER (WHERE rater_kind = 'human') > 0 THEN 'human'
+                WHEN count(norm) FILTER (WHERE rater_kind = 'llm') > 0 THEN 'panel'
+           END AS effective_source
+    FROM (SELECT response_id, rubric, rater_kind,
+                 (value - scale_low) / nullif(scale_high - scale_low, 0) AS norm
+          FROM current_ratings)
+    GROUP BY response_id, rubric"""
+# The rows of the ratings file: every rating with its response and item, every response
+# nobody rated, and every item without responses.
+_RATING_ROWS = """
+    FROM items i
+    LEFT JOIN responses r ON r.item_id = i.item_id AND r.dataset = i.dataset
+    LEFT JOIN ratings g ON g.response_id = r.response_id"""
+_IN_DATASET = "WHERE $dataset IS NULL OR i.dataset = $dataset"
+
+
+def _column(expr: str, name: str, fmt: str) -> str:
+    """`expr AS name`, encoded for the file format."""
+    if fmt == "csv" and name in _LIST_COLUMNS:
+        expr = f"CAST(to_json({expr}) AS VARCHAR)"
+    elif fmt != "parquet" and name == "created_utc":
+        expr = f"strftime({expr}, '%Y-%m-%dT%H:%M:%S.%fZ')"
+    elif name in _TEXT_JSON_COLUMNS:
+        expr = f"CAST({expr} AS VARCHAR)"
+    return f"{expr} AS {name}"
+
+
+def _item_columns(fmt: str) -> list[str]:
+    return [*(_column(f"i.{name}", name, fmt) for name in _ITEM_FIELDS),
+            _column("i.metadata", "item_metadata", fmt)]
+
+
+def ratings_select(fmt: str) -> str:
+    """The ratings file of the selected dataset (see the module's docstring)."""
+    columns = [
+        *_item_columns(fmt), "r.system", "r.answer", _column("r.contexts", "contexts", fmt),
+        _column("r.metadata", "response_metadata", fmt),
+        *(f"g.{c}" for c in _JUDGEMENT_FIELDS), "g.value", "g.scale_low", "g.scale_high",
+        *(f"g.{c}" for c in _NOTE_FIELDS), _column("g.created_utc", "created_utc", fmt),
+        "g.rating_id", "g.supersedes", "g.overrides",
+        "CASE WHEN g.rating_id IS NOT NULL THEN s.id IS NULL END AS is_current",
+        "e.effective_score", "e.effective_source", "g.call_id", "r.response_id", "i.item_id"]
+    return f"""
+        SELECT {', '.join(columns)}
+        {_RATING_ROWS}
+        LEFT JOIN (SELECT DISTINCT supersedes AS id FROM ratings
+                   WHERE supersedes IS NOT NULL) s ON s.id = g.rating_id
+        LEFT JOIN ({_EFFECTIVE}) e ON e.response_id = g.response_id AND e.rubric = g.rubric
+        {_IN_DATASET}
+        ORDER BY i.dataset, i.item_id, r.system, r.response_id, g.rubric, g.rater_kind,
+                 g.rater, g.created_utc, g.rating_id"""
+
+
+def preferences_select(fmt: str) -> str:
+    """Every preference of the selected dataset in the "preferences" format, with provenance.
+    Its rows carry their responses whole (contexts, metadata), so that the file imports on
+    its own, before or after the ratings file."""
+    columns = [
+        *_item_columns(fmt), "ra.system AS system_a", "ra.answer AS answer_a",
+        "rb.system AS system_b", "rb.answer AS answer_b",
+        _column("ra.contexts", "contexts_a", fmt), _column("rb.contexts", "contexts_b", fmt),
+        _column("ra.metadata", "response_metadata_a", fmt),
+        _column("rb.metadata", "response_metadata_b", fmt),
+        *(f"p.{c}" for c in _JUDGEMENT_FIELDS), "p.verdict", "p.shown_first",
+        *(f"p.{c}" for c in _NOTE_FIELDS), _column("p.created_utc", "created_utc", fmt),
+        "p.preference_id", "p.supersedes", "s.id IS NULL AS is_current", "p.call_id",
+        "p.item_id", "p.response_a", "p.response_b"]
+    return f"""
+        SELECT {', '.join(columns)}
+        FROM preferences p
+        JOIN items i ON i.item_id = p.item_id
+        JOIN responses ra ON ra.response_id = p.response_a
+        JOIN responses rb ON rb.response_id = p.response_b
+        LEFT JOIN (SELECT DISTINCT supersedes AS id FROM preferences
+                   WHERE supersedes IS NOT NULL) s ON s.id = p.preference_id
+        {_IN_DATASET}
+        ORDER BY i.dataset, p.item_id, p.response_a, p.response_b, p.rubric, p.rater_kind,
+                 p.rater, p.shown_first, p.created_utc, p.preference_id"""
+
+
+_SELECTS = {"ratings": ratings_select, "preferences": preferences_select}
+
+
+def count_rows(con: Connection, *, dataset: str | None) -> dict[str, int]:
+    """Rows of each file an export of `dataset` writes ("ratings", "preferences"), and how
+    many rows of the ratings file hold no rating ("without_rating")."""
+    row = con.execute(f"""
+        SELECT (SELECT count(*) {_RATING_ROWS} {_IN_DATASET}),
+               (SELECT count(*) - count(g.rating_id) {_RATING_ROWS} {_IN_DATASET}),
+               (SELECT count(*) FROM preferences p JOIN items i USING (item_id)
+                {_IN_DATASET})""", {"dataset": dataset}).fetchone()
+    return {"ratings": int(row[0]), "preferences": int(row[2]), "without_rating": int(row[1])}
+
+
+def copy_records(con: Connection, kind: str, path: str, *, fmt: str,
+                 dataset: str | None) -> int:
+    """Write the ratings file (kind "ratings") or the preferences file to `path`; return
+    its row count."""
+    row = con.execute(f"COPY ({_SELECTS[kind](fmt)}) TO $path {WRITERS[fmt]}",
+                      {"dataset": dataset, "path": path}).fetchone()
+    return int(row[0]) if row else 0
+
+
+def read_records(con: Connection, kind: str, *, dataset: str | None) -> list[dict[str, Any]]:
+    """The rows an export writes, as Python values (for tests and small previews)."""
+    cursor = con.execute(_SELECTS[kind]("parquet"), {"dataset": dataset})
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+# The report's worst answers: the current ratings of the chosen rubric on the selection.
+_RATED = """
+    SELECT g.*, r.system, r.dataset,
+           (g.value - g.scale_low) / nullif(g.scale_high - g.scale_low, 0) AS norm
+    FROM current_ratings g JOIN responses r ON r.response_id = g.response_id
+    WHERE g.rubric = $rubric AND ($dataset IS NULL OR r.dataset = $dataset)"""
+
+
+def worst_responses(con: Connection, *, dataset: str | None, rubric: str,
+                    limit: int) -> list[dict[str, Any]]:
+    """The `limit` responses with the lowest effective score (ties by id), each with its
+    question, answer, reference answers and every current rating of the rubric."""
+    cursor = con.execute(f"""
+        WITH rated AS ({_RATED}),
+        worst AS (
+            SELECT response_id,
+                   coalesce(avg(norm) FILTER (WHERE rater_kind = 'human'),
+                            avg(norm) FILTER (WHERE rater_kind = 'llm')) AS effective_score
+            FROM rated GROUP BY response_id
+            HAVING effective_score IS NOT NULL
+            ORDER BY effective_score, response_id LIMIT $limit)
+        SELECT w.response_id, w.effective_score, r.dataset, r.system, i.question,
+               i.reference_answers, r.answer,
+               list({{'rater_kind': g.rater_kind, 'rater': g.rater, 'value': g.value,
+                     'scale_low': g.scale_low, 'scale_high': g.scale_high,
+                     'explanation': g.explanation, 'comment': g.comment,
+                     'unscored_reason': g.unscored_reason}}
+                    ORDER BY g.rater_kind DESC, g.rater) AS ratings
+        FROM worst w
+        JOIN responses r ON r.response_id = w.response_id
+        JOIN items i ON i.item_id = r.item_id
+        JOIN rated g ON g.response_id = w.response_id
+        GROUP BY ALL ORDER BY w.effective_score, w.response_id""",
+        {"dataset": dataset, "rubric": rubric, "limit": limit})
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def judge_calls_by_judge(con: Connection, *, dataset: str | None) -> list[dict[str, Any]]:
+    """Per judge, model, rubric and version: calls made, failures, tokens and cost. A call
+    belongs to the dataset of the response (or item) it judged."""
+    cursor = con.execute("""
+        SELECT j.judge, j.model, j.rubric, j.rubric_version, count(*) AS calls,
+               count(*) FILTER (WHERE j.status = 'ok') AS ok_calls,
+               count(*) FILTER (WHERE j.status = 'failed') AS failed_calls,
+               sum(j.prompt_tokens) AS prompt_tokens,
+               sum(j.completion_tokens) AS completion_tokens,
+               sum(j.cost_usd) AS cost_usd,
+               count(*) FILTER (WHERE j.status = 'ok' AND j.cost_usd IS NULL)
+                   AS cost_unknown_calls,
+               min(j.created_utc) AS first_utc, max(j.created_utc) AS last_utc
+        FROM judge_calls j
+        LEFT JOIN responses r ON r.response_id = j.response_id
+        LEFT JOIN items i ON i.item_id = j.item_id
+        WHERE $dataset IS NULL OR coalesce(r.dataset, i.dataset) = $dataset
+        GROUP BY ALL ORDER BY j.judge, j.model, j.rubric, j.rubric_version""",
+        {"dataset": dataset})
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def judgements_by_rater(con: Connection, *, dataset: str | None) -> list[dict[str, Any]]:
+    """Per kind of judgement (rating, preference), rubric, version and rater: current rows,
+    all rows, and the time span they were given in."""
+    cursor = con.execute("""
+        WITH rows AS (
+            SELECT 'rating' AS kind, g.rubric, g.rubric_version, g.rater_kind, g.rater,
+                   g.rating_id AS id, g.created_utc
+            FROM ratings g JOIN responses r USING (response_id)
+            WHERE $dataset IS NULL OR r.dataset = $dataset
+            UNION ALL
+            SELECT 'preference', p.rubric, p.rubric_version, p.rater_kind, p.rater,
+                   p.preference_id, p.created_utc
+            FROM preferences p JOIN items i USING (item_id)
+            WHERE $dataset IS NULL OR i.dataset = $dataset),
+        replaced AS (
+            SELECT supersedes AS id FROM ratings WHERE supersedes IS NOT NULL
+            UNION SELECT supersedes FROM preferences WHERE supersedes IS NOT NULL)
+        SELECT kind, rubric, rubric_version, rater_kind, rater,
+               count(*) FILTER (WHERE id NOT IN (SELECT id FROM replaced)) AS current,
+               count(*) AS total, min(created_utc) AS first_utc, max(created_utc) AS last_utc
+        FROM rows GROUP BY ALL ORDER BY kind DESC, rubric, rubric_version, rater_kind, rater""",
+        {"dataset": dataset})
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]

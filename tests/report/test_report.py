@@ -1,0 +1,206 @@
+"""The HTML report: the numbers of `judgeboard metrics --json`, offline, and a methods section."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from datetime import datetime
+from html.parser import HTMLParser
+
+import pytest
+
+from dashboard.cli import main
+from dashboard.report import METRICS_ELEMENT_ID, build_report, write_report
+from dashboard.report.gather import JudgeUse, cost_text
+from dashboard.report.html import metric_text
+from dashboard.types import JudgeCall
+from tests import builders
+from tests.paths import REPO_ROOT
+from tests.report.conftest import ARTIFACTS
+
+WHEN = datetime(2026, 3, 4, 5, 6)
+URL_ATTRIBUTES = {"src", "href", "action", "formaction", "data", "poster", "srcset", "background",
+                  "xlink:href", "manifest", "ping"}
+
+
+class Parsed(HTMLParser):
+    """The report's tags: metric cells, the metrics JSON, attributes that could fetch."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.cells: dict[str, tuple[str, str]] = {}  # metric -> (data-value, text)
+        self.urls: list[tuple[str, str, str]] = []
+        self.tags: list[str] = []
+        self.scripts: list[tuple[dict, str]] = []
+        self._metric: tuple[str, str] | None = None
+        self._text: list[str] = []
+        self._script: dict | None = None
+        self.csp = ""
+
+    def handle_starttag(self, name: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        self.tags.append(name)
+        for key, value in attrs:
+            if key in URL_ATTRIBUTES or (value and key.startswith("on")):
+                self.urls.append((name, key, value or ""))
+        if "data-metric" in found:
+            self._metric, self._text = (found["data-metric"], found["data-value"]), []
+        if name == "script":
+            self._script, self._text = found, []
+        if name == "meta" and found.get("http-equiv") == "Content-Security-Policy":
+            self.csp = found["content"]
+
+    def handle_data(self, data: str) -> None:
+        self._text.append(data)
+
+    def handle_endtag(self, name: str) -> None:
+        if self._metric and name in ("td", "span"):
+            metric, value = self._metric
+            self.cells[metric] = (value, "".join(self._text))
+            self._metric = None
+        if name == "script" and self._script is not None:
+            self.scripts.append((self._script, "".join(self._text)))
+            self._script = None
+
+
+def parse(html: str) -> Parsed:
+    parser = Parsed()
+    parser.feed(html)
+    return parser
+
+
+def cli_metrics(store, capsys, *args: str) -> dict:
+    assert main(["--db", str(store.path), "metrics", "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_report_numbers_are_those_of_metrics_json(judged_store, capsys, tmp_path):
+    out = tmp_path / "report.html"
+    assert main(["--db", str(judged_store.path), "report", "--dataset", "eo-rag",
+                 "--out", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    expected = cli_metrics(judged_store, capsys, "--dataset", "eo-rag")["metrics"]
+    parsed = parse(out.read_text(encoding="utf-8"))
+    shown = parsed.cells
+    # the summary has every system metric; calibration, pairwise and people tables too
+    assert {n for n in expected if n.startswith("systems.")} <= set(shown)
+    assert {"calibration.panel.kappa_quadratic", "calibration.baseline.bias",
+            "calibration.human_labels", "calibration.people.ana.ben.exact",
+            "pairwise.eo-rag-large.eo-rag-small.win_rate"} <= set(shown)
+    for name, (value, text) in shown.items():
+        entry = expected[name]
+        assert value == json.dumps(entry["value"]), name
+        style = ("elo" if name.endswith("bradley_terry") else "signed" if name.endswith(".bias")
+                 else "count" if name.endswith(("n_responses", "skipped", "labels",
+                                                "preferences", "unscored")) else "score")
+        assert text == metric_text(entry, style), name
+    (embedded,) = [body for attrs, body in parsed.scripts if attrs.get("id") == METRICS_ELEMENT_ID]
+    assert json.loads(embedded)["metrics"] == expected
+
+
+def test_report_fetches_nothing_by_itself(judged_store):
+    html = build_report(judged_store, dataset="eo-rag", generated_utc=WHEN)
+    parsed = parse(html)
+    fetching = [(t, k, v) for t, k, v in parsed.urls if not (t == "a" and v.startswith("#"))]
+    assert fetching == []
+    assert "link" not in parsed.tags and "iframe" not in parsed.tags and "img" not in parsed.tags
+    assert all("src" not in attrs for attrs, _ in parsed.scripts)
+    assert "default-src 'none'" in parsed.csp and "connect-src 'none'" in parsed.csp
+    assert "unsafe-inline" not in parsed.csp.split("script-src")[1].split(";")[0]
+    # plotly.js is inline exactly once; each figure draws from it
+    assert sum("Plotly.newPlot" in body for _, body in parsed.scripts) == html.count(
+        'class="plotly-graph-div"') == 5
+    assert len([b for _, b in parsed.scripts if len(b) > 1_000_000]) == 1
+
+
+def test_methods_section_names_the_panel_rubrics_calls_cost_and_date(judged_store):
+    html = build_report(judged_store, dataset="eo-rag", generated_utc=WHEN)
+    methods = html[html.index('<section id="methods">'):]
+    text = re.sub(r"<[^>]+>", " ", methods)
+    with judged_store.connection() as con:
+        calls, failed = con.execute("""SELECT count(*), count(*) FILTER (WHERE status = 'failed')
+            FROM judge_calls j LEFT JOIN responses r USING (response_id)
+            LEFT JOIN items i ON i.item_id = j.item_id
+            WHERE coalesce(r.dataset, i.dataset) = 'eo-rag'""").fetchone()
+    assert calls >= 200  # 120 ratings, and at least 40 pairs asked in both orders
+    for expected in ("2026-03-04 05:06 UTC", "judgeboard/baseline", "likert-rag v1",
+                     "pairwise v1", "Judge calls", f"{calls:,} ({failed:,} failed)",
+                     "ana (person)", "ben (person)", "baseline (judge)", "Human labels", "42"):
+        assert expected in text, expected
+    assert "<dt>Cost</dt><dd>$0.0000</dd>" in methods
+
+
+def test_cost_text_says_what_is_known():
+    def use(cost, unknown, ok=2):
+        return JudgeUse("j", "m", "r", "1", ok, ok, 0, None, None, cost, unknown)
+
+    assert cost_text(()) == "no judge calls recorded"
+    assert cost_text((use(None, 2),)) == "unknown"
+    assert cost_text((use(0.5, 0), use(0.25, 0))) == "$0.7500"
+    assert cost_text((use(0.5, 1),)) == ("$0.5000 for the calls with a known price; "
+                                         "1 calls of unknown cost")
+
+
+def test_methods_cost_is_unknown_when_no_call_was_priced(store):
+    toy = builders.two_systems(store)
+    resp = toy["good"][0]
+    store.add_judge_calls([JudgeCall("c1", "k1", "run", "j1", "openai/some-model", "likert-rag",
+                                     "1", "h", "rating", "ok", response_id=resp.response_id,
+                                     prompt_tokens=10, completion_tokens=5, cost_usd=None,
+                                     created_utc=builders.T0)])
+    html = build_report(store, dataset="toy", generated_utc=WHEN)
+    text = re.sub(r"<[^>]+>", " ", html[html.index('<section id="methods">'):])
+    assert "<dt>Cost</dt><dd>unknown</dd>" in html
+    assert "openai/some-model" in text
+    assert "not recorded (imported ratings)" in text  # j2 rated without a recorded call
+    assert "1 (0 failed)" in text
+
+
+def test_an_empty_database_gives_a_report_that_says_so(store):
+    html = build_report(store, generated_utc=WHEN)
+    assert "No responses in this selection." in html
+    assert "no judge calls recorded" in html
+
+
+@pytest.mark.browser
+def test_report_opens_in_chromium_without_errors_or_requests(judged_store, chromium, tmp_path):
+    path = write_report(judged_store, tmp_path / "report.html", dataset="eo-rag")
+    expected_figures = path.read_text(encoding="utf-8").count('class="plotly-graph-div"')
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    console, requests = [], []
+    page.on("console", lambda m: console.append((m.type, m.text)))
+    page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_function(
+            f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {expected_figures}",
+            timeout=30_000)
+        assert page.evaluate("document.querySelectorAll('.js-plotly-plot').length") == 5
+        assert page.locator("#summary table").count() == 1
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+    finally:
+        page.close()
+    assert [m for m in console if m[0] in ("error", "pageerror")] == []
+    assert [u for u in requests if u != path.as_uri() and not u.startswith("data:")] == []
+    if os.environ.get("JUDGEBOARD_UPDATE_SCREENSHOTS") == "1":
+        target = REPO_ROOT / "docs" / "screenshots" / "report.png"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ARTIFACTS / "report.png", target)
+
+
+def test_a_report_of_every_dataset(judged_store, capsys, tmp_path):
+    out = tmp_path / "all.html"
+    assert main(["--db", str(judged_store.path), "report", "--worst", "3",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    parsed = parse(out.read_text(encoding="utf-8"))
+    expected = cli_metrics(judged_store, capsys)["metrics"]
+    # all four datasets: the reference-based metrics of MCQA and hallucination are there too
+    assert {"systems.eo-rag-large.mcqa_accuracy", "systems.eo-rag-large.hallucination_f1",
+            "systems.eo-rag-large.effective"} <= set(parsed.cells)
+    assert all(parsed.cells[n][0] == json.dumps(expected[n]["value"]) for n in parsed.cells)
+    assert out.read_text(encoding="utf-8").count('class="answer"') == 3
