@@ -1,4 +1,4 @@
-"""The Streamlit entry point: a router over the pages in `pages/`."""
+"""The Streamlit entry point: the sidebar, then a router over the pages in `pages/`."""
 
 from __future__ import annotations
 
@@ -6,15 +6,23 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard import ui
 from dashboard.store import StoreBusy
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 
 st.set_page_config(page_title="judgeboard", page_icon=":material/balance:", layout="wide")
 page = st.navigation([
-    st.Page(PAGES / "home.py", title="Datasets", icon=":material/table:", default=True),
+    st.Page(PAGES / "overview.py", title="Overview", icon=":material/monitoring:", default=True),
+    st.Page(PAGES / "failures.py", title="Failures", icon=":material/report:"),
+    st.Page(PAGES / "annotate.py", title="Annotate", icon=":material/edit_note:"),
+    st.Page(PAGES / "pairwise.py", title="Pairwise", icon=":material/compare:"),
+    st.Page(PAGES / "calibration.py", title="Calibration", icon=":material/tune:"),
+    st.Page(PAGES / "run_judges.py", title="Run judges", icon=":material/gavel:"),
+    st.Page(PAGES / "data.py", title="Data", icon=":material/database:"),
 ])
 try:
+    ui.sidebar()
     page.run()
 except StoreBusy as error:
     st.warning(f"{error} The page will work again once that process is done.")

@@ -1,20 +1,76 @@
-"""Datasets in the database, with their counts."""
+"""Data: the datasets with their counts; import a file (the CLI's importer); delete a dataset."""
 
 import streamlit as st
 
-from dashboard import ui
+from dashboard import ui, uploads
+from dashboard.ingest import ALL_FORMATS
+from dashboard.store import Store
+from dashboard.ui import panels
 
-st.title("judgeboard")
-datasets = ui.get_store().list_datasets()
+FLASH_KEY, PICK_KEY, CONFIRM_KEY = "jb_data_flash", "jb_delete_pick", "jb_delete_confirm"
+DETECT = "detect from the columns"
+
+
+def _done(kind: str, lines: list[str]) -> None:
+    """Say what happened after the rerun that shows the new list (and the new sidebar)."""
+    ui.after_write()
+    st.session_state[FLASH_KEY] = (kind, lines)
+    st.rerun()
+
+
+st.title("Data")
+kind, lines = st.session_state.pop(FLASH_KEY, (None, []))
+for line in lines:
+    (st.success if kind == "success" else st.info)(line)
+
+datasets = ui.cached(Store.list_datasets)
 if not datasets:
-    st.info("The database is empty. Import a file with `judgeboard import PATH`.")
+    st.info("The database is empty. Import a file below, or run `judgeboard import PATH`.")
 else:
-    st.dataframe(
-        [
-            {"dataset": d.name, "items": d.n_items, "responses": d.n_responses,
-             "ratings": d.n_ratings, "preferences": d.n_preferences,
-             "tasks": ", ".join(d.task_types), "systems": ", ".join(d.systems)}
-            for d in datasets
-        ],
-        hide_index=True, use_container_width=True,
-    )
+    panels.table([{"dataset": d.name, "items": d.n_items, "responses": d.n_responses,
+                   "ratings": d.n_ratings, "preferences": d.n_preferences,
+                   "tasks": ", ".join(d.task_types), "systems": ", ".join(d.systems)}
+                  for d in datasets])
+
+st.subheader("Import a file")
+st.caption("JSON, JSONL, CSV or Parquet, read by the same importer as `judgeboard import`: the "
+           "format is detected from the columns, and a bad record stops the import with "
+           "nothing written. For files over the upload limit, use the command line.")
+with st.form("jb_upload"):
+    upload = st.file_uploader("File", type=list(uploads.EXTENSIONS))
+    left, middle, right = st.columns(3)
+    dataset = left.text_input("Dataset", placeholder="default: the file's name")
+    system = middle.text_input("System", placeholder="default: from the file")
+    fmt = right.selectbox("Format", [DETECT, *ALL_FORMATS])
+    mapping = st.text_area("Column mapping", placeholder="question=prompt\nanswer=output",
+                           help="One TARGET=SOURCE a line, like `--map`: read column SOURCE "
+                                "as field TARGET.")
+    submitted = st.form_submit_button("Import", type="primary")
+if submitted and upload is None:
+    st.warning("Choose a file first.")
+elif submitted:
+    bar = st.progress(0.0, text=f"importing {upload.name}")
+    try:
+        report = uploads.import_upload(
+            ui.get_store(), upload.name, upload, dataset=dataset, system=system,
+            fmt=None if fmt == DETECT else fmt, mapping=mapping,
+            on_progress=lambda stage, f: bar.progress(f if f is not None else 1.0, text=stage))
+    except uploads.UploadError as error:
+        bar.empty()
+        st.error(str(error))
+    else:
+        _done("success", uploads.report_lines(report))
+
+st.subheader("Delete a dataset")
+names = [d.name for d in datasets]
+name = st.selectbox("Dataset", names, index=None, key=PICK_KEY, placeholder="choose one")
+if name is not None:
+    chosen = next(d for d in datasets if d.name == name)
+    st.warning(f"This deletes {name} with its {chosen.n_items:,} items, "
+               f"{chosen.n_responses:,} responses, {chosen.n_ratings:,} ratings, "
+               f"{chosen.n_preferences:,} preferences and its judge calls. It cannot be undone.")
+    confirm = st.text_input("Type the dataset's name to confirm", key=CONFIRM_KEY)
+    if st.button("Delete", disabled=confirm.strip() != name, key="jb_delete_button"):
+        ui.get_store().delete_dataset(name)
+        del st.session_state[PICK_KEY], st.session_state[CONFIRM_KEY]
+        _done("info", [f"Deleted {name}."])

@@ -29,6 +29,7 @@ def streamlit_command(*, address: str, port: int) -> list[str]:
         sys.executable, "-m", "streamlit", "run", str(APP),
         "--server.address", address, "--server.port", str(port),
         "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "viewer",
     ]
 
 

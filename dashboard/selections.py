@@ -1,0 +1,44 @@
+"""What the pages offer to choose from: the rubrics rated on a selection, a dataset's systems.
+
+Pages call these through `ui.cached`, so each runs once per state of the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dashboard.store import Store
+from dashboard.store import choices_sql
+
+
+@dataclass(frozen=True)
+class RatedRubric:
+    name: str
+    scale_low: float
+    scale_high: float
+    n_ratings: int
+
+    @property
+    def label(self) -> str:
+        return (f"{self.name} (scale {self.scale_low:g}–{self.scale_high:g}, "
+                f"{self.n_ratings:,} ratings)")
+
+
+def rated_rubrics(store: Store, *, dataset: str | None = None) -> list[RatedRubric]:
+    """The rubrics with current ratings on the dataset, most used first: the first one is
+    `metrics.default_rubric` (the same counts, read without the join when no dataset is
+    chosen)."""
+    with store.connection() as con:
+        rows = choices_sql.rated_rubrics(con, dataset=dataset)
+    return [RatedRubric(name, low, high, n) for name, low, high, n in rows]
+
+
+def dataset_names(store: Store) -> list[str]:
+    with store.connection() as con:
+        return choices_sql.dataset_names(con)
+
+
+def dataset_systems(store: Store, *, dataset: str | None = None) -> list[str]:
+    """The systems that answered in the dataset (or in any dataset), by name."""
+    with store.connection() as con:
+        return choices_sql.dataset_systems(con, dataset=dataset)

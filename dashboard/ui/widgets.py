@@ -1,0 +1,160 @@
+"""Streamlit pieces shared by Failures, Annotate and Pairwise: one answer's detail, paging.
+
+Text that comes from data (questions, answers, contexts, explanations, comments, even names)
+goes through `ui.show_text` or `st.text`, which never interpret Markdown or HTML; labels and
+captions given to Streamlit hold only this module's own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from dashboard import ui
+from dashboard.browse import RatingEntry, ResponseDetail, describe_time
+from dashboard.types import Item, Response
+
+PENDING_NOTE = (" The database is busy right now: the label is kept on disk and shows in the "
+                "numbers as soon as the file is free.")
+
+
+def _value(entry: RatingEntry) -> str:
+    r = entry.rating
+    if r.value is None:
+        return f"unscored ({r.unscored_reason or 'no reason given'})"
+    return f"{r.value:g} on {r.scale_low:g}–{r.scale_high:g}"
+
+
+def _status(entry: RatingEntry) -> str:
+    return "current" if entry.current else "superseded"
+
+
+def show_item(item: Item) -> None:
+    """The question with what the raters saw besides the answer."""
+    if item.history:
+        turns = [f"{t.get('role', 'user')}: {t.get('content', '')}" if isinstance(t, dict)
+                 else str(t) for t in item.history]
+        ui.show_text("\n".join(turns), label="Conversation so far")
+    ui.show_text(item.question, label="Question")
+    if item.options:
+        ui.show_text("\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(item.options)),
+                     label="Options")
+        if item.gold_letters:
+            st.text(f"Correct: {', '.join(item.gold_letters)}")
+    if item.candidate_answer:
+        ui.show_text(item.candidate_answer, label="Candidate answer under test")
+        if item.hallucination_gold is not None:
+            st.text(f"Hallucinated (gold): {'yes' if item.hallucination_gold else 'no'}")
+    if item.reference_answers:
+        ui.show_text("\n\n".join(item.reference_answers), label="Reference answer")
+    if item.reference_context or item.document:
+        with st.expander("Reference context"):
+            if item.document:
+                st.text(f"Document: {item.document}")
+            ui.show_text(item.reference_context)
+
+
+def show_contexts(response: Response) -> None:
+    if response.contexts:
+        with st.expander(f"Retrieved contexts ({len(response.contexts)})"):
+            for number, passage in enumerate(response.contexts, start=1):
+                ui.show_text(passage, label=f"Passage {number}")
+
+
+def show_judge_ratings(detail: ResponseDetail) -> None:
+    entries = sorted(detail.judge_ratings, key=lambda e: (not e.current, e.rating.rater))
+    if not entries:
+        st.caption("No judge has rated this answer yet — run the judges on the Run judges page.")
+    for entry in entries:
+        r = entry.rating
+        st.text(f"{r.rater} · {r.rubric} v{r.rubric_version} · {_value(entry)} · "
+                f"{_status(entry)} · {describe_time(r.created_utc)}")
+        for override_id in entry.overridden_by:
+            by = detail.find(override_id)
+            if by is not None:
+                st.text(f"↳ overridden by {by.rating.rater}: {_value(by)}")
+        if r.explanation:
+            ui.show_text(r.explanation, label="Explanation")
+        if r.raw_output:
+            with st.expander("Raw output"):
+                ui.show_text(r.raw_output)
+
+
+def show_human_ratings(detail: ResponseDetail) -> None:
+    """Every person's rating, oldest first, superseded ones and overrides included."""
+    entries = detail.human_ratings
+    if not entries:
+        st.caption("No person has rated this answer yet — rate it on the Annotate page.")
+    for entry in entries:
+        r = entry.rating
+        line = (f"{r.rater} · {r.rubric} v{r.rubric_version} · {_value(entry)} · "
+                f"{_status(entry)} · {describe_time(r.created_utc)}")
+        st.text(line)
+        if r.overrides:
+            judged = detail.find(r.overrides)
+            target = (f"{judged.rating.rater}'s rating ({_value(judged)})" if judged
+                      else f"rating {r.overrides}")
+            st.text(f"↳ overrides {target}")
+        if r.comment:
+            ui.show_text(r.comment, label="Comment")
+
+
+def show_detail(detail: ResponseDetail, *, ratings: bool = True) -> None:
+    """The item, the answer, and (optionally) every judge's and person's rating of it."""
+    item, response = detail.item, detail.response
+    st.text(f"{item.dataset} · {response.system} · {item.task_type}"
+            + (f" · {item.external_id}" if item.external_id else ""))
+    show_item(item)
+    show_contexts(response)
+    ui.show_text(response.answer, label="Answer")
+    if ratings:
+        left, right = st.columns(2)
+        with left:
+            st.markdown("**Judges**")
+            show_judge_ratings(detail)
+        with right:
+            st.markdown("**People**")
+            show_human_ratings(detail)
+
+
+def pager(total: int, *, page_size: int, key: str) -> int:
+    """A page number input under a list; returns the 1-based page to show."""
+    n_pages = max(1, -(-total // page_size))
+    if n_pages == 1:
+        return 1
+    if st.session_state.get(key, 1) > n_pages:
+        st.session_state[key] = n_pages
+    return int(st.number_input(f"Page (of {n_pages})", min_value=1, max_value=n_pages,
+                               step=1, key=key))
+
+
+def as_code(name: str) -> str:
+    """A name typed by a person, as inline code inside a message that Streamlit renders as
+    Markdown: nothing in it is read as a link, an image or HTML."""
+    return "`" + name.replace("`", "'") + "`"
+
+
+def keep_valid(key: str, options: Sequence[object]) -> None:
+    """Drop a widget's remembered value once it is no longer among its options (for
+    instance after the sidebar's dataset changed), so the widget falls back to its default."""
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+
+
+def forget(*keys: str) -> None:
+    """Drop widgets' values, so that they start empty on the next run. `clear_on_submit`
+    does this in the browser; doing it here too keeps a rating from carrying over to the
+    next answer whatever the client."""
+    for key in keys:
+        st.session_state.pop(key, None)
+
+
+def rating_label(entry: RatingEntry) -> str:
+    """"j1: 4 on 1–5", for a widget's option (plain text there)."""
+    return f"{entry.rating.rater}: {_value(entry)}"
+
+
+def choice_index(options: Sequence[str], value: str | None) -> int:
+    """Index of `value` in `options`, 0 when absent (for a widget's default)."""
+    return list(options).index(value) if value in options else 0

@@ -1,0 +1,102 @@
+"""Failures: the worst-rated answers first, filtered and paged, with one answer's detail."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import browse, ui
+from dashboard.browse import FailureFilter
+from dashboard.ui import panels, widgets
+
+ANY = "(any)"
+PAGE_KEY = "failures_page"
+OPEN_KEY = "failures_open"
+
+
+def _filters(dataset: str | None) -> FailureFilter | None:
+    top = st.columns(4)
+    with top[0]:
+        rubric = panels.rubric_selector(dataset, page="failures")
+    if rubric is None:
+        return None
+    options = ui.cached(browse.filter_options, dataset=dataset, rubric=rubric.name)
+    choices = {"failures_system": [ANY, *options.systems],
+               "failures_task": [ANY, *options.task_types],
+               "failures_judge": [ANY, *options.judges]}
+    for key, values in choices.items():
+        widgets.keep_valid(key, values)
+    system = top[1].selectbox("System", choices["failures_system"], key="failures_system")
+    task = top[2].selectbox("Task type", choices["failures_task"], key="failures_task")
+    judge = top[3].selectbox("Judge", choices["failures_judge"], key="failures_judge",
+                             help="Rank by this judge's score and list only what it rated.")
+    bottom = st.columns([2, 2, 3])
+    low, high = bottom[0].slider("Score range (0 = worst, 1 = best)", 0.0, 1.0, (0.0, 1.0),
+                                 step=0.05, key="failures_range",
+                                 help="The full range also lists answers nobody rated, last.")
+    spread = bottom[1].slider("Judge disagreement at least", 0.0, 1.0, 0.0, step=0.05,
+                              key="failures_spread",
+                              help="Highest minus lowest normalized judge score.")
+    search = bottom[2].text_input("Search question and answer", key="failures_search")
+    full_range = (low, high) == (0.0, 1.0)
+    return FailureFilter(
+        rubric=rubric.name, dataset=dataset, system=None if system == ANY else system,
+        judge=None if judge == ANY else judge,
+        min_score=None if full_range else low, max_score=None if full_range else high,
+        task_type=None if task == ANY else task,
+        min_disagreement=spread or None, search=search.strip() or None)
+
+
+def _table(page: browse.FailurePage) -> None:
+    st.dataframe(
+        [{"#": page.first + n, "score": r.score, "panel": r.panel, "human": r.human,
+          "spread": r.spread, "system": r.system, "dataset": r.dataset, "task": r.task_type,
+          "question": r.question, "answer": r.answer} for n, r in enumerate(page.rows)],
+        hide_index=True, width="stretch", height="content",
+        column_config={name: st.column_config.NumberColumn(format="%.2f")
+                       for name in ("score", "panel", "human", "spread")})
+
+
+def _open(page: browse.FailurePage) -> str | None:
+    labels = {r.response_id: f"#{page.first + n} · {r.system} · "
+              + ("unrated" if r.score is None else f"score {r.score:.2f}")
+              for n, r in enumerate(page.rows)}
+    if st.session_state.get(OPEN_KEY) not in labels:
+        st.session_state[OPEN_KEY] = None
+    return st.selectbox("Open an answer", list(labels), format_func=labels.get, index=None,
+                        key=OPEN_KEY, placeholder="pick a row to see its detail")
+
+
+def run() -> None:
+    st.title("Failures")
+    st.caption("The worst-rated answers first. Scores are normalized onto 0–1: a person's "
+               "rating where there is one (the effective score), the judge panel's otherwise.")
+    chosen = ui.filters()
+    selection = _filters(chosen.dataset)
+    if selection is None:
+        st.info("No ratings yet — run the judges on the Run judges page, or rate answers on "
+                "the Annotate page.")
+        return
+    if st.session_state.get("failures_last") != selection:
+        st.session_state["failures_last"] = selection
+        st.session_state[PAGE_KEY] = 1
+    page = ui.cached(browse.failures, selection, page=st.session_state.get(PAGE_KEY, 1))
+    if not page.total:
+        st.info("No answer matches these filters; widen the score range or clear the search.")
+        return
+    st.text(f"Answers {page.first}–{page.first + len(page.rows) - 1} of {page.total}")
+    _table(page)
+    left, right = st.columns([1, 4])
+    with left:
+        widgets.pager(page.total, page_size=page.page_size, key=PAGE_KEY)
+    with right:
+        response_id = _open(page)
+    if response_id:
+        detail = ui.cached(browse.response_detail, response_id)
+        if detail is None:
+            st.warning("That answer is no longer in the database.")
+        else:
+            st.divider()
+            widgets.show_detail(detail)
+
+
+run()

@@ -1,0 +1,57 @@
+"""Overview: per-system scores with 95% bootstrap intervals, rating histograms, standings."""
+
+from functools import partial
+
+import streamlit as st
+
+from dashboard import charts, metrics, selections, tables, ui
+from dashboard.store.metrics_sql import Selection
+from dashboard.ui import panels
+
+st.title("Overview")
+dataset = ui.filters().dataset
+if not ui.cached(selections.dataset_names):
+    st.info("The database is empty. Import a file on the **Data** page "
+            "(or `judgeboard import PATH`).")
+    st.stop()
+
+left, right = st.columns(2)
+with left:
+    rubric = panels.rubric_selector(dataset, page="overview")
+with right:
+    systems = panels.systems_selector(dataset, key="jb_overview_systems")
+if rubric is None:
+    st.info("No ratings yet on this selection. Run the judges on the **Run judges** page, or "
+            "rate answers on the **Annotate** page; the reference-based metrics are below.")
+
+with st.spinner("Computing the metrics…"):
+    view = ui.cached(metrics.overview,
+                     Selection(dataset, rubric.name if rubric else None, systems))
+fmt = partial(ui.fmt_estimate, digits=2)
+st.subheader("Scores per system")
+st.caption("Each cell: mean [95% bootstrap interval]. Judge, panel, human and effective "
+           "scores are normalized to 0–1; the effective score is the human rating where "
+           "there is one, the panel's otherwise. *Panel skipped* counts judge ratings that "
+           "did not parse. Win rate counts a tie as half a win.")
+rows = tables.overview_rows(view, fmt)
+if rows:
+    panels.table(rows)
+else:
+    st.info("No responses in this selection.")
+
+if view.histograms:
+    st.subheader("Rating histograms")
+    st.plotly_chart(charts.rating_histograms(view.histograms, scale=view.scale),
+                    width="stretch")
+
+if view.pairwise.bradley_terry:
+    st.subheader("Pairwise standings")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(charts.bradley_terry_ratings(view.pairwise.bradley_terry),
+                        width="stretch")
+        panels.table(tables.standings_rows(view))
+    with right:
+        st.plotly_chart(charts.win_rate_matrix(view.pairwise.head_to_head), width="stretch")
+    if view.pairwise.note:
+        st.caption(view.pairwise.note)

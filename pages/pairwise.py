@@ -1,0 +1,123 @@
+"""Pairwise: two answers to the same question side by side; A, B or tie; then the standings."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import annotation, browse, browse_pairs, charts, metrics, ui
+from dashboard.browse_pairs import PairRequest, VoteError
+from dashboard.store.metrics_sql import Selection
+from dashboard.ui import widgets
+
+POSITION_KEY = "pairwise_position"
+FLASH_KEY = "pairwise_saved"
+CHOICES = {"left": "A (left)", "right": "B (right)", "tie": "Tie"}
+
+
+def _request(annotator: str, dataset: str | None, systems: tuple[str, ...]
+             ) -> tuple[PairRequest, annotation.Rubric]:
+    rubrics = {r.name: r for r in annotation.rubrics_of_kind("pairwise")}
+    first, second, third, fourth = st.columns([2, 2, 2, 1])
+    widgets.keep_valid("pairwise_system_a", systems)
+    widgets.keep_valid("pairwise_system_b", systems)
+    system_a = first.selectbox("System", systems, index=0, key="pairwise_system_a")
+    system_b = second.selectbox("Against", systems, index=1, key="pairwise_system_b")
+    name = third.selectbox("Rubric", list(rubrics), key="pairwise_rubric",
+                           index=widgets.choice_index(list(rubrics), "pairwise"))
+    seed = fourth.number_input("Seed", min_value=0, value=0, step=1, key="pairwise_seed",
+                               help="Fixes the order of the pairs and the side each answer "
+                                    "is shown on.")
+    return PairRequest(system_a, system_b, annotator, dataset, int(seed)), rubrics[name]
+
+
+def _pair(view: browse_pairs.PairView) -> None:
+    widgets.show_item(view.item)
+    left, right = st.columns(2)
+    for column, side, response in ((left, "A (left)", view.left), (right, "B (right)",
+                                                                    view.right)):
+        with column:
+            st.subheader(side)
+            ui.show_text(response.answer)
+            widgets.show_contexts(response)
+
+
+def _form(view: browse_pairs.PairView, request: PairRequest, rubric: annotation.Rubric) -> None:
+    with st.form("pairwise_form", clear_on_submit=True):
+        choice = st.radio("Which answer is better?", list(CHOICES), index=None,
+                          horizontal=True, format_func=CHOICES.get, key="pairwise_choice")
+        comment = st.text_input("Comment (optional)", key="pairwise_comment")
+        submitted = st.form_submit_button("Save vote and next", type="primary")
+    if not submitted:
+        return
+    if choice is None:
+        st.error("Pick A, B or Tie before saving.")
+        return
+    try:
+        saved = browse_pairs.vote(ui.get_store(), view, choice, annotator=request.annotator,
+                                  rubric=rubric.name, rubric_version=rubric.version,
+                                  comment=comment)
+    except VoteError as error:
+        st.error(str(error))
+        return
+    ui.after_write()
+    widgets.forget("pairwise_choice", "pairwise_comment")
+    st.session_state[FLASH_KEY] = (f"Saved your vote ({CHOICES[choice]}) as "
+                                   f"{widgets.as_code(request.annotator)}."
+                                   + (widgets.PENDING_NOTE if saved.pending else ""))
+    st.rerun()
+
+
+def _standings(dataset: str | None) -> None:
+    st.header("Standings")
+    found = ui.cached(metrics.overview, Selection(dataset)).pairwise
+    if not found.head_to_head:
+        st.info("No pairwise verdicts yet — vote above, or run a pairwise rubric on the Run "
+                "judges page.")
+        return
+    if found.note:
+        st.text(found.note)
+    left, right = st.columns(2)
+    left.plotly_chart(charts.win_rate_matrix(found.head_to_head), width="stretch")
+    right.plotly_chart(charts.bradley_terry_ratings(found.bradley_terry), width="stretch")
+
+
+def run() -> None:
+    st.title("Pairwise")
+    st.caption("Which answer is better? Each answer's side is random (fixed by the seed) and "
+               "recorded with your vote. Keyboard: click the choice, change it with the arrow "
+               "keys, Tab to the comment, and Enter saves; the next pair loads at once.")
+    chosen = ui.filters()
+    if flash := st.session_state.pop(FLASH_KEY, None):
+        st.success(flash)
+    systems = ui.cached(browse.filter_options, dataset=chosen.dataset).systems
+    if len(systems) < 2:
+        st.info("Pairwise needs answers from two systems to the same questions: import a "
+                "second system's answers on the Data page.")
+        return
+    if not chosen.annotator:
+        st.warning("Type your name in the sidebar's Annotator box: votes are saved with it.")
+    request, rubric = _request(chosen.annotator, chosen.dataset, systems)
+    if st.session_state.get("pairwise_last") != request:
+        st.session_state["pairwise_last"] = request
+        st.session_state[POSITION_KEY] = 0
+    try:
+        queue = ui.cached(browse_pairs.next_pair, request,
+                          offset=st.session_state.get(POSITION_KEY, 0))
+    except VoteError as error:
+        st.warning(str(error))
+        queue = None
+    if queue is not None and queue.pair is None:
+        st.info("No pair left for you here: pick two other systems or another dataset.")
+    elif queue is not None:
+        skip, where = st.columns([1, 7])
+        if skip.button("Skip", key="pairwise_skip",
+                       disabled=queue.offset + 1 >= queue.remaining):
+            st.session_state[POSITION_KEY] = queue.offset + 1
+            st.rerun()
+        where.text(f"Pair {queue.offset + 1} of {queue.remaining} still to judge")
+        _pair(queue.pair)
+        _form(queue.pair, request, rubric)
+    _standings(chosen.dataset)
+
+
+run()

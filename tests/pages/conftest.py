@@ -1,0 +1,51 @@
+"""Fixtures for the page tests: the Streamlit app, run by AppTest on a real database file.
+
+`app` runs `dashboard/app.py` against this test's private copy of the sample database
+(`sample_store`); `app_for(store)` does the same for any store (e.g. one with PandaLM
+imported). The database is chosen the way `judgeboard serve` chooses it: through
+JUDGEBOARD_DB. Streamlit's data cache lives in the process; it is cleared first so that every
+test starts cold, as a freshly started server would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from dashboard.store import Store
+from tests.paths import REPO_ROOT
+
+APP = REPO_ROOT / "dashboard" / "app.py"
+# Generous: a cold page imports plotly and builds the metrics, and the machine is shared.
+TIMEOUT_S = 60
+
+
+@pytest.fixture
+def app_for(monkeypatch: pytest.MonkeyPatch) -> Callable[[Store], AppTest]:
+    """A factory: an AppTest of the dashboard on the given store's database file."""
+
+    def make(store: Store) -> AppTest:
+        monkeypatch.setenv("JUDGEBOARD_DB", str(store.path))
+        st.cache_data.clear()
+        return AppTest.from_file(str(APP), default_timeout=TIMEOUT_S)
+
+    return make
+
+
+@pytest.fixture
+def app(sample_store: Store, app_for: Callable[[Store], AppTest]) -> AppTest:
+    """An AppTest of the dashboard on this test's copy of the sample database (not run yet)."""
+    return app_for(sample_store)
+
+
+@pytest.fixture
+def judged_store(sample_store: Store) -> Store:
+    """The sample with the offline baseline judge's likert-rag ratings on eo-rag, where
+    people rated too (a no-op if the sample already carries them: the calls are cached)."""
+    from dashboard.judging import run_judges
+
+    run_judges(sample_store, "offline", "likert-rag", dataset="eo-rag")
+    return sample_store

@@ -1,0 +1,148 @@
+"""The Calibration page: PandaLM's published agreement read off the page, the sample's judge
+against its people, and a human rating that changes the numbers on the next run."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import partial
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import calibration, ui
+from dashboard.ids import new_id
+from dashboard.ingest import import_path
+from dashboard.store import Store
+from dashboard.store.metrics_sql import Selection
+from dashboard.types import Rating
+from scoring import agreement
+from tests.paths import SHARED_DATA
+
+PAGE = "../pages/calibration.py"
+PANDALM = SHARED_DATA / "pandalm"
+ANNOTATOR_VERDICT = {0: "tie", 1: "A", 2: "B"}  # PandaLM: 1 = response1 (our A) better
+GPT_VERDICT = {"1": "A", "2": "B", "Tie": "tie"}  # 'garbage' is not a verdict
+fmt = partial(ui.fmt_estimate, digits=3)
+
+
+@pytest.fixture(scope="module")
+def pandalm_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("pandalm") / "pandalm.duckdb"
+    import_path(Store(path, wait_s=30), PANDALM)
+    return path
+
+
+def _open(app: AppTest, dataset: str) -> AppTest:
+    app.switch_page(PAGE)
+    app.run()
+    app.selectbox(key="jb_dataset").set_value(dataset).run()  # as a user picks it
+    assert not app.exception
+    return app
+
+
+def _table(app: AppTest, column: str):
+    return next(d.value for d in app.dataframe if column in d.value.columns)
+
+
+def _metric(app: AppTest, label: str) -> str:
+    return next(m.value for m in app.metric if m.label.startswith(label))
+
+
+def _from_raw_files() -> dict:
+    """GPT-3.5 against the annotators' majority, computed by `scoring` from the raw files."""
+    pairs = json.loads((PANDALM / "testset-v1.json").read_text(encoding="utf-8"))
+    gpt = {row["idx"]: row["gpt_result"] for row in json.loads(
+        (PANDALM / "gpt-3.5-turbo-testset-v1.json").read_text(encoding="utf-8"))}
+    people = [[ANNOTATOR_VERDICT[p[f"annotator{n}"]] for p in pairs] for n in (1, 2, 3)]
+    majority = []
+    for votes in zip(*people):
+        verdict, count = Counter(votes).most_common(1)[0]
+        majority.append(verdict if count >= 2 else None)
+    said = [GPT_VERDICT.get(gpt[p["idx"]]) for p in pairs]
+    scored = [(s, m) for s, m in zip(said, majority) if s is not None and m is not None]
+    no_ties = [(s, m) for s, m in scored if "tie" not in (s, m)]
+    labels = ["A", "B", "tie"]
+    return {
+        "n": len(scored),
+        "unscored": sum(1 for s, m in zip(said, majority) if s is None and m is not None),
+        "with_ties": agreement.percent_agreement(*zip(*scored)),
+        "without_ties": agreement.percent_agreement(*zip(*no_ties)), "n_no_ties": len(no_ties),
+        "kappas": {(a + 1, b + 1): agreement.cohen_kappa(people[a], people[b], labels=labels)
+                   for a, b in ((0, 1), (0, 2), (1, 2))},
+        "n_labels": sum(len(p) for p in people),
+    }
+
+
+def test_pandalm_gpt35_agreement_on_the_page_equals_scoring(app_for, pandalm_db: Path) -> None:
+    expected = _from_raw_files()
+    # 25 'garbage' outputs are unscored, apart; never a disagreement.
+    assert (expected["n"], expected["unscored"]) == (974, 25)
+    assert expected["with_ties"] == pytest.approx(697 / 974)
+    app = _open(app_for(Store(pandalm_db, wait_s=30)), "pandalm")
+
+    shown = _table(app, "agreement (with ties)").set_index("judge").loc["gpt-3.5-turbo"]
+    assert shown["pairs"] == expected["n"] and shown["unscored"] == expected["unscored"]
+    assert shown["agreement (with ties)"].startswith(f"{expected['with_ties']:.3f} [")
+    assert shown["agreement (without ties)"].startswith(f"{expected['without_ties']:.3f} [")
+    assert shown["pairs without ties"] == expected["n_no_ties"]
+    assert _metric(app, "Human verdicts") == f"{expected['n_labels']:,}"
+
+    people = _table(app, "kappa").set_index(["person A", "person B"])["kappa"]
+    kappas = {(int(a[-1]), int(b[-1])): float(k) for (a, b), k in people.items()}
+    assert kappas == {k: pytest.approx(v, abs=5e-4) for k, v in expected["kappas"].items()}
+    # PandaLM's README: 0.85, 0.88 and 0.86.
+    assert [round(kappas[k], 2) for k in ((1, 2), (1, 3), (2, 3))] == [0.85, 0.88, 0.86]
+
+
+def test_the_judge_and_panel_against_people(app_for, judged_store: Store) -> None:
+    app = _open(app_for(judged_store), "eo-rag")
+    result = calibration.calibration(judged_store, Selection("eo-rag", "likert-rag"))
+    table = _table(app, "kappa (quadratic)").set_index("judge")
+    assert list(table.index) == ["baseline", "panel"]
+    for judge in result.judges:
+        row = table.loc[judge.judge]
+        assert row["pairs"] == judge.n_pairs and row["responses"] == judge.n_responses
+        for column, estimate in (("exact", judge.exact), ("within ±1", judge.within_one),
+                                 ("kappa (quadratic)", judge.kappa_quadratic),
+                                 ("alpha (ordinal)", judge.alpha_ordinal),
+                                 ("Spearman", judge.spearman),
+                                 ("bias (judge − person)", judge.bias)):
+            assert row[column] == fmt(estimate)
+    heatmaps = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    assert [h["layout"]["title"]["text"] for h in heatmaps] == [
+        "baseline against people", "panel against people"]
+    assert _metric(app, "Krippendorff") == f"{result.alpha_all_raters:.3f}"
+    assert _metric(app, "Human labels") == str(result.n_human_labels)
+    people = _table(app, "exact agreement")
+    assert list(people["person A"]) == ["ana"] and list(people["person B"]) == ["ben"]
+
+
+def test_a_human_rating_changes_the_numbers(app_for, judged_store: Store) -> None:
+    app = _open(app_for(judged_store), "eo-rag")
+    before = _table(app, "kappa (quadratic)").set_index("judge").loc["baseline"]
+    labels_before = _metric(app, "Human labels")
+    with judged_store.connection() as con:
+        rating_id, response_id = con.execute("""
+            SELECT g.rating_id, g.response_id FROM current_ratings g
+            WHERE g.rater = 'baseline' AND g.rubric = 'likert-rag' AND g.value >= 4
+              AND NOT EXISTS (SELECT 1 FROM ratings h WHERE h.response_id = g.response_id
+                              AND h.rater_kind = 'human')
+            ORDER BY g.rating_id LIMIT 1""").fetchone()
+    # As Annotate overrides a judge: a person's rating that names the judge's rating.
+    judged_store.add_ratings([Rating(new_id(), response_id, "human", "zoe", "likert-rag", "1",
+                                     1.0, 1.0, 5.0, comment="wrong", overrides=rating_id)])
+    app.run()
+    assert not app.exception
+    after = _table(app, "kappa (quadratic)").set_index("judge").loc["baseline"]
+    assert after["pairs"] == before["pairs"] + 1
+    assert after["exact"] != before["exact"] and after["bias (judge − person)"] != before[
+        "bias (judge − person)"]
+    assert int(_metric(app, "Human labels")) == int(labels_before) + 1
+
+
+def test_without_human_labels_the_page_says_what_to_do(app: AppTest) -> None:
+    _open(app, "eo-mcqa")
+    texts = [i.value for i in app.info]
+    assert any("Annotate" in t for t in texts) and any("Pairwise" in t for t in texts)

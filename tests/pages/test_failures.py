@@ -1,0 +1,120 @@
+"""The Failures page through AppTest on the sample database: list, filters, paging, detail."""
+
+from __future__ import annotations
+
+from dashboard import annotation, browse
+from dashboard.browse import FailureFilter
+from tests import builders
+
+PAGE = "../pages/failures.py"
+RUBRIC = "likert-rag"
+# Markdown or HTML that would load something if an answer were rendered as such.
+PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
+           "then <script>alert(2)</script> done.")
+
+
+def _open(app, page=PAGE):
+    app.run()
+    app.switch_page(page).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def _texts(app, kind):
+    return [element.value for element in getattr(app, kind)]
+
+
+def _rendered_as_markdown(app):
+    """Every element that Streamlit renders as Markdown."""
+    kinds = ("markdown", "caption", "title", "header", "subheader", "info", "warning",
+             "error", "success")
+    return [value for kind in kinds for value in _texts(app, kind)]
+
+
+def _table(app):
+    return app.dataframe[0].value
+
+
+def test_failures_lists_the_worst_first_in_pages_of_20(app):
+    _open(app)
+    table = _table(app)
+    assert len(table) == 20 and list(table["#"]) == list(range(1, 21))
+    scores = [s for s in table["score"] if s == s]  # unrated (NaN) last
+    assert scores == sorted(scores) and scores[0] == 0.0
+    assert any(t.startswith("Answers 1–20 of ") for t in _texts(app, "text"))
+    app.number_input(key="failures_page").set_value(2).run()
+    assert list(_table(app)["#"])[0] == 21
+
+
+def test_filters_narrow_the_list(app):
+    _open(app)
+    app.text_input(key="failures_search").set_value("thermal").run()
+    table = _table(app)
+    assert 0 < len(table) < 20
+    assert all("thermal" in (q + a).lower() for q, a in zip(table["question"], table["answer"]))
+    app.text_input(key="failures_search").set_value("").run()
+    app.slider(key="failures_range").set_value((0.0, 0.25)).run()
+    assert all(s <= 0.25 for s in _table(app)["score"])
+    app.selectbox(key="failures_system").set_value("eo-rag-large").run()
+    assert set(_table(app)["system"]) <= {"eo-rag-large"}
+    app.slider(key="failures_range").set_value((0.99, 1.0)).run()
+    app.selectbox(key="failures_task").set_value("hallucination").run()
+    assert not app.exception
+    assert any("No answer matches" in t for t in _texts(app, "info"))
+
+
+def test_detail_shows_judge_rating_and_override_with_comment_and_author(app, sample_store):
+    first = browse.failures(sample_store, FailureFilter(rubric=RUBRIC)).rows[0]
+    judge = builders.rating(first, "j-alpha", 5, explanation="The band B13 is right.",
+                            raw_output="Explanation: fine.\nRating: [[5]]")
+    sample_store.add_ratings([judge])
+    annotation.rate(sample_store, first.response_id, annotator="zoe", rubric=RUBRIC,
+                    rubric_version="1", value=1, scale=(1, 5), overrides=judge.rating_id,
+                    comment="Sentinel-2 has no band B13.")
+    _open(app)
+    app.selectbox(key="failures_open").set_value(first.response_id).run()
+    assert not app.exception
+    lines = _texts(app, "text")
+    assert any(t.startswith("j-alpha · likert-rag v1 · 5 on 1–5 · current") for t in lines)
+    assert "↳ overridden by zoe: 1 on 1–5" in lines
+    assert any(t.startswith("zoe · likert-rag v1 · 1 on 1–5 · current") for t in lines)
+    assert "↳ overrides j-alpha's rating (5 on 1–5)" in lines
+    code = _texts(app, "code")
+    assert "Sentinel-2 has no band B13." in code and "The band B13 is right." in code
+    assert "Explanation: fine.\nRating: [[5]]" in code
+    # the detail also shows the question, the reference and the full answer as text
+    detail = browse.response_detail(sample_store, first.response_id)
+    assert {detail.item.question, detail.response.answer} <= set(code)
+
+
+def test_model_text_is_shown_as_text_never_as_markdown(app, sample_store):
+    it = builders.item("inject", 0)
+    bad = builders.response(it, "sys1", PAYLOAD)
+    sample_store.add_items([it], [bad, builders.response(it, "sys2", "plain")])
+    sample_store.add_ratings([builders.rating(bad, "j1", 1, explanation=PAYLOAD)])
+    app.run()
+    app.selectbox(key="jb_dataset").set_value("inject").run()
+    app.switch_page(PAGE).run()
+    app.selectbox(key="failures_open").set_value(bad.response_id).run()
+    assert not app.exception
+    assert _texts(app, "code").count(PAYLOAD) == 2  # the answer and the explanation
+    assert not any("<script>" in v or "![x]" in v or "onerror" in v
+                   for v in _rendered_as_markdown(app))
+
+
+def test_empty_database_explains_what_to_do(app_for, store):
+    app = _open(app_for(store))
+    assert any("No ratings yet" in t for t in _texts(app, "info"))
+
+
+def test_a_filter_that_no_longer_applies_is_dropped(app, sample_store):
+    it = builders.item("other", 0)
+    answer = builders.response(it, "sys1", "an answer")
+    sample_store.add_items([it], [answer])
+    sample_store.add_ratings([builders.rating(answer, "j1", 2)])
+    _open(app)
+    app.selectbox(key="failures_system").set_value("eo-rag-large").run()
+    app.selectbox(key="jb_dataset").set_value("other").run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="failures_system").value == "(any)"
+    assert list(_table(app)["system"]) == ["sys1"]

@@ -1,0 +1,133 @@
+"""The Overview page on the sample database: the metric table, its columns, the charts, the
+pairwise standings, and a human rating that changes the numbers on the next run."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+from streamlit.testing.v1 import AppTest
+
+from dashboard import metrics, ui
+from dashboard.ids import new_id
+from dashboard.store import Store
+from dashboard.store.metrics_sql import Selection
+from dashboard.types import Preference, Rating
+
+PAGE = "../pages/overview.py"
+fmt = partial(ui.fmt_estimate, digits=2)
+
+
+def _open(app: AppTest, dataset: str | None = None) -> AppTest:
+    app.switch_page(PAGE)
+    if dataset:
+        app.session_state["jb_dataset"] = dataset
+    app.run()
+    assert not app.exception
+    return app
+
+
+def _table(app: AppTest):
+    return app.dataframe[0].value.set_index("system")
+
+
+def _unrated_response(store: Store, dataset: str, system: str) -> str:
+    with store.connection() as con:
+        return con.execute("""
+            SELECT response_id FROM responses r WHERE dataset = ? AND system = ?
+              AND NOT EXISTS (SELECT 1 FROM ratings g WHERE g.response_id = r.response_id
+                              AND g.rater_kind = 'human')
+            ORDER BY response_id LIMIT 1""", [dataset, system]).fetchone()[0]
+
+
+def test_the_table_shows_what_metrics_computes(app: AppTest, judged_store: Store) -> None:
+    _open(app, "eo-rag")
+    default = metrics.default_rubric(judged_store, Selection("eo-rag"))
+    assert app.selectbox(key="jb_rubric_overview").value == default[0]
+    table = _table(app)
+    view = metrics.overview(judged_store, Selection("eo-rag", default[0]))
+    assert list(table.index) == [r.system for r in view.systems]
+    for row in view.systems:
+        shown = table.loc[row.system]
+        assert shown["judge: baseline"] == fmt(row.judges["baseline"])
+        assert shown["panel"] == fmt(row.panel) and shown["human"] == fmt(row.human)
+        assert shown["effective"] == fmt(row.effective) and shown["F1"] == fmt(row.f1)
+        assert shown["human labels"] == row.human.n
+        assert shown["panel skipped"] == row.panel_skipped
+        assert shown["win rate"] == fmt(row.win_rate)
+        assert "[" in shown["panel"]  # with its interval
+    # No MCQA or hallucination item in eo-rag: those columns are hidden.
+    for hidden in ("MCQA accuracy", "MCQA IoU", "hallucination F1"):
+        assert hidden not in table.columns
+    spec = json.loads(app.get("plotly_chart")[0].proto.spec)
+    titles = {a["text"] for a in spec["layout"]["annotations"]}
+    assert titles == {"baseline", "people"}  # judges and people side by side
+
+
+def test_a_dataset_without_ratings_explains_and_still_shows_mcqa(app: AppTest) -> None:
+    _open(app, "eo-mcqa")
+    assert any("No ratings yet" in i.value for i in app.info)
+    table = _table(app)
+    assert {"MCQA accuracy", "MCQA IoU"} <= set(table.columns)
+    assert "human" not in table.columns and "panel" not in table.columns
+
+
+def test_a_human_rating_changes_the_numbers(app: AppTest, judged_store: Store) -> None:
+    _open(app, "eo-rag")
+    before = _table(app).loc["eo-rag-small"]
+    response_id = _unrated_response(judged_store, "eo-rag", "eo-rag-small")
+    judged_store.add_ratings([Rating(new_id(), response_id, "human", "zoe", "likert-rag", "1",
+                                     5.0, 1.0, 5.0, comment="clearly right")])
+    app.run()
+    assert not app.exception
+    after = _table(app).loc["eo-rag-small"]
+    assert after["human labels"] == before["human labels"] + 1
+    assert after["human"] != before["human"] and after["effective"] != before["effective"]
+    assert after["judge: baseline"] == before["judge: baseline"]  # judges' own scores stay
+
+
+def _standings(app: AppTest):
+    return next(d.value for d in app.dataframe if "battles" in d.value.columns)
+
+
+def test_pairwise_standings_and_a_vote_that_moves_them(app: AppTest, sample_store: Store) -> None:
+    _open(app, "eo-rag")
+    view = metrics.overview(sample_store, Selection("eo-rag", "likert-rag"))
+    shown = _standings(app)
+    assert list(shown["system"]) == [s.system for s in view.pairwise.bradley_terry]
+    assert list(shown["battles"]) == [s.n_battles for s in view.pairwise.bradley_terry]
+    assert any(s.value == "Pairwise standings" for s in app.subheader)
+    before = _table(app)["win rate"]
+    with sample_store.connection() as con:
+        pairs = con.execute("""
+            SELECT a.item_id, a.response_id, b.response_id FROM responses a
+            JOIN responses b ON a.item_id = b.item_id AND a.system = 'keyword-baseline'
+             AND b.system = 'eo-rag-large' WHERE a.dataset = 'eo-rag'
+            ORDER BY a.item_id LIMIT 6""").fetchall()
+    # As the Pairwise page records a vote: canonical verdict, the side shown first.
+    sample_store.add_preferences([
+        Preference(new_id(), item, a, b, "human", "zoe", "pairwise", "1", "A", "B")
+        for item, a, b in pairs])
+    app.run()
+    assert not app.exception
+    after = _table(app)["win rate"]
+    assert after["keyword-baseline"] != before["keyword-baseline"]
+    assert sum(_standings(app)["battles"]) == sum(shown["battles"]) + 2 * len(pairs)
+
+
+def test_an_empty_database_says_what_to_do(app_for, store: Store) -> None:
+    app = app_for(store)
+    _open(app)
+    assert any("database is empty" in i.value for i in app.info)
+
+
+def test_overview_calibration_run_judges_and_data_render_on_every_dataset(
+        app: AppTest, sample_store: Store) -> None:
+    names = [d.name for d in sample_store.list_datasets()]
+    for page in ("overview", "calibration", "run_judges", "data"):
+        app.switch_page(f"../pages/{page}.py")
+        for dataset in ["All datasets", *names]:
+            app.session_state["jb_dataset"] = dataset
+            app.run()
+            assert not app.exception, (page, dataset, app.exception)
+            assert not app.error, (page, dataset, [e.value for e in app.error])

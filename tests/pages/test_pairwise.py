@@ -1,0 +1,126 @@
+"""The Pairwise page through AppTest on the sample database: a vote is stored in the canonical
+frame with the side shown first, and the win rates and standings move."""
+
+from __future__ import annotations
+
+import json
+
+from dashboard import browse_pairs, metrics
+from dashboard.browse_pairs import PairRequest
+from dashboard.store.metrics_sql import Selection
+from tests import builders
+
+PAGE = "../pages/pairwise.py"
+DATASET = "eo-rag"
+PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
+           "then <script>alert(2)</script> done.")
+
+
+def _start(app, *, annotator="", dataset=DATASET):
+    app.run()
+    app.selectbox(key="jb_dataset").set_value(dataset)
+    app.text_input(key="jb_annotator").set_value(annotator)
+    app.switch_page(PAGE).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def _texts(app, kind):
+    return [element.value for element in getattr(app, kind)]
+
+
+def _submit(app):
+    next(b for b in app.button if b.label == "Save vote and next").click().run()
+    assert not app.exception, app.exception
+
+
+def _votes(store, *, human=False):
+    with store.connection() as con:
+        return con.execute("SELECT item_id, response_a, response_b, rater_kind, rater, verdict, "
+                           "shown_first, comment FROM preferences "
+                           "WHERE NOT ? OR rater_kind = 'human' ORDER BY ALL",
+                           [human]).fetchall()
+
+
+def test_pairwise_shows_two_answers_side_by_side(app, sample_store):
+    _start(app)
+    request = PairRequest("eo-rag-large", "eo-rag-small", "", DATASET)
+    pair = browse_pairs.next_pair(sample_store, request).pair
+    code = _texts(app, "code")
+    # left is the answer shown first, right the other one
+    assert code.index(pair.left.answer) < code.index(pair.right.answer)
+    assert [s.value for s in app.subheader][:2] == ["A (left)", "B (right)"]
+
+
+def test_standings_explain_when_there_are_no_verdicts(app, sample_store):
+    with sample_store.connection() as con:
+        con.execute("DELETE FROM preferences")  # the sample may ship judge verdicts
+    _start(app)
+    assert any("No pairwise verdicts yet" in i for i in _texts(app, "info"))
+    assert not app.get("plotly_chart")
+
+
+def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
+    selection = Selection(DATASET)
+    before = {r.system: r.win_rate for r in metrics.overview(sample_store, selection).systems}
+    stored_before = _votes(sample_store)
+    _start(app)
+    app.radio(key="pairwise_choice").set_value("left")
+    _submit(app)
+    assert any("Annotator box" in e for e in _texts(app, "error"))
+    assert _votes(sample_store) == stored_before
+
+    app.text_input(key="jb_annotator").set_value("zoe").run()
+    pair = browse_pairs.next_pair(sample_store, PairRequest(
+        "eo-rag-large", "eo-rag-small", "zoe", DATASET)).pair
+    app.radio(key="pairwise_choice").set_value("left")
+    app.text_input(key="pairwise_comment").set_value("More precise.")
+    _submit(app)
+    assert _texts(app, "success") == ["Saved your vote (A (left)) as `zoe`."]
+    verdict = "A" if pair.shown_first == "A" else "B"
+    assert _votes(sample_store, human=True) == [
+        (pair.item.item_id, pair.response_a.response_id, pair.response_b.response_id, "human",
+         "zoe", verdict, pair.shown_first, "More precise.")]
+    assert any(t.startswith("Pair 1 of ") for t in _texts(app, "text"))
+    assert pair.left.answer not in _texts(app, "code")  # the next pair is shown
+
+    after = {r.system: r.win_rate for r in metrics.overview(sample_store, selection).systems}
+    for system in (pair.left.system, pair.right.system):
+        # one more battle; zoe's evaluator mean (1 for left, 0 for right) joins any judge's
+        assert after[system].n == (before[system].n if before[system] else 0) + 1
+        assert before[system] is None or after[system].value != before[system].value
+    if before[pair.left.system] is None:
+        assert after[pair.left.system].value == 1.0 and after[pair.right.system].value == 0.0
+    charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    assert len(charts) == 2
+    heatmap = next(c for c in charts if c["data"][0]["type"] == "heatmap")
+    assert pair.left.system in heatmap["data"][0]["y"]
+
+
+def test_skip_and_tie(app, sample_store):
+    _start(app, annotator="zoe")
+    first = _texts(app, "text")[0]
+    next(b for b in app.button if b.label == "Skip").click().run()
+    assert _texts(app, "text")[0] != first and _texts(app, "text")[0].startswith("Pair 2 of ")
+    app.radio(key="pairwise_choice").set_value("tie")
+    _submit(app)
+    assert [row[5] for row in _votes(sample_store, human=True)] == ["tie"]
+
+
+def test_same_system_twice_is_explained(app, sample_store):
+    _start(app, annotator="zoe")
+    app.selectbox(key="pairwise_system_b").set_value("eo-rag-large").run()
+    assert not app.exception
+    assert any("two different systems" in w for w in _texts(app, "warning"))
+
+
+def test_answers_are_shown_as_text(app, sample_store):
+    it = builders.item("inject", 0)
+    sample_store.add_items([it], [builders.response(it, "sys1", PAYLOAD),
+                                  builders.response(it, "sys2", "plain")])
+    _start(app, annotator="zoe", dataset="inject")
+    assert PAYLOAD in _texts(app, "code")
+    kinds = ("markdown", "caption", "title", "header", "subheader", "info", "warning",
+             "error", "success")
+    assert not any("<script>" in v or "![x]" in v or "onerror" in v
+                   for kind in kinds for v in _texts(app, kind))

@@ -1,0 +1,151 @@
+"""The Run judges page: the offline panel planned, run and re-planned on the sample database.
+
+The offline panel's judge (`judgeboard/baseline`) runs in this process through LiteLLM, so no
+key and no network are needed. Rubric `eve-0-5` is chosen because nothing in the sample is
+rated with it yet, so the first plan has calls to make.
+"""
+
+from __future__ import annotations
+
+import os
+
+from streamlit.testing.v1 import AppTest
+
+from dashboard.store import Store
+
+PAGE = "../pages/run_judges.py"
+DATASET = "eo-rag"
+
+
+def _open(app: AppTest) -> AppTest:
+    app.switch_page(PAGE)
+    app.session_state["jb_dataset"] = DATASET
+    app.run()
+    assert not app.exception
+    return app
+
+
+def _plan_table(app: AppTest):
+    app.button(key="jb_run_plan_button").click().run()
+    assert not app.exception
+    tables = [d.value for d in app.dataframe if "to call" in d.value.columns]
+    assert tables, "the plan table is not shown"
+    return tables[0].set_index("judge")
+
+
+def _ratings(store: Store, dataset: str) -> int:
+    return next(d.n_ratings for d in store.list_datasets() if d.name == dataset)
+
+
+def test_plan_run_and_everything_cached_after(app: AppTest, sample_store: Store) -> None:
+    _open(app)
+    assert app.selectbox(key="jb_run_panel").value == "offline"  # needs no key
+    app.selectbox(key="jb_run_rubric").set_value("eve-0-5").run()
+    before = _ratings(sample_store, DATASET)
+
+    plan = _plan_table(app)
+    needed = int(plan.loc["baseline", "to call"])
+    assert needed > 0 and int(plan.loc["total", "to call"]) == needed
+    assert plan.loc["baseline", "estimated cost"] == "$0.0000"
+
+    app.button(key="jb_run_button").click().run()
+    assert not app.exception
+    summary = next(d.value for d in app.dataframe if "calls made" in d.value.columns)
+    row = summary.set_index("judge").loc["baseline"]
+    assert int(row["calls made"]) == needed and int(row["failed"]) == 0
+    assert _ratings(sample_store, DATASET) > before  # the ratings reached the database
+
+    again = _plan_table(app)
+    assert int(again.loc["baseline", "to call"]) == 0
+    assert int(again.loc["baseline", "cached"]) == int(again.loc["baseline", "calls"]) == needed
+    assert any("Everything is cached" in s.value for s in app.success)
+
+
+def test_a_pairwise_plan_of_the_rated_sample_is_all_cached(app: AppTest) -> None:
+    _open(app)
+    app.selectbox(key="jb_run_rubric").set_value("pairwise").run()
+    app.selectbox(key="jb_run_system_a").set_value("eo-rag-large").run()
+    app.selectbox(key="jb_run_system_b").set_value("keyword-baseline").run()
+    plan = _plan_table(app)
+    # The sample ships with the baseline's verdicts on this pair, in both orders.
+    assert int(plan.loc["baseline", "to call"]) == 0
+    assert int(plan.loc["baseline", "calls"]) > 0
+    assert any("judgements" in c.value for c in app.caption)
+
+
+def test_a_selection_too_big_to_plan_here_is_refused(app: AppTest, monkeypatch) -> None:
+    from dashboard import runs
+
+    monkeypatch.setattr(runs, "PLAN_LIMIT", 10)  # the sample's eo-rag has 120 responses
+    _open(app)
+    assert any("plans at most 10" in w.value for w in app.warning)
+    assert app.button(key="jb_run_plan_button").disabled
+    app.multiselect(key="jb_run_systems").set_value(["eo-rag-small"]).run()
+    assert app.button(key="jb_run_plan_button").disabled  # 40 responses: still too many
+    monkeypatch.setattr(runs, "PLAN_LIMIT", 40)
+    app.run()
+    assert not app.button(key="jb_run_plan_button").disabled
+
+
+def test_a_typed_panel_shows_models_and_key_variables_never_keys(
+        app: AppTest, monkeypatch) -> None:
+    secret = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    _open(app)
+    app.radio(key="jb_run_source").set_value("Model strings").run()
+    app.text_input(key="jb_run_models").input("openai/gpt-4o-mini, judgeboard/baseline").run()
+    assert not app.exception
+    judges = next(d.value for d in app.dataframe if "key" in d.value.columns)
+    assert list(judges["model"]) == ["openai/gpt-4o-mini", "judgeboard/baseline"]
+    assert list(judges["key"]) == ["OPENAI_API_KEY set", "no key needed"]
+    shown = " ".join(str(e.value) for kind in ("dataframe", "markdown", "caption", "code")
+                     for e in app.get(kind))
+    assert secret not in shown and os.environ["OPENAI_API_KEY"] == secret
+
+
+def test_a_bad_panel_shows_its_message(app: AppTest) -> None:
+    _open(app)
+    app.radio(key="jb_run_source").set_value("Model strings").run()
+    app.text_input(key="jb_run_models").input(" , ").run()
+    assert not app.exception
+    assert any("no judge given" in e.value for e in app.error)
+
+
+def test_failed_calls_show_the_last_error_without_the_key(app: AppTest, monkeypatch) -> None:
+    secret = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")  # nothing listens there
+    _open(app)
+    app.selectbox(key="jb_run_rubric").set_value("eve-0-5").run()
+    app.radio(key="jb_run_source").set_value("Model strings").run()
+    app.text_input(key="jb_run_models").input("openai/gpt-4o-mini").run()
+    app.multiselect(key="jb_run_systems").set_value(["eo-rag-small"]).run()
+    _plan_table(app)
+    app.button(key="jb_run_button").click().run(timeout=120)
+    assert not app.exception
+    summary = next(d.value for d in app.dataframe if "calls made" in d.value.columns)
+    assert int(summary.set_index("judge").loc["openai/gpt-4o-mini", "failed"]) > 0
+    assert any("call(s) failed" in e.value for e in app.error)
+    assert app.code, "the last error is shown as plain text"
+    shown = " ".join(str(e.value) for kind in ("dataframe", "error", "code")
+                     for e in app.get(kind))
+    assert secret not in shown
+
+
+def test_redact_removes_key_values_and_key_shapes(monkeypatch) -> None:
+    from dashboard import runs
+    from dashboard.judging.panel import panel_from_toml
+
+    monkeypatch.setenv("MY_VLLM_KEY", "vllm-secret-value")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "anthropic-secret")
+    panel = panel_from_toml('[[judges]]\nmodel = "hosted_vllm/x"\n'
+                            'api_base = "http://user:pw@127.0.0.1:8000/v1"\n'
+                            'api_key_env = "MY_VLLM_KEY"\n')
+    text = ("401: key vllm-secret-value refused; anthropic-secret; sk-abcdefghijklmnop; "
+            "Authorization: Bearer xyz123")
+    cleaned = runs.redact(text, panel)
+    for secret in ("vllm-secret-value", "anthropic-secret", "sk-abcdefghijklmnop", "xyz123"):
+        assert secret not in cleaned
+    [row] = runs.judge_rows(panel)
+    assert row["api_base"] == "http://127.0.0.1:8000/v1"  # no user:password
+    assert row["key"] == "MY_VLLM_KEY set"
