@@ -7,7 +7,8 @@ percentile bootstraps over the compared (judge, person) pairs.
 
 Conventions:
 - Each (judge rating, human rating) of one response is one compared pair, so a response two
-  people rated counts twice.
+  people rated counts twice. Intervals resample those pairs (alpha: the responses), drawn as
+  counts over their distinct cells (`scoring.agreement_ci`).
 - The panel's rating of a response is the mean of its judges' scored ratings. Agreement,
   kappa and the confusion table use it rounded to the nearest scale point (halves up);
   Spearman and the bias use the mean itself.
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,7 @@ from dashboard.metrics import Estimate, default_rubric, reconciled_verdict
 from dashboard.store import Store
 from dashboard.store import metrics_sql as sql
 from dashboard.store.metrics_sql import Selection
-from scoring import agreement, pairwise, stats
+from scoring import agreement, agreement_ci, pairwise, stats
 
 N_RESAMPLES = 1000
 SEED = 0
@@ -92,38 +93,38 @@ class Calibration:
     n_human_preferences: int
 
 
-def _bootstrap(n: int, statistic: Callable[[np.ndarray], float]) -> Estimate:
-    """Estimate and interval of statistic(indices of the compared pairs)."""
-    if n == 0:
-        return Estimate(math.nan, math.nan, math.nan, 0)
-    ci = stats.bootstrap_ci(np.arange(n, dtype=float),
-                            statistic=lambda idx: statistic(idx.astype(np.int64)),
-                            n_resamples=N_RESAMPLES, seed=SEED)
-    return Estimate.of(ci, n)
+def _estimate(ci: stats.CI, n: int) -> Estimate:
+    return Estimate(ci.estimate, ci.low, ci.high, n)
 
 
 def _judge_agreement(name: str, judge: np.ndarray, human: np.ndarray, units: np.ndarray,
                      unit_ratings: dict[str, dict[str, float]], raters_of_alpha: list[str],
                      labels: list[float]) -> JudgeAgreement:
-    rounded = np.floor(judge + 0.5)
     unit_ids = sorted(set(units.tolist()))
     alpha_matrix = np.array([[unit_ratings[u].get(r, np.nan) for u in unit_ids]
                              for r in raters_of_alpha], dtype=float)
-    alpha_matrix[0] = np.floor(alpha_matrix[0] + 0.5)  # the panel's mean, onto the scale
-    table = agreement.confusion_matrix(rounded, human, labels=labels)
-    n = len(judge)
+    alpha_matrix[0] = agreement_ci.snap(alpha_matrix[0], labels)  # a panel's mean, on the scale
+    paired = agreement_ci.paired_agreement_ci(judge, human, labels=labels,
+                                              n_resamples=N_RESAMPLES, seed=SEED)
+    alpha = agreement_ci.krippendorff_alpha_ci(alpha_matrix, level="ordinal", values=labels,
+                                               n_resamples=N_RESAMPLES, seed=SEED)
+    table = agreement.confusion_matrix(agreement_ci.snap(judge, labels), human, labels=labels)
+    n = paired.n
     return JudgeAgreement(
         judge=name, n_pairs=n, n_responses=len(unit_ids),
-        exact=_bootstrap(n, lambda i: agreement.percent_agreement(rounded[i], human[i])),
-        within_one=_bootstrap(
-            n, lambda i: agreement.percent_agreement(rounded[i], human[i], tolerance=1)),
-        kappa_quadratic=_bootstrap(n, lambda i: agreement.cohen_kappa(
-            rounded[i], human[i], labels=labels, weights="quadratic")),
-        alpha_ordinal=_bootstrap(len(unit_ids), lambda i: agreement.krippendorff_alpha(
-            alpha_matrix[:, i], level="ordinal", values=labels)),
-        spearman=_bootstrap(n, lambda i: agreement.spearman(judge[i], human[i])),
-        bias=_bootstrap(n, lambda i: agreement.mean_bias(judge[i], human[i])),
+        exact=_estimate(paired.exact, n), within_one=_estimate(paired.within_one, n),
+        kappa_quadratic=_estimate(paired.kappa_quadratic, n),
+        alpha_ordinal=_estimate(alpha, len(unit_ids)), spearman=_estimate(paired.spearman, n),
+        bias=_estimate(paired.bias, n),
         confusion=Confusion(tuple(labels), tuple(tuple(int(c) for c in row) for row in table)))
+
+
+def _share_estimate(hits: np.ndarray) -> Estimate:
+    """The share of true entries, with its bootstrap interval."""
+    if hits.size == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    ci = stats.bootstrap_ci(hits.astype(float), n_resamples=N_RESAMPLES, seed=SEED)
+    return _estimate(ci, int(hits.size))
 
 
 def _unit_ratings(rows: Sequence[tuple]) -> tuple[dict[str, dict[str, float]], list[str],
@@ -219,11 +220,10 @@ def _preference_calibration(rows: Sequence[tuple]) -> tuple[list[PreferenceAgree
         no_tie = np.array([s != "tie" and t != "tie" for s, t in zip(said, truth)], dtype=bool)
         swapped = [judged[k][judge] for k in judged if judge in judged[k]
                    and None not in judged[k][judge]]
+        hits = np.asarray(said == truth, dtype=bool)
         results.append(PreferenceAgreement(
             judge.split(":", 1)[1], len(keys), len(judged_keys) - len(keys),
-            _bootstrap(len(keys), lambda i: float(np.mean(said[i] == truth[i]))),
-            _bootstrap(int(no_tie.sum()), lambda i: float(np.mean(
-                said[no_tie][i] == truth[no_tie][i]))),
+            _share_estimate(hits), _share_estimate(hits[no_tie]),
             pairwise.flip_rate([s[0] for s in swapped], [s[1] for s in swapped])
             if swapped else math.nan, len(swapped)))
     human_units = {k: {r: v for r, v in rv.items() if r in humans and v is not None}
@@ -239,10 +239,9 @@ def calibration(store: Store, selection: Selection) -> Calibration:
         found = default_rubric(store, selection)
         selection = Selection(selection.dataset, found[0] if found else None, selection.systems)
     with store.connection() as con:
-        scales = {r: (lo, hi) for r, lo, hi, _ in sql.rubric_scales(con, selection)}
+        scale = sql.rubric_scale(con, selection.rubric) if selection.rubric else None
         rating_rows = sql.labelled_ratings(con, selection) if selection.rubric else []
         preference_rows = sql.labelled_preferences(con, selection)
-    scale = scales.get(selection.rubric) if selection.rubric else None
     judges, alpha, humans, n_labels = ([], math.nan, (), 0)
     if scale and rating_rows:
         judges, alpha, humans, n_labels = _rating_calibration(rating_rows, scale)
