@@ -22,6 +22,7 @@ page = st.navigation([
     st.Page(PAGES / "data.py", title="Data", icon=":material/database:"),
 ])
 try:
+    ui.begin_run()
     ui.sidebar()
     page.run()
 except StoreBusy as error:

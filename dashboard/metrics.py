@@ -114,17 +114,38 @@ def default_rubric(store: Store, selection: Selection) -> tuple[str, float, floa
     return (rubrics[0][0], rubrics[0][1], rubrics[0][2]) if rubrics else None
 
 
-def _mean_estimate(pairs: Iterable[tuple[float, int]]) -> Estimate | None:
+def _mean_estimate(pairs: Iterable[tuple[float, int]], *,
+                   exact_sum: float | None = None) -> Estimate | None:
+    """Mean and bootstrap interval of a value histogram. With `exact_sum`, the histogram's
+    values are rounded bins: the estimate is the exact mean and the interval is shifted by
+    the rounding's (tiny) offset."""
     values, counts = zip(*pairs) if pairs else ((), ())
     if not counts or sum(counts) == 0:
         return None
     ci = stats.bootstrap_mean_ci_from_counts(values, counts, n_resamples=N_RESAMPLES, seed=SEED)
+    if exact_sum is not None:
+        shift = exact_sum / sum(counts) - ci.estimate
+        ci = stats.CI(ci.estimate + shift, ci.low + shift, ci.high + shift)
     return Estimate.of(ci, int(sum(counts)))
 
 
-def _rating_histograms(rows: list[tuple], scale: tuple[float, float]) -> list[Histogram]:
+def _scale_of(rows: list[tuple]) -> tuple[float, float] | None:
+    if not rows:
+        return None
+    return (min(r[5] for r in rows), max(r[6] for r in rows))
+
+
+def _panel_skips(rows: list[tuple]) -> dict[str, int]:
+    skips: dict[str, int] = defaultdict(int)
+    for system, kind, _, value, count, *_ in rows:
+        if kind == "llm" and value is None:
+            skips[system] += count
+    return skips
+
+
+def _rating_histograms(rows: list[tuple]) -> list[Histogram]:
     grouped: dict[tuple[str, str, str], dict[float | None, int]] = defaultdict(dict)
-    for system, kind, rater, value, count in rows:
+    for system, kind, rater, value, count, *_ in rows:
         grouped[(system, kind, rater)][value] = count
     histograms = []
     for (system, kind, rater), counts in sorted(grouped.items()):
@@ -148,14 +169,17 @@ def _judge_estimates(histograms: list[Histogram], scale: tuple[float, float]
 
 
 def _score_estimates(rows: list[tuple]) -> dict[str, dict[str, Estimate]]:
+    """Rows (system, kind, value, count[, exact sum of the bin]) to an estimate per kind."""
     grouped: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
-    for system, kind, value, count in rows:
+    sums: dict[tuple[str, str], float] = defaultdict(float)
+    for system, kind, value, count, *exact in rows:
         grouped[(system, kind)].append((value, count))
+        sums[(system, kind)] += exact[0] if exact else value * count
     result: dict[str, dict[str, Estimate]] = defaultdict(dict)
-    for (system, kind), pairs in grouped.items():
-        estimate = _mean_estimate(pairs)
+    for key, pairs in grouped.items():
+        estimate = _mean_estimate(pairs, exact_sum=sums[key])
         if estimate is not None:
-            result[system][kind] = estimate
+            result[key[0]][key[1]] = estimate
     return result
 
 
@@ -239,15 +263,14 @@ def overview(store: Store, selection: Selection) -> Overview:
     autoscore.refresh_auto_scores(store, dataset=selection.dataset)
     with store.connection() as con:
         systems = sql.selected_systems(con, selection)
-        scales = {r: (lo, hi) for r, lo, hi, _ in sql.rubric_scales(con, selection)}
-        rating_rows = sql.rating_histograms(con, selection)
-        score_rows = sql.response_score_histograms(con, selection)
-        skips = sql.panel_skips(con, selection)
+        rating_rows = sql.rating_histograms(con, selection) if selection.rubric else []
+        score_rows = sql.response_score_histograms(con, selection) if selection.rubric else []
         auto_rows = sql.auto_score_histograms(con, selection, version=autoscore.VERSION)
         halluc_rows = sql.hallucination_counts(con, selection, version=autoscore.VERSION)
         preference_rows = sql.preference_outcomes(con, selection)
-    scale = scales.get(selection.rubric) if selection.rubric else None
-    histograms = _rating_histograms(rating_rows, scale) if scale else []
+    scale = _scale_of(rating_rows)
+    skips = _panel_skips(rating_rows)
+    histograms = _rating_histograms(rating_rows)
     judges = _judge_estimates(histograms, scale) if scale else {}
     scores = _score_estimates(score_rows)
     auto = _score_estimates(auto_rows)

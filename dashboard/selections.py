@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dashboard.store import Store
-from dashboard.store import choices_sql
+from dashboard.store import choices_sql, metrics_sql
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,9 @@ class RatedRubric:
 
 def rated_rubrics(store: Store, *, dataset: str | None = None) -> list[RatedRubric]:
     """The rubrics with current ratings on the dataset, most used first: the first one is
-    `metrics.default_rubric` (the same counts, read without the join when no dataset is
-    chosen)."""
+    `metrics.default_rubric`."""
     with store.connection() as con:
-        rows = choices_sql.rated_rubrics(con, dataset=dataset)
+        rows = metrics_sql.rubric_scales(con, metrics_sql.Selection(dataset))
     return [RatedRubric(name, low, high, n) for name, low, high, n in rows]
 
 

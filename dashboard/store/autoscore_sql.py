@@ -11,8 +11,23 @@ from dashboard.store.connection import Connection
 SCORE_COLUMNS = ("response_id", "metric", "value", "version")
 
 
+# Every scored response has exactly one row of one of these metrics (see `autoscore`).
+PRIMARY_METRICS = ("em", "mcqa_accuracy", "halluc_pred", "none")
+
+
 def count_unscored(con: Connection, *, version: str, dataset: str | None) -> int:
-    """How many responses have no automatic scores of this version yet."""
+    """How many responses have no automatic scores of this version yet.
+
+    The usual answer, none, comes from two counts (milliseconds on a million responses);
+    only when they differ does the anti-join find which dataset is behind.
+    """
+    scored, total = con.execute("""
+        SELECT (SELECT count(*) FROM auto_scores
+                WHERE version = $version AND list_contains($primary, metric)),
+               (SELECT count(*) FROM responses)""",
+        {"version": version, "primary": list(PRIMARY_METRICS)}).fetchone()
+    if scored == total:
+        return 0
     return con.execute("""
         SELECT count(*) FROM responses r
         ANTI JOIN (SELECT DISTINCT response_id FROM auto_scores WHERE version = $version) a

@@ -1,5 +1,5 @@
-"""Small reads behind the pages' pickers: dataset names, systems, rated rubrics, and the
-size of a judge run before it is planned.
+"""Small reads behind the pages' pickers: dataset names, systems, and the size of a judge run
+before it is planned. (The rated rubrics are `metrics_sql.rubric_scales`.)
 
 They avoid `reads.list_datasets`, whose counts of ratings and preferences join millions of
 rows, when a page only needs names.
@@ -22,23 +22,6 @@ def dataset_systems(con: Connection, *, dataset: str | None) -> list[str]:
         SELECT DISTINCT system FROM responses WHERE ($dataset IS NULL OR dataset = $dataset)
         ORDER BY system""", {"dataset": dataset}).fetchall()
     return [row[0] for row in rows]
-
-
-# The same counts as `metrics_sql.rubric_scales` (so the same first rubric), without joining
-# every rating to its response when no dataset is chosen: a rating's response always exists.
-_RUBRICS = """
-    SELECT rubric, min(scale_low), max(scale_high), count(*) AS n FROM current_ratings
-    {join} GROUP BY rubric ORDER BY n DESC, rubric"""
-# A join measured faster here than IN or SEMI JOIN (0.45 s against 0.6-1.0 s on 4M ratings).
-_IN_DATASET = """
-    JOIN (SELECT response_id FROM responses WHERE dataset = $dataset) USING (response_id)"""
-
-
-def rated_rubrics(con: Connection, *, dataset: str | None) -> list[tuple[str, float, float, int]]:
-    """(rubric, scale_low, scale_high, n current ratings) on the dataset, most used first."""
-    if dataset is None:
-        return con.execute(_RUBRICS.format(join="")).fetchall()
-    return con.execute(_RUBRICS.format(join=_IN_DATASET), {"dataset": dataset}).fetchall()
 
 
 def count_rating_targets(con: Connection, *, dataset: str | None,

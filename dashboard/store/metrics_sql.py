@@ -46,11 +46,24 @@ class Selection:
 
 def rubric_scales(con: Connection, sel: Selection) -> list[tuple[str, float, float, int]]:
     """(rubric, scale_low, scale_high, n current ratings) on the selection, most used first."""
+    if sel.dataset is None and sel.systems is None:
+        # Every rating's response exists: no need to join millions of ratings to them.
+        return con.execute("""
+            SELECT rubric, min(scale_low), max(scale_high), count(*) AS n FROM current_ratings
+            GROUP BY rubric ORDER BY n DESC, rubric""").fetchall()
     return con.execute(f"""
         SELECT g.rubric, min(g.scale_low), max(g.scale_high), count(*) AS n
         FROM current_ratings g JOIN ({_SELECTED}) s USING (response_id)
         GROUP BY g.rubric ORDER BY n DESC, g.rubric""",
         sel.params("dataset", "systems")).fetchall()
+
+
+def rubric_scale(con: Connection, rubric: str) -> tuple[float, float] | None:
+    """The scale of a rubric's current ratings, or None when it has none."""
+    low, high = con.execute(
+        "SELECT min(scale_low), max(scale_high) FROM current_ratings WHERE rubric = ?",
+        [rubric]).fetchone()
+    return None if low is None else (low, high)
 
 
 def selected_systems(con: Connection, sel: Selection) -> list[tuple[str, int]]:
@@ -61,11 +74,11 @@ def selected_systems(con: Connection, sel: Selection) -> list[tuple[str, int]]:
 
 
 def rating_histograms(con: Connection, sel: Selection) -> list[tuple]:
-    """(system, rater_kind, rater, value, count): value is on the rubric's scale, None when
-    unscored."""
+    """(system, rater_kind, rater, value, count, scale_low, scale_high): value is on the
+    rubric's scale, None when unscored."""
     return con.execute(f"""
-        SELECT system, rater_kind, rater, value, count(*)
-        FROM ({_RATED}) GROUP BY ALL ORDER BY ALL""",
+        SELECT system, rater_kind, rater, value, count(*), min(scale_low), max(scale_high)
+        FROM ({_RATED}) GROUP BY system, rater_kind, rater, value ORDER BY ALL""",
         sel.params("dataset", "systems", "rubric")).fetchall()
 
 
@@ -77,41 +90,40 @@ def response_score_histograms(con: Connection, sel: Selection, *,
     skipping unscored ratings; the human score is the mean of people's normalized ratings;
     the effective score is the human score where there is one, the panel's otherwise. This
     is `scoring.judge.panel_aggregate_matrix`'s rule, done where the rows are
-    (`tests/test_metrics.py` checks that the two agree).
+    (`tests/test_metrics.py` checks that the two agree). Ratings are reduced per response
+    before they meet the responses table: one row per response joins, not one per rating.
     """
     aggregate = {"mean": "avg", "median": "median"}[panel_method]
     return con.execute(f"""
         WITH per_response AS (
-            SELECT response_id, system,
+            SELECT response_id,
                    {aggregate}(norm) FILTER (WHERE rater_kind = 'llm') AS panel,
                    avg(norm) FILTER (WHERE rater_kind = 'human') AS human
-            FROM ({_RATED}) GROUP BY response_id, system),
+            FROM (SELECT response_id, rater_kind,
+                         (value - scale_low) / nullif(scale_high - scale_low, 0) AS norm
+                  FROM current_ratings WHERE rubric = $rubric)
+            GROUP BY response_id),
+        selected AS (
+            SELECT s.system, p.panel, p.human
+            FROM per_response p JOIN ({_SELECTED}) s USING (response_id)),
         scores AS (
-            SELECT system, 'panel' AS kind, panel AS v FROM per_response
-            UNION ALL SELECT system, 'human', human FROM per_response
-            UNION ALL SELECT system, 'effective', coalesce(human, panel) FROM per_response)
+            SELECT system, 'panel' AS kind, panel AS v FROM selected
+            UNION ALL SELECT system, 'human', human FROM selected
+            UNION ALL SELECT system, 'effective', coalesce(human, panel) FROM selected)
         SELECT system, kind, round(v, 9) AS v, count(*) FROM scores
         WHERE v IS NOT NULL GROUP BY ALL ORDER BY ALL""",
         sel.params("dataset", "systems", "rubric")).fetchall()
 
 
-def panel_skips(con: Connection, sel: Selection) -> dict[str, int]:
-    """Unscored judge ratings the panel skipped, per system."""
-    rows = con.execute(f"""
-        SELECT system, count(*) FILTER (WHERE rater_kind = 'llm' AND value IS NULL)
-        FROM ({_RATED}) GROUP BY system""",
-        sel.params("dataset", "systems", "rubric")).fetchall()
-    return dict(rows)
-
-
 def auto_score_histograms(con: Connection, sel: Selection, *, version: str) -> list[tuple]:
-    """(system, metric, value rounded to 1e-4, count) of the reference-based metrics.
+    """(system, metric, value rounded to 1e-3, count, exact sum of the bin's values) of the
+    reference-based metrics.
 
-    Rounding keeps the histogram small (at most 10,001 values) for bootstrapping; it moves a
-    mean by less than 5e-5.
+    The rounded histogram (at most 1,001 values) is what the bootstrap resamples; the exact
+    sums give the exact mean, and a mean of rounded values is off by less than 5e-4.
     """
     return con.execute(f"""
-        SELECT s.system, a.metric, round(a.value, 4), count(*)
+        SELECT s.system, a.metric, round(a.value, 3), count(*), sum(a.value)
         FROM auto_scores a JOIN ({_SELECTED}) s USING (response_id)
         WHERE a.version = $version AND a.metric IN ('em', 'f1', 'mcqa_accuracy', 'mcqa_iou')
         GROUP BY ALL ORDER BY ALL""",

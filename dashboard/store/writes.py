@@ -67,21 +67,26 @@ def _arrow(rows: Sequence[Row], columns: Sequence[str]) -> pa.Table:
 
 
 def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple, str]:
-    """The current row id of each stream the batch touches."""
+    """The current row id of each stream the batch touches.
+
+    Candidates are found by the stream's first key (a response, or an item) through a bound
+    list, which DuckDB filters while scanning; only those few rows are checked against
+    `supersedes`, instead of computing the current view of millions of rows.
+    """
     keys = STREAM_KEYS[table]
     id_column = TABLES[table][0]
-    probe = _arrow([{k: row[k] for k in keys} for row in rows], keys)
-    con.register("_streams", probe)
-    try:
-        on = " AND ".join(f"c.{k} = s.{k}" for k in keys)
-        found = con.execute(
-            f"SELECT {', '.join('c.' + k for k in keys)}, c.{id_column} "
-            f"FROM {CURRENT_VIEWS[table]} c SEMI JOIN (SELECT DISTINCT * FROM _streams) s ON {on} "
-            "ORDER BY c.created_utc"
-        ).fetchall()
-    finally:
-        con.unregister("_streams")
-    return {tuple(row[:-1]): row[-1] for row in found}
+    wanted = {tuple(row[k] for k in keys) for row in rows}
+    found = con.execute(f"""
+        WITH candidates AS (
+            SELECT {', '.join(keys)}, {id_column}, created_utc FROM {table}
+            WHERE {keys[0]} IN (SELECT unnest($firsts)))
+        SELECT * FROM candidates
+        WHERE {id_column} NOT IN (
+            SELECT supersedes FROM {table}
+            WHERE supersedes IN (SELECT {id_column} FROM candidates))
+        ORDER BY created_utc""", {"firsts": sorted({k[0] for k in wanted})}).fetchall()
+    width = len(keys)
+    return {tuple(r[:width]): r[width] for r in found if tuple(r[:width]) in wanted}
 
 
 def _chain_supersedes(con: Connection, table: str, rows: list[dict[str, Any]]) -> None:
@@ -132,13 +137,11 @@ def insert_rows(con: Connection, table: str, rows: Sequence[Row]) -> int:
 
 def _stored_ids(con: Connection, table: str, ids: Sequence[str]) -> set[str]:
     id_column = TABLES[table][0]
-    con.register("_ids", pa.table({"id": list(ids)}))
-    try:
-        found = con.execute(
-            f"SELECT t.{id_column} FROM {table} t SEMI JOIN _ids i ON t.{id_column} = i.id"
-        ).fetchall()
-    finally:
-        con.unregister("_ids")
+    # A bound list lets DuckDB filter the id column as it scans (8 ms on 4M ratings), where a
+    # join with a registered Arrow table reads the whole column (160 ms).
+    found = con.execute(
+        f"SELECT {id_column} FROM {table} WHERE {id_column} IN (SELECT unnest($ids))",
+        {"ids": list(ids)}).fetchall()
     return {row[0] for row in found}
 
 

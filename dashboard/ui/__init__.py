@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from dashboard import selections
 from dashboard.settings import resolve_db_path
 from dashboard.store import Store
 
@@ -46,8 +47,7 @@ class Filters:
 
 def sidebar() -> Filters:
     """Render the dataset filter and the annotator's name; call once per run, from app.py."""
-    names = [d.name for d in get_store().list_datasets()]
-    options = [ALL, *names]
+    options = [ALL, *cached(selections.dataset_names)]
     if st.session_state.get(DATASET_KEY) not in options:
         st.session_state[DATASET_KEY] = ALL
     with st.sidebar:
@@ -63,6 +63,24 @@ def filters() -> Filters:
                    (st.session_state.get(ANNOTATOR_KEY) or "").strip())
 
 
+FINGERPRINT_KEY = "jb_fingerprint"
+
+
+def begin_run() -> None:
+    """Start of a script run (app.py): the database's fingerprint is read again, once."""
+    st.session_state.pop(FINGERPRINT_KEY, None)
+
+
+def _version(store: Store) -> tuple:
+    """The database's path and fingerprint, read once per script run and after each write."""
+    version = st.session_state.get(FINGERPRINT_KEY)
+    if version is None or version[0] != str(store.path):
+        # The path is in the key too: two databases with equal row counts still differ.
+        version = (str(store.path), *store.fingerprint())
+        st.session_state[FINGERPRINT_KEY] = version
+    return version
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def _cached_call(_fn: Callable[..., T], name: str, fingerprint: tuple, args: tuple,
                  kwargs: tuple) -> T:
@@ -73,13 +91,12 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`fn(store, *args, **kwargs)`, cached until the database changes."""
     store = get_store()
     name = f"{fn.__module__}.{fn.__qualname__}"
-    # The path is in the key too: two databases with equal row counts are still different.
-    version = (str(store.path), *store.fingerprint())
-    return _cached_call(fn, name, version, args, tuple(sorted(kwargs.items())))
+    return _cached_call(fn, name, _version(store), args, tuple(sorted(kwargs.items())))
 
 
 def after_write() -> None:
     """Forget cached reads once this session has written."""
+    st.session_state.pop(FINGERPRINT_KEY, None)
     _cached_call.clear()
 
 
