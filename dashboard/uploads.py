@@ -14,6 +14,7 @@ from typing import BinaryIO
 
 from dashboard.ingest import ImportReport, IngestError, ProgressCallback, import_path
 from dashboard.ingest.detect import parse_mapping
+from dashboard.autoscore import refresh_auto_scores
 from dashboard.store import Store
 
 EXTENSIONS = ("json", "jsonl", "csv", "parquet")
@@ -50,22 +51,19 @@ def import_upload(store: Store, name: str, data: BinaryIO, *, dataset: str | Non
         with open(path, "wb") as handle:
             shutil.copyfileobj(data, handle, length=1024 * 1024)
         try:
-            return import_path(store, path, dataset=(dataset or "").strip() or None,
-                               system=(system or "").strip() or None, fmt=fmt or None,
-                               mapping=options, on_progress=on_progress)
+            report = import_path(store, path, dataset=(dataset or "").strip() or None,
+                                 system=(system or "").strip() or None, fmt=fmt or None,
+                                 mapping=options, on_progress=on_progress)
         except IngestError as error:
             message = str(error).replace(f"{folder}/", "")
             raise UploadError(message + NOTHING_IMPORTED) from error
+    _score(store, report, on_progress)
+    return report
 
 
-def report_lines(report: ImportReport) -> list[str]:
-    """What was imported, file by file (as `judgeboard import` prints it)."""
-    lines = []
-    for f in report.files:
-        added = ", ".join(f"{n:,} {table}" for table, n in f.added.items() if n) or "nothing new"
-        skipped = sum(f.skipped.values())
-        note = f" ({skipped:,} rows already stored)" if skipped else ""
-        lines.append(f"{Path(f.file).name}: {f.records:,} records as {f.format} into "
-                     f"{', '.join(f.datasets)}: added {added}{note}")
-    return lines
-
+def _score(store: Store, report: ImportReport, on_progress: ProgressCallback | None) -> None:
+    """The reference-based metrics of the new responses, as `judgeboard import` does."""
+    stage = "scoring answers against references"
+    for name in report.datasets:
+        refresh_auto_scores(store, dataset=name, on_progress=None if on_progress is None else
+                            lambda done, total: on_progress(stage, done / total))

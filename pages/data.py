@@ -59,7 +59,7 @@ elif submitted:
         bar.empty()
         st.error(str(error))
     else:
-        _done("success", uploads.report_lines(report))
+        _done("success", report.lines(names_only=True))
 
 st.subheader("Delete a dataset")
 names = [d.name for d in datasets]

@@ -12,7 +12,8 @@ import string
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-_PUNCTUATION = frozenset(string.punctuation)
+# Deleting through a translation table is the SQuAD script's character filter, done in C.
+_DROP_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
@@ -23,7 +24,7 @@ def normalize_answer(text: str) -> str:
     collapse runs of whitespace to one space. The empty string normalizes to "".
     """
     lowered = text.lower()
-    no_punct = "".join(ch for ch in lowered if ch not in _PUNCTUATION)
+    no_punct = lowered.translate(_DROP_PUNCTUATION)
     # Articles are replaced by a space (not deleted) so that neighbours stay separate tokens.
     no_articles = _ARTICLES.sub(" ", no_punct)
     return " ".join(no_articles.split())

@@ -35,6 +35,9 @@ def register(subparsers: Any) -> None:
                         metavar="TARGET=SOURCE",
                         help="read column SOURCE as field TARGET, e.g. --map question=prompt")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument("--no-score", action="store_true",
+                        help="leave the reference-based metrics (EM/F1, MCQA, hallucination "
+                             "verdicts) for the dashboard to compute on first use")
     parser.set_defaults(handler=run)
 
 
@@ -72,18 +75,6 @@ def _size(path: Path) -> int:
     return path.stat().st_size if path.exists() else 0
 
 
-def _summary(report: ImportReport) -> list[str]:
-    lines = []
-    for f in report.files:
-        added = ", ".join(f"{n} {t}" for t, n in f.added.items() if n) or "nothing new"
-        skipped = sum(f.skipped.values())
-        note = f" ({skipped} rows already stored)" if skipped else ""
-        lines.append(f"{f.file}: {f.records} records as {f.format} into "
-                     f"{', '.join(f.datasets)}: added {added}{note}")
-    lines.extend(f"{name}: skipped (no format judgeboard knows)" for name in report.ignored)
-    return lines
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         mapping = parse_mapping(args.mapping)
@@ -100,6 +91,28 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bars is not None:
             bars.close()
-    for line in _summary(report):
+    for line in report.lines():
         print(line)
+    if not args.no_score:
+        _score(store, report, progress=bars is not None)
     return 0
+
+
+def _score(store: Any, report: ImportReport, *, progress: bool) -> None:
+    """Compute the reference-based metrics of the new responses now (in batches, each its own
+    transaction), so the dashboard opens without that wait."""
+    from tqdm import tqdm
+
+    from dashboard.autoscore import refresh_auto_scores
+
+    with tqdm(desc="scoring answers against references", unit=" responses", file=sys.stderr,
+              leave=False, disable=not progress) as bar:
+        def advance(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        scored = sum(refresh_auto_scores(store, dataset=name, on_progress=advance)
+                     for name in report.datasets)
+    if scored:
+        print(f"scored {scored} responses against their references")

@@ -61,6 +61,19 @@ class ImportReport:
     def skipped(self) -> dict[str, int]:
         return self._total("skipped")
 
+    def lines(self, *, names_only: bool = False) -> list[str]:
+        """What was imported, file by file, as `judgeboard import` and the Data page say it."""
+        lines = []
+        for f in self.files:
+            added = ", ".join(f"{n:,} {t}" for t, n in f.added.items() if n) or "nothing new"
+            skipped = sum(f.skipped.values())
+            note = f" ({skipped:,} rows already stored)" if skipped else ""
+            name = Path(f.file).name if names_only else f.file
+            lines.append(f"{name}: {f.records:,} records as {f.format} into "
+                         f"{', '.join(f.datasets)}: added {added}{note}")
+        lines.extend(f"{name}: skipped (no format judgeboard knows)" for name in self.ignored)
+        return lines
+
 
 @dataclass(frozen=True)
 class ImportRequest:

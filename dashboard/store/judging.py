@@ -75,7 +75,11 @@ def select_rating_targets(con: Connection, *, dataset: str | None = None,
     if task_types:
         where.append("list_contains(?::VARCHAR[], i.task_type)")
         params.append(list(task_types))
-    columns = ", ".join([*(f"i.{c}" for c in _TARGET_COLUMNS), *(f"r.{c}" for c in _RESPONSE_COLUMNS)])
+    # A response may carry its own history (MT-Bench's turn 2 follows the model's own turn-1
+    # answer, which differs per system); else the item's history is the conversation.
+    item_columns = [f"i.{c}" for c in _TARGET_COLUMNS if c != "history"]
+    columns = ", ".join([*item_columns, "coalesce(r.metadata -> '$.history', i.history) AS history",
+                         *(f"r.{c}" for c in _RESPONSE_COLUMNS)])
     return _rows(con.execute(
         f"SELECT {columns} FROM responses r "
         "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "

@@ -28,8 +28,10 @@ def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
             "--map", "question=prompt", "--map", "answer=output")
     first = judgeboard(db, *args)
     assert first.returncode == 0, first.stderr
-    assert first.stdout.strip() == (f"{path}: 1 records as rag into eo: added 1 items, "
-                                    "1 responses")
+    assert first.stdout.strip().splitlines() == [
+        f"{path}: 1 records as rag into eo: added 1 items, 1 responses",
+        # then the reference-based metrics of the new response are computed at once
+        "scored 1 responses against their references"]
     again = judgeboard(db, *args)
     assert again.returncode == 0
     assert "added nothing new (2 rows already stored)" in again.stdout
@@ -61,5 +63,6 @@ def test_real_folder_by_hand(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert lines[0].endswith("999 records as pandalm into pandalm: added 999 items, "
-                             "1998 responses, 2997 preferences")
-    assert len(lines) == 3
+                             "1,998 responses, 2,997 preferences")
+    # the two judge files, then the pairs' responses scored (no reference: a marker each)
+    assert len(lines) == 4 and lines[-1] == "scored 1998 responses against their references"

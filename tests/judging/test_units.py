@@ -143,3 +143,22 @@ def test_litellm_lives_in_one_module_and_loads_lazily() -> None:
     assert out.strip() == "False"
     assert "duckdb" not in _imports(REPO_ROOT / "dashboard" / "store" / "judging.py")
     assert load_panel("offline").judges[0].is_baseline
+
+
+def test_a_responses_own_history_is_the_conversation_it_is_judged_in(tmp_path) -> None:
+    # MT-Bench turn 2: the item holds the user's first turn; each model's own first answer is
+    # in its response's metadata, and the judge must see that one.
+    from dashboard.ingest import import_path
+    from dashboard.judging.targets import rating_target
+    from dashboard.store import Store
+    from dashboard.store.judging import select_rating_targets
+    from tests.paths import SHARED_DATA
+
+    store = Store(tmp_path / "mt.duckdb")
+    import_path(store, SHARED_DATA / "mt_bench" / "instructlab_granite-7b-lab__gpt-4_single.jsonl")
+    with store.connection() as con:
+        rows = select_rating_targets(con, task_types=["conversational_qa"])
+    assert len(rows) == 80
+    _, values = rating_target(rows[0])
+    assert values["history"].startswith("User: ")
+    assert "\nAssistant: " in values["history"]

@@ -43,7 +43,7 @@ def test_a_good_upload_adds_a_dataset_and_the_page_lists_it(app: AppTest,
         "question": "q2"}]), system="mine")
     assert report.datasets == ("my-rag",)  # the file's name, as with `judgeboard import`
     assert report.added["items"] == 2 and report.added["responses"] == 2
-    assert uploads.report_lines(report) == [
+    assert report.lines(names_only=True) == [
         "my-rag.jsonl: 2 records as rag into my-rag: added 2 items, 2 responses"]
     app.switch_page(PAGE)
     app.run()
