@@ -15,73 +15,38 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from dashboard import annotation
 from dashboard.annotation import QueueRequest
 from dashboard.store import Store
+from tests.browser.support import (
+    STEP_TIMEOUT_MS, VIEWPORT, free_port, go, log_tail, settled, stop, wait_for_health,
+)
 from tests.paths import REPO_ROOT
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
 DOCS_SCREENSHOTS = REPO_ROOT / "docs" / "screenshots"
 UPDATE_ENV = "JUDGEBOARD_UPDATE_SCREENSHOTS"
-# Generous: two cores shared with other test runs; a cold page imports plotly and scipy.
-START_TIMEOUT_S = 90
-STEP_TIMEOUT_MS = 90_000
 ANNOTATOR = "Browser Tester"
 COMMENT = "typed in the browser"
-VIEWPORT = {"width": 1400, "height": 1000}
 MAX_SHOT_HEIGHT = 3200
 DETAIL_SHOT_HEIGHT = 1500
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _log_tail(log: Path, lines: int = 40) -> str:
-    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _wait_for_health(url: str, process: subprocess.Popen, log: Path) -> None:
-    """Bounded poll of /_stcore/health: it only says the server is up, not that pages work
-    (the test checks those in the browser)."""
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"streamlit exited with {process.returncode}:\n{_log_tail(log)}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"streamlit did not answer within {START_TIMEOUT_S} s:\n{_log_tail(log)}")
 
 
 @pytest.fixture
 def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """`streamlit run dashboard/app.py` on a free port of 127.0.0.1, on a copy of the sample
     database; yields (base URL, server log). Killed by its PID at the end."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "streamlit.log"
     env = {**os.environ, "JUDGEBOARD_DB": str(sample_store.path)}
     command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py",
@@ -93,45 +58,10 @@ def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
                                    stderr=subprocess.STDOUT)
     try:
         url = f"http://127.0.0.1:{port}"
-        _wait_for_health(url, process, log)
+        wait_for_health(url, process, log)
         yield url, log
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport=VIEWPORT)
-            context.set_default_timeout(STEP_TIMEOUT_MS)
-            yield context.new_page()
-        finally:
-            browser.close()
-
-
-def _settled(page: Page) -> None:
-    """The script run has finished and no page shows a Python exception."""
-    expect(page.get_by_test_id("stApp")).to_have_attribute(
-        "data-test-script-state", "notRunning", timeout=STEP_TIMEOUT_MS)
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    charts = page.locator(".js-plotly-plot .main-svg")
-    if charts.count():
-        expect(charts.first).to_be_visible(timeout=STEP_TIMEOUT_MS)
-
-
-def _go(page: Page, title: str) -> None:
-    """Open a page from the sidebar's navigation and wait until it is drawn."""
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
-    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(
-        timeout=STEP_TIMEOUT_MS)
-    _settled(page)
+        stop(process)
 
 
 def _shoot(page: Page, name: str, *, whole: bool = True) -> None:
@@ -143,7 +73,7 @@ def _shoot(page: Page, name: str, *, whole: bool = True) -> None:
         height = page.get_by_test_id("stMain").evaluate("m => m.scrollHeight")
         page.set_viewport_size({"width": VIEWPORT["width"],
                                 "height": max(VIEWPORT["height"], min(height, MAX_SHOT_HEIGHT))})
-        _settled(page)
+        settled(page)
     page.screenshot(path=str(path))
     page.set_viewport_size(VIEWPORT)
     if os.environ.get(UPDATE_ENV) == "1":
@@ -174,7 +104,7 @@ def _open_a_detail(page: Page) -> None:
     expect(page.get_by_role("option").first).to_be_visible()
     page.get_by_role("option").first.click()
     expect(page.get_by_text("Judges", exact=True)).to_be_visible(timeout=STEP_TIMEOUT_MS)
-    _settled(page)
+    settled(page)
     page.set_viewport_size({"width": VIEWPORT["width"], "height": DETAIL_SHOT_HEIGHT})
     chooser.evaluate("e => e.scrollIntoView({block: 'start'})")
 
@@ -187,7 +117,7 @@ def _annotate(page: Page) -> None:
     name.fill(ANNOTATOR)
     name.press("Enter")
     expect(page.get_by_text("ratings are saved with it")).to_have_count(0, timeout=STEP_TIMEOUT_MS)
-    _settled(page)
+    settled(page)
     page.get_by_test_id("stRadioGroup").get_by_text("1", exact=True).click()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Tab")
@@ -197,7 +127,7 @@ def _annotate(page: Page) -> None:
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("stAlert").filter(has_text="Saved your rating (2) as")
            ).to_contain_text(ANNOTATOR, timeout=STEP_TIMEOUT_MS)
-    _settled(page)
+    settled(page)
 
 
 def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store: Store) -> None:
@@ -206,23 +136,23 @@ def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store
     page.goto(url)
     expect(page.get_by_role("heading", name="Overview", exact=True)).to_be_visible(
         timeout=STEP_TIMEOUT_MS)
-    _settled(page)
+    settled(page)
     _shoot(page, "overview")
 
-    _go(page, "Failures")
+    go(page, "Failures")
     expect(page.get_by_text("Answers 1–20 of ")).to_be_visible()
     _shoot(page, "failures")
     _open_a_detail(page)
     _shoot(page, "detail", whole=False)
 
-    _go(page, "Annotate")
+    go(page, "Annotate")
     _annotate(page)
     _shoot(page, "annotate")
     # The page opens the database per operation, so the test can read it while it runs.
-    assert _human_ratings(sample_store) == [(expected, "human", 2.0, COMMENT)], _log_tail(log)
+    assert _human_ratings(sample_store) == [(expected, "human", 2.0, COMMENT)], log_tail(log)
 
     for title, shot in (("Pairwise", "pairwise"), ("Calibration", "calibration"),
                         ("Run judges", "run_judges"), ("Data", "data")):
-        _go(page, title)
+        go(page, title)
         _shoot(page, shot)
-    assert "Traceback" not in log.read_text(encoding="utf-8", errors="replace"), _log_tail(log)
+    assert "Traceback" not in log.read_text(encoding="utf-8", errors="replace"), log_tail(log)

@@ -7,6 +7,7 @@ from dashboard import annotation, browse, calibration, metrics
 from dashboard.annotation import QueueRequest
 from dashboard.store.metrics_sql import Selection
 from tests import builders
+from tests.pages.helpers import open_page, texts
 
 PAGE = "../pages/annotate.py"
 RUBRIC = "likert-rag"
@@ -16,16 +17,7 @@ PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> 
 
 
 def _start(app, *, annotator="", dataset=DATASET, page=PAGE):
-    app.run()
-    app.selectbox(key="jb_dataset").set_value(dataset)
-    app.text_input(key="jb_annotator").set_value(annotator)
-    app.switch_page(page).run()
-    assert not app.exception, app.exception
-    return app
-
-
-def _texts(app, kind):
-    return [element.value for element in getattr(app, kind)]
+    return open_page(app, page, dataset=dataset, annotator=annotator)
 
 
 def _current(store, annotator, order="worst"):
@@ -47,10 +39,10 @@ def _human_rows(store, annotator):
 
 def test_annotate_refuses_to_save_without_a_name(app, sample_store):
     _start(app)
-    assert any("Annotator box" in w for w in _texts(app, "warning"))
+    assert any("Annotator box" in w for w in texts(app, "warning"))
     app.radio(key="annotate_value").set_value(2.0)
     _submit(app)
-    assert any("Type your name in the sidebar" in e for e in _texts(app, "error"))
+    assert any("Type your name in the sidebar" in e for e in texts(app, "error"))
     with sample_store.connection() as con:
         assert con.execute("SELECT count(*) FROM ratings WHERE rater = ''").fetchone() == (0,)
 
@@ -70,15 +62,15 @@ def test_a_saved_rating_moves_overview_and_calibration(app, sample_store):
     app.switch_page(PAGE).run()
     app.selectbox(key="annotate_order").set_value("unlabelled").run()
     remaining = _current(sample_store, "zoe", "unlabelled").remaining
-    assert f"Answer 1 of {remaining} still to label" in _texts(app, "text")
+    assert f"Answer 1 of {remaining} still to label" in texts(app, "text")
     app.radio(key="annotate_value").set_value(1.0)
     app.text_input(key="annotate_comment").set_value("Wrong band.")
     _submit(app)
-    assert _texts(app, "success") == ["Saved your rating (1) as `zoe`."]
+    assert texts(app, "success") == ["Saved your rating (1) as `zoe`."]
     assert _human_rows(sample_store, "zoe") == [(first.response_id, "human", 1.0, "Wrong band.",
                                                  None)]
     # the next answer of the queue is shown at once
-    assert f"Answer 1 of {remaining - 1} still to label" in _texts(app, "text")
+    assert f"Answer 1 of {remaining - 1} still to label" in texts(app, "text")
     assert _current(sample_store, "zoe", "unlabelled").entries[0].response_id != first.response_id
     assert app.radio(key="annotate_value").value is None  # the form was cleared
 
@@ -110,14 +102,14 @@ def test_an_override_keeps_the_judge_rating(app, sample_store):
     app.radio(key="annotate_value").set_value(1.0)
     app.selectbox(key="annotate_override").set_value(judge.rating_id)
     _submit(app)
-    assert any("needs a comment" in e for e in _texts(app, "error"))
+    assert any("needs a comment" in e for e in texts(app, "error"))
     assert _human_rows(sample_store, "zoe") == []
 
     app.radio(key="annotate_value").set_value(1.0)
     app.selectbox(key="annotate_override").set_value(judge.rating_id)
     app.text_input(key="annotate_comment").set_value("Band B13 does not exist.")
     _submit(app)
-    assert _texts(app, "success") == ["Saved your override (1) as `zoe`."]
+    assert texts(app, "success") == ["Saved your override (1) as `zoe`."]
     assert _human_rows(sample_store, "zoe") == [
         (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)]
     detail = browse.response_detail(sample_store, first.response_id)
@@ -127,21 +119,21 @@ def test_an_override_keeps_the_judge_rating(app, sample_store):
 
 def test_queue_orders_and_skip(app, sample_store):
     _start(app, annotator="zoe")
-    shown = _texts(app, "text")[1]  # "dataset · system · task · id" of the answer shown
+    shown = texts(app, "text")[1]  # "dataset · system · task · id" of the answer shown
     next(b for b in app.button if b.label == "Skip").click().run()
-    assert "Answer 2 of" in " ".join(_texts(app, "text"))
-    assert _texts(app, "text")[1] != shown
+    assert "Answer 2 of" in " ".join(texts(app, "text"))
+    assert texts(app, "text")[1] != shown
     next(b for b in app.button if b.label == "Previous").click().run()
-    assert _texts(app, "text")[1] == shown
+    assert texts(app, "text")[1] == shown
     for order in annotation.QUEUE_ORDERS:
         app.selectbox(key="annotate_order").set_value(order).run()
         assert not app.exception, (order, app.exception)
-        assert "Answer 1 of" in " ".join(_texts(app, "text"))
+        assert "Answer 1 of" in " ".join(texts(app, "text"))
     app.number_input(key="annotate_seed").set_value(5).run()
     assert not app.exception
     app.selectbox(key="annotate_order").set_value("unlabelled").run()
     # an unlabelled answer shows that no person has rated it yet
-    assert any("No person has rated this answer yet" in c for c in _texts(app, "caption"))
+    assert any("No person has rated this answer yet" in c for c in texts(app, "caption"))
 
 
 def test_answer_is_shown_as_text(app, sample_store):
@@ -149,11 +141,11 @@ def test_answer_is_shown_as_text(app, sample_store):
     response = builders.response(it, "sys1", PAYLOAD)
     sample_store.add_items([it], [response])
     _start(app, annotator="zoe", dataset="inject")
-    assert PAYLOAD in _texts(app, "code")
+    assert PAYLOAD in texts(app, "code")
     kinds = ("markdown", "caption", "title", "header", "subheader", "info", "warning",
              "error", "success")
     assert not any("<script>" in v or "![x]" in v or "onerror" in v
-                   for kind in kinds for v in _texts(app, kind))
+                   for kind in kinds for v in texts(app, kind))
 
 
 def test_an_annotator_name_is_never_read_as_markdown(app, sample_store):
@@ -162,7 +154,7 @@ def test_an_annotator_name_is_never_read_as_markdown(app, sample_store):
     app.radio(key="annotate_value").set_value(4.0)
     _submit(app)
     # inside inline code (backticks in the name made quotes), so nothing in it is rendered
-    assert _texts(app, "success") == [
+    assert texts(app, "success") == [
         "Saved your rating (4) as `![x](http://127.0.0.1:9/x.png) '<img src=x onerror=alert(1)>'`."]
     with sample_store.connection() as con:
         assert con.execute("SELECT count(*) FROM ratings WHERE rater = ?", [name]).fetchone() == (1,)

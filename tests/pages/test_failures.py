@@ -5,6 +5,7 @@ from __future__ import annotations
 from dashboard import annotation, browse
 from dashboard.browse import FailureFilter
 from tests import builders
+from tests.pages.helpers import open_page, texts
 
 PAGE = "../pages/failures.py"
 RUBRIC = "likert-rag"
@@ -14,21 +15,14 @@ PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> 
 
 
 def _open(app, page=PAGE):
-    app.run()
-    app.switch_page(page).run()
-    assert not app.exception, app.exception
-    return app
-
-
-def _texts(app, kind):
-    return [element.value for element in getattr(app, kind)]
+    return open_page(app, page)
 
 
 def _rendered_as_markdown(app):
     """Every element that Streamlit renders as Markdown."""
     kinds = ("markdown", "caption", "title", "header", "subheader", "info", "warning",
              "error", "success")
-    return [value for kind in kinds for value in _texts(app, kind)]
+    return [value for kind in kinds for value in texts(app, kind)]
 
 
 def _table(app):
@@ -41,7 +35,7 @@ def test_failures_lists_the_worst_first_in_pages_of_20(app):
     assert len(table) == 20 and list(table["#"]) == list(range(1, 21))
     scores = [s for s in table["score"] if s == s]  # unrated (NaN) last
     assert scores == sorted(scores) and scores[0] == 0.0
-    assert any(t.startswith("Answers 1–20 of ") for t in _texts(app, "text"))
+    assert any(t.startswith("Answers 1–20 of ") for t in texts(app, "text"))
     app.number_input(key="failures_page").set_value(2).run()
     assert list(_table(app)["#"])[0] == 21
 
@@ -60,7 +54,7 @@ def test_filters_narrow_the_list(app):
     app.slider(key="failures_range").set_value((0.99, 1.0)).run()
     app.selectbox(key="failures_task").set_value("hallucination").run()
     assert not app.exception
-    assert any("No answer matches" in t for t in _texts(app, "info"))
+    assert any("No answer matches" in t for t in texts(app, "info"))
 
 
 def test_detail_shows_judge_rating_and_override_with_comment_and_author(app, sample_store):
@@ -74,12 +68,12 @@ def test_detail_shows_judge_rating_and_override_with_comment_and_author(app, sam
     _open(app)
     app.selectbox(key="failures_open").set_value(first.response_id).run()
     assert not app.exception
-    lines = _texts(app, "text")
+    lines = texts(app, "text")
     assert any(t.startswith("j-alpha · likert-rag v1 · 5 on 1–5 · current") for t in lines)
     assert "↳ overridden by zoe: 1 on 1–5" in lines
     assert any(t.startswith("zoe · likert-rag v1 · 1 on 1–5 · current") for t in lines)
     assert "↳ overrides j-alpha's rating (5 on 1–5)" in lines
-    code = _texts(app, "code")
+    code = texts(app, "code")
     assert "Sentinel-2 has no band B13." in code and "The band B13 is right." in code
     assert "Explanation: fine.\nRating: [[5]]" in code
     # the detail also shows the question, the reference and the full answer as text
@@ -97,14 +91,14 @@ def test_model_text_is_shown_as_text_never_as_markdown(app, sample_store):
     app.switch_page(PAGE).run()
     app.selectbox(key="failures_open").set_value(bad.response_id).run()
     assert not app.exception
-    assert _texts(app, "code").count(PAYLOAD) == 2  # the answer and the explanation
+    assert texts(app, "code").count(PAYLOAD) == 2  # the answer and the explanation
     assert not any("<script>" in v or "![x]" in v or "onerror" in v
                    for v in _rendered_as_markdown(app))
 
 
 def test_empty_database_explains_what_to_do(app_for, store):
     app = _open(app_for(store))
-    assert any("No ratings yet" in t for t in _texts(app, "info"))
+    assert any("No ratings yet" in t for t in texts(app, "info"))
 
 
 def test_a_filter_that_no_longer_applies_is_dropped(app, sample_store):

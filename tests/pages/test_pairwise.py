@@ -9,6 +9,7 @@ from dashboard import browse_pairs, metrics
 from dashboard.browse_pairs import PairRequest
 from dashboard.store.metrics_sql import Selection
 from tests import builders
+from tests.pages.helpers import open_page, texts
 
 PAGE = "../pages/pairwise.py"
 DATASET = "eo-rag"
@@ -17,16 +18,7 @@ PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> 
 
 
 def _start(app, *, annotator="", dataset=DATASET):
-    app.run()
-    app.selectbox(key="jb_dataset").set_value(dataset)
-    app.text_input(key="jb_annotator").set_value(annotator)
-    app.switch_page(PAGE).run()
-    assert not app.exception, app.exception
-    return app
-
-
-def _texts(app, kind):
-    return [element.value for element in getattr(app, kind)]
+    return open_page(app, PAGE, dataset=dataset, annotator=annotator)
 
 
 def _submit(app):
@@ -46,7 +38,7 @@ def test_pairwise_shows_two_answers_side_by_side(app, sample_store):
     _start(app)
     request = PairRequest("eo-rag-large", "eo-rag-small", "", DATASET)
     pair = browse_pairs.next_pair(sample_store, request).pair
-    code = _texts(app, "code")
+    code = texts(app, "code")
     # left is the answer shown first, right the other one
     assert code.index(pair.left.answer) < code.index(pair.right.answer)
     assert [s.value for s in app.subheader][:2] == ["A (left)", "B (right)"]
@@ -56,7 +48,7 @@ def test_standings_explain_when_there_are_no_verdicts(app, sample_store):
     with sample_store.connection() as con:
         con.execute("DELETE FROM preferences")  # the sample may ship judge verdicts
     _start(app)
-    assert any("No pairwise verdicts yet" in i for i in _texts(app, "info"))
+    assert any("No pairwise verdicts yet" in i for i in texts(app, "info"))
     assert not app.get("plotly_chart")
 
 
@@ -67,7 +59,7 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     _start(app)
     app.radio(key="pairwise_choice").set_value("left")
     _submit(app)
-    assert any("Annotator box" in e for e in _texts(app, "error"))
+    assert any("Annotator box" in e for e in texts(app, "error"))
     assert _votes(sample_store) == stored_before
 
     app.text_input(key="jb_annotator").set_value("zoe").run()
@@ -76,13 +68,13 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     app.radio(key="pairwise_choice").set_value("left")
     app.text_input(key="pairwise_comment").set_value("More precise.")
     _submit(app)
-    assert _texts(app, "success") == ["Saved your vote (A (left)) as `zoe`."]
+    assert texts(app, "success") == ["Saved your vote (A (left)) as `zoe`."]
     verdict = "A" if pair.shown_first == "A" else "B"
     assert _votes(sample_store, human=True) == [
         (pair.item.item_id, pair.response_a.response_id, pair.response_b.response_id, "human",
          "zoe", verdict, pair.shown_first, "More precise.")]
-    assert any(t.startswith("Pair 1 of ") for t in _texts(app, "text"))
-    assert pair.left.answer not in _texts(app, "code")  # the next pair is shown
+    assert any(t.startswith("Pair 1 of ") for t in texts(app, "text"))
+    assert pair.left.answer not in texts(app, "code")  # the next pair is shown
 
     after = {r.system: r.win_rate for r in metrics.overview(sample_store, selection).systems}
     for system in (pair.left.system, pair.right.system):
@@ -99,9 +91,9 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
 
 def test_skip_and_tie(app, sample_store):
     _start(app, annotator="zoe")
-    first = _texts(app, "text")[0]
+    first = texts(app, "text")[0]
     next(b for b in app.button if b.label == "Skip").click().run()
-    assert _texts(app, "text")[0] != first and _texts(app, "text")[0].startswith("Pair 2 of ")
+    assert texts(app, "text")[0] != first and texts(app, "text")[0].startswith("Pair 2 of ")
     app.radio(key="pairwise_choice").set_value("tie")
     _submit(app)
     assert [row[5] for row in _votes(sample_store, human=True)] == ["tie"]
@@ -111,7 +103,7 @@ def test_same_system_twice_is_explained(app, sample_store):
     _start(app, annotator="zoe")
     app.selectbox(key="pairwise_system_b").set_value("eo-rag-large").run()
     assert not app.exception
-    assert any("two different systems" in w for w in _texts(app, "warning"))
+    assert any("two different systems" in w for w in texts(app, "warning"))
 
 
 def test_answers_are_shown_as_text(app, sample_store):
@@ -119,8 +111,8 @@ def test_answers_are_shown_as_text(app, sample_store):
     sample_store.add_items([it], [builders.response(it, "sys1", PAYLOAD),
                                   builders.response(it, "sys2", "plain")])
     _start(app, annotator="zoe", dataset="inject")
-    assert PAYLOAD in _texts(app, "code")
+    assert PAYLOAD in texts(app, "code")
     kinds = ("markdown", "caption", "title", "header", "subheader", "info", "warning",
              "error", "success")
     assert not any("<script>" in v or "![x]" in v or "onerror" in v
-                   for kind in kinds for v in _texts(app, kind))
+                   for kind in kinds for v in texts(app, kind))

@@ -1,0 +1,79 @@
+"""What the browser tests share: Debian's Chromium, a free port on 127.0.0.1, waiting for a
+server to answer and for Streamlit to finish a script run. No fixed sleeps: every wait is a
+bounded poll or a Playwright expectation."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+# Generous: two cores shared with other test runs; a cold page imports plotly.
+START_TIMEOUT_S = 90
+STEP_TIMEOUT_MS = 90_000
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def log_tail(log: Path, lines: int = 40) -> str:
+    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def wait_for_health(url: str, process: subprocess.Popen, log: Path, *,
+                    timeout_s: float = START_TIMEOUT_S) -> None:
+    """Bounded poll of /_stcore/health: it only says the server is up, not that pages work
+    (the tests check those in the browser)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited with {process.returncode}:\n{log_tail(log)}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"the server did not answer within {timeout_s:.0f} s:\n{log_tail(log)}")
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End a server this test started, by its PID."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=15)
+
+
+def settled(page: Page) -> None:
+    """The script run has finished and no page shows a Python exception."""
+    expect(page.get_by_test_id("stApp")).to_have_attribute(
+        "data-test-script-state", "notRunning", timeout=STEP_TIMEOUT_MS)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    charts = page.locator(".js-plotly-plot .main-svg")
+    if charts.count():
+        expect(charts.first).to_be_visible(timeout=STEP_TIMEOUT_MS)
+
+
+def go(page: Page, title: str) -> None:
+    """Open a page from the sidebar's navigation and wait until it is drawn."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
+    expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(
+        timeout=STEP_TIMEOUT_MS)
+    settled(page)
