@@ -26,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scoring.agreement import cohen_kappa, krippendorff_alpha  # noqa: E402
+from scoring.agreement_ci import krippendorff_alpha_ci, paired_agreement_ci  # noqa: E402
 from scoring.stats import bootstrap_ci  # noqa: E402
 
 N_RATINGS = 1_000_000
@@ -140,9 +141,58 @@ def _bootstrap_cases(rng: np.random.Generator, seed: int) -> list[Case]:
     ]
 
 
+def _interval_cases(rng: np.random.Generator, seed: int) -> list[Case]:
+    """The calibration page's intervals (scoring.agreement_ci) against scipy's bootstrap of
+    sklearn's kappa, at 20,000 pairs: scipy calls the statistic once per resample, which at
+    1,000,000 pairs would take minutes."""
+    from scipy import stats
+    from sklearn.metrics import cohen_kappa_score
+
+    labels = [1.0, 2.0, 3.0, 4.0, 5.0]
+    human = rng.integers(1, 6, 20_000).astype(float)
+    judge = np.clip(human + rng.integers(-1, 2, human.size), 1, 5).astype(float)
+
+    def scipy_ci() -> tuple[float, float]:
+        res = stats.bootstrap(
+            (judge, human), lambda a, b: cohen_kappa_score(a, b, labels=labels,
+                                                           weights="quadratic"),
+            paired=True, vectorized=False, n_resamples=N_RESAMPLES, method="percentile",
+            random_state=seed)
+        return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+    def our_ci() -> tuple[float, float]:
+        ci = paired_agreement_ci(judge, human, labels=labels, n_resamples=N_RESAMPLES,
+                                 seed=seed).kappa_quadratic
+        return ci.low, ci.high
+
+    return [Case("kappa 95% CI, 1,000 resamples", "20,000 pairs on 1-5", our_ci,
+                 "scipy.stats.bootstrap of sklearn kappa", scipy_ci,
+                 # two Monte Carlo estimates of one interval
+                 3e-3)]
+
+
+def _intervals_at_scale(seed: int) -> None:
+    """What the Calibration page computes, on 1,000,000 ratings (no reference can run there)."""
+    rng = np.random.default_rng(seed)
+    labels = [1.0, 2.0, 3.0, 4.0, 5.0]
+    human = rng.integers(1, 6, N_RATINGS).astype(float)
+    judge = np.clip(human + rng.integers(-1, 2, human.size), 1, 5).astype(float)
+    data = np.vstack([judge, human]).reshape(4, -1)
+    data[rng.random(data.shape) < 0.1] = np.nan
+    for name, run in (
+        ("paired_agreement_ci (5 statistics)", lambda: paired_agreement_ci(
+            judge, human, labels=labels, n_resamples=N_RESAMPLES, seed=seed)),
+        ("krippendorff_alpha_ci ordinal", lambda: krippendorff_alpha_ci(
+            data, level="ordinal", values=labels, n_resamples=N_RESAMPLES, seed=seed)),
+    ):
+        result = measure(run, repeats=1)
+        print(f"{name:<36} {'1,000,000 ratings, 1,000 resamples':<40} {result.seconds:>8.3f} "
+              f"{result.peak_mib:>9.1f}  (informational: no reference runs at this size)")
+
+
 def build_cases(seed: int) -> list[Case]:
     rng = np.random.default_rng(seed)
-    return _agreement_cases(rng) + _bootstrap_cases(rng, seed)
+    return _agreement_cases(rng) + _bootstrap_cases(rng, seed) + _interval_cases(rng, seed)
 
 
 def _agrees(ours: Any, reference: Any, tolerance: float) -> bool:
@@ -184,6 +234,7 @@ def main() -> int:
             failures.append(f"{case.name}: {ours.seconds:.3f} s (reference {ref.seconds:.3f} s)")
         if not _agrees(ours.value, ref.value, case.tolerance):
             failures.append(f"{case.name}: {ours.value!r} differs from {ref.value!r}")
+    _intervals_at_scale(args.seed)
     for failure in failures:
         print("FAIL", failure)
     print("speedup = reference seconds / our seconds; mem ratio = reference peak / our peak")

@@ -32,7 +32,7 @@ READERS = {
     "parquet": "read_parquet($path)",
 }
 # Files up to this size are sampled whole, so every value's type is seen; bigger files are
-# sampled on their first records, as DuckDB does by default (see docs/bench-import.md).
+# sampled on their first records, as DuckDB does by default (see docs/benchmarks.md).
 FULL_SAMPLE_BYTES = 256 * 1024 * 1024
 
 ITEM_COLUMNS = ("item_id", "dataset", "task_type", "question", "reference_answers",
