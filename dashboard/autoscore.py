@@ -53,7 +53,9 @@ def refresh_auto_scores(store: Store, *, dataset: str | None = None,
         total = sql.count_unscored(con, version=VERSION, dataset=dataset)
     done = 0
     while done < total:
-        with store.connection() as con:
+        # One batch at a time per process: two sessions opening the Overview at once must
+        # not score (and store) the same batch twice.
+        with store.write_lock, store.connection() as con:
             batch = sql.unscored_batch(con, version=VERSION, dataset=dataset, limit=BATCH_SIZE)
             if not batch:
                 break

@@ -103,12 +103,14 @@ def _judge_agreement(name: str, judge: np.ndarray, human: np.ndarray, units: np.
     unit_ids = sorted(set(units.tolist()))
     alpha_matrix = np.array([[unit_ratings[u].get(r, np.nan) for u in unit_ids]
                              for r in raters_of_alpha], dtype=float)
-    alpha_matrix[0] = agreement_ci.snap(alpha_matrix[0], labels)  # a panel's mean, on the scale
+    # A panel's mean (or a person's half point) onto the scale, as alpha needs.
+    alpha_matrix = agreement_ci.snap(alpha_matrix, labels)
     paired = agreement_ci.paired_agreement_ci(judge, human, labels=labels,
                                               n_resamples=N_RESAMPLES, seed=SEED)
     alpha = agreement_ci.krippendorff_alpha_ci(alpha_matrix, level="ordinal", values=labels,
                                                n_resamples=N_RESAMPLES, seed=SEED)
-    table = agreement.confusion_matrix(agreement_ci.snap(judge, labels), human, labels=labels)
+    table = agreement.confusion_matrix(agreement_ci.snap(judge, labels),
+                                       agreement_ci.snap(human, labels), labels=labels)
     n = paired.n
     return JudgeAgreement(
         judge=name, n_pairs=n, n_responses=len(unit_ids),
@@ -154,8 +156,8 @@ def _pairs(units: dict[str, dict[str, float]], judge: str, humans: list[str]
     return np.array(j, dtype=float), np.array(h, dtype=float), np.array(u, dtype=object)
 
 
-def _rater_pairs(units: dict[str, dict], raters: list[str], *,
-                 labels: list | None, weights: str | None) -> tuple[RaterPair, ...]:
+def _rater_pairs(units: dict[str, dict], raters: list[str], *, labels: list | None,
+                 weights: str | None, snap_to_labels: bool = False) -> tuple[RaterPair, ...]:
     result = []
     for i, a in enumerate(raters):
         for b in raters[i + 1:]:
@@ -163,6 +165,8 @@ def _rater_pairs(units: dict[str, dict], raters: list[str], *,
             if not shared:
                 continue
             x, y = (list(v) for v in zip(*shared))
+            if snap_to_labels:
+                x, y = list(agreement_ci.snap(x, labels)), list(agreement_ci.snap(y, labels))
             scale = labels if labels is not None else sorted(set(x) | set(y))
             result.append(RaterPair(a.split(":", 1)[1], b.split(":", 1)[1], len(shared),
                                     agreement.percent_agreement(x, y),
@@ -184,10 +188,11 @@ def _rating_calibration(rows: Sequence[tuple], scale: tuple[float, float]
     all_raters = [*judges, *humans]
     matrix = np.array([[units[u].get(r, np.nan) for u in sorted(units)] for r in all_raters],
                       dtype=float)
-    alpha = (agreement.krippendorff_alpha(matrix, level="ordinal", values=labels)
-             if matrix.size else math.nan)
+    alpha = (agreement.krippendorff_alpha(agreement_ci.snap(matrix, labels), level="ordinal",
+                                          values=labels) if matrix.size else math.nan)
     n_labels = sum(1 for r in rows if r[1] == "human" and r[3] is not None)
-    return results, alpha, _rater_pairs(units, humans, labels=labels, weights="quadratic"), n_labels
+    return results, alpha, _rater_pairs(units, humans, labels=labels, weights="quadratic",
+                                     snap_to_labels=True), n_labels
 
 
 def _majority(verdicts: list[str]) -> str | None:

@@ -135,18 +135,20 @@ def _scale_of(rows: list[tuple]) -> tuple[float, float] | None:
     return (min(r[5] for r in rows), max(r[6] for r in rows))
 
 
-def _panel_skips(rows: list[tuple]) -> dict[str, int]:
+def _panel_skips(histograms: list[Histogram]) -> dict[str, int]:
+    """Unscored judge ratings per system: the panel skipped them."""
     skips: dict[str, int] = defaultdict(int)
-    for system, kind, _, value, count, *_ in rows:
-        if kind == "llm" and value is None:
-            skips[system] += count
+    for h in histograms:
+        if h.rater_kind == "llm":
+            skips[h.system] += h.unscored
     return skips
 
 
 def _rating_histograms(rows: list[tuple]) -> list[Histogram]:
     grouped: dict[tuple[str, str, str], dict[float | None, int]] = defaultdict(dict)
     for system, kind, rater, value, count, *_ in rows:
-        grouped[(system, kind, rater)][value] = count
+        counts = grouped[(system, kind, rater)]
+        counts[value] = counts.get(value, 0) + count
     histograms = []
     for (system, kind, rater), counts in sorted(grouped.items()):
         scored = sorted((v, c) for v, c in counts.items() if v is not None)
@@ -155,16 +157,20 @@ def _rating_histograms(rows: list[tuple]) -> list[Histogram]:
     return histograms
 
 
-def _judge_estimates(histograms: list[Histogram], scale: tuple[float, float]
-                     ) -> dict[str, dict[str, Estimate]]:
-    low, high = scale
+def _judge_estimates(rows: list[tuple]) -> dict[str, dict[str, Estimate]]:
+    """Each judge's mean normalized score per system; every rating is normalized by its own
+    scale, as the panel's per-response scores are in SQL."""
+    normalized: dict[tuple[str, str], dict[float, int]] = defaultdict(dict)
+    for system, kind, rater, value, count, low, high in rows:
+        if kind == "llm" and value is not None and high > low:
+            bins = normalized[(system, rater)]
+            norm = (value - low) / (high - low)
+            bins[norm] = bins.get(norm, 0) + count
     by_system: dict[str, dict[str, Estimate]] = defaultdict(dict)
-    for h in histograms:
-        if h.rater_kind == "llm" and h.counts:
-            normalized = [((v - low) / (high - low), c) for v, c in zip(h.values, h.counts)]
-            estimate = _mean_estimate(normalized)
-            if estimate is not None:
-                by_system[h.system][h.rater] = estimate
+    for (system, rater), bins in sorted(normalized.items()):
+        estimate = _mean_estimate(list(bins.items()))
+        if estimate is not None:
+            by_system[system][rater] = estimate
     return by_system
 
 
@@ -255,6 +261,14 @@ def _pairwise(rows: list[tuple]) -> tuple[Pairwise, dict[str, Estimate]]:
     return Pairwise(head, standings, fit.reason), overall
 
 
+def pairwise_standings(store: Store, selection: Selection) -> Pairwise:
+    """Head-to-head win rates and Bradley-Terry ratings alone (the Pairwise page): the same
+    numbers as `overview(...).pairwise`, without the rest of the Overview's work."""
+    with store.connection() as con:
+        rows = sql.preference_outcomes(con, selection)
+    return _pairwise(rows)[0]
+
+
 def overview(store: Store, selection: Selection) -> Overview:
     """Every number of the Overview page for one selection (dataset, rubric, systems)."""
     if selection.rubric is None:
@@ -269,9 +283,9 @@ def overview(store: Store, selection: Selection) -> Overview:
         halluc_rows = sql.hallucination_counts(con, selection, version=autoscore.VERSION)
         preference_rows = sql.preference_outcomes(con, selection)
     scale = _scale_of(rating_rows)
-    skips = _panel_skips(rating_rows)
     histograms = _rating_histograms(rating_rows)
-    judges = _judge_estimates(histograms, scale) if scale else {}
+    skips = _panel_skips(histograms)
+    judges = _judge_estimates(rating_rows)
     scores = _score_estimates(score_rows)
     auto = _score_estimates(auto_rows)
     halluc = _hallucination_f1(halluc_rows)

@@ -32,9 +32,9 @@ _NAN_CI = CI(math.nan, math.nan, math.nan)
 class PairedAgreement:
     """Agreement of a judge with people over `n` compared pairs, each with its interval.
 
-    `exact`, `within_one` and `kappa_quadratic` compare the judge's value snapped to the
-    nearest scale point; `spearman` and `bias` (judge minus human) use the value itself, which
-    matters when the judge is a panel's mean.
+    `exact`, `within_one` and `kappa_quadratic` compare both values snapped to the nearest
+    scale point; `spearman` and `bias` (judge minus human) use the values themselves, which
+    matters when the judge is a panel's mean (or a person gave a half point).
     """
 
     n: int
@@ -89,7 +89,7 @@ def _paired_replicates(judge: np.ndarray, human: np.ndarray, labels: Sequence[fl
     """Replicate statistics for `draws` (R x cells) over the cells (judge[i], human[i])."""
     scale = np.asarray(labels, dtype=float)
     pos_j = np.searchsorted(scale, snap(judge, labels))
-    pos_h = np.searchsorted(scale, human)
+    pos_h = np.searchsorted(scale, snap(human, labels))
     n = draws.sum(axis=1)
     weights = (np.subtract.outer(np.arange(scale.size), np.arange(scale.size)) ** 2).astype(float)
     p_j = _marginal(draws, pos_j, scale.size) / n[:, None]
@@ -112,8 +112,8 @@ def paired_agreement_ci(judge: npt.ArrayLike, human: npt.ArrayLike, *,
     """Exact and within-one agreement, quadratic kappa, Spearman and mean bias of a judge
     against people, with percentile bootstrap intervals over the compared pairs.
 
-    `labels` is the full numeric scale in order; human values must lie on it. Pairs with a
-    missing side are dropped. No pair gives nan everywhere; a statistic undefined on the
+    `labels` is the full numeric scale in order; a value between its points is snapped to the
+    nearest one for the categorical statistics. Pairs with a missing side are dropped. No pair gives nan everywhere; a statistic undefined on the
     sample (e.g. Spearman with one distinct value) is nan with a nan interval.
     """
     j, h = (np.asarray(v, dtype=float).ravel() for v in (judge, human))
@@ -121,12 +121,12 @@ def paired_agreement_ci(judge: npt.ArrayLike, human: npt.ArrayLike, *,
     j, h = j[keep], h[keep]
     if j.size == 0:
         return PairedAgreement(0, _NAN_CI, _NAN_CI, _NAN_CI, _NAN_CI, _NAN_CI)
-    snapped = snap(j, labels)
+    snapped, snapped_h = snap(j, labels), snap(h, labels)
     estimates = {
-        "exact": agreement.percent_agreement(snapped, h),
+        "exact": agreement.percent_agreement(snapped, snapped_h),
         "within_one": float(np.mean(np.abs(np.searchsorted(labels, snapped)
-                                           - np.searchsorted(labels, h)) <= 1)),
-        "kappa_quadratic": agreement.cohen_kappa(snapped, h, labels=list(labels),
+                                           - np.searchsorted(labels, snapped_h)) <= 1)),
+        "kappa_quadratic": agreement.cohen_kappa(snapped, snapped_h, labels=list(labels),
                                                  weights="quadratic"),
         "spearman": agreement.spearman(j, h),
         "bias": agreement.mean_bias(j, h),

@@ -119,3 +119,42 @@ def test_empty_database_gives_empty_overview(store):
     assert view.systems == () and view.histograms == ()
     cal = calibration.calibration(store, Selection())
     assert cal.judges == () and cal.preferences == ()
+
+
+def test_a_half_point_human_label_is_snapped_for_agreement(store, toy):
+    # ana gives good[1] a 4.5 (say, the mean of two passes); j1 said 4, j2 said 4
+    store.add_ratings([builders.rating(toy["good"][1], "ana", 4.5, kind="human")])
+    cal = calibration.calibration(store, Selection("toy", "likert-rag"))
+    j1 = next(j for j in cal.judges if j.judge == "j1")
+    # five pairs now; 4.5 snaps to 5 for agreement (so j1's 4 is one point off) ...
+    assert j1.n_pairs == 5
+    assert j1.exact.value == pytest.approx(2 / 5)
+    # ... while the bias uses the value itself: (0 + 1 + 1 + 0 - 0.5) / 5
+    assert j1.bias.value == pytest.approx(1.5 / 5)
+
+
+def test_each_rating_is_normalized_by_its_own_scale(store, toy):
+    # j3 rates good on 0-10 under the same rubric name: 10 and 5 -> 1.0 and 0.5
+    store.add_ratings([builders.rating(toy["good"][0], "j3", 10, low=0, high=10),
+                       builders.rating(toy["good"][1], "j3", 5, low=0, high=10)])
+    view = metrics.overview(store, Selection("toy", "likert-rag"))
+    good = _row(view, "good")
+    assert good.judges["j3"].value == pytest.approx(0.75)
+    assert view.scale == (0, 10)
+
+
+def test_sessions_scoring_at_once_store_each_score_once(store):
+    import threading
+
+    items = [builders.item("qa", n) for n in range(50)]
+    store.add_items(items, [builders.response(it, "s", "paris") for it in items])
+    threads = [threading.Thread(target=autoscore.refresh_auto_scores, args=(store,))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with store.connection() as con:
+        rows, distinct = con.execute(
+            "SELECT count(*), count(DISTINCT (response_id, metric)) FROM auto_scores").fetchone()
+    assert rows == distinct == 100  # em and f1 of 50 responses, each once

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dashboard.store import reads, writes
-from dashboard.store.connection import Connection, Database, StoreBusy, transaction
+from dashboard.store.connection import (
+    Connection, Database, DatabaseError, StoreBusy, transaction,
+)
 from dashboard.store.spool import Batch, Spool, group_rows, read_batches
 from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating, Response
 
@@ -44,8 +46,9 @@ class Store:
         self.db = Database(path, wait_s=wait_s)
         self.spool = Spool.beside(self.db.path)
         # Threads of one process share the database instance, so two of them could otherwise
-        # apply the same spool file at once (another process cannot: it cannot hold the file).
-        self._apply_lock = threading.Lock()
+        # apply the same spool file, or chain two new rows to the same current row, at once
+        # (another process cannot: it cannot hold the file). Writes of one process take turns.
+        self.write_lock = threading.RLock()
 
     @property
     def path(self) -> Path:
@@ -62,21 +65,35 @@ class Store:
         if not self.spool.directory.is_dir():
             return 0
         added = 0
-        with self._apply_lock:
+        with self.write_lock:
             for path in self.spool.ready_files():
-                try:
-                    grouped = group_rows(read_batches(path))
-                except FileNotFoundError:
-                    continue  # applied by another store object of this process
-                except (OSError, ValueError, KeyError) as error:
-                    log.error("cannot apply pending writes from %s: %s; moved aside", path, error)
-                    path.rename(path.with_suffix(".failed"))
-                    continue
-                with transaction(con):
-                    for table in _APPLY_ORDER:
-                        added += writes.insert_rows(con, table, grouped.get(table, []))
-                path.unlink(missing_ok=True)
+                added += self._apply_file(con, path)
         return added
+
+    def _apply_file(self, con: Connection, path: Path) -> int:
+        """Apply one spool file in one transaction. A file that cannot be applied is moved
+        aside as `.failed` (and logged) so that it never blocks the database for everyone."""
+        try:
+            grouped = group_rows(read_batches(path))
+        except FileNotFoundError:
+            return 0  # applied by another store object of this process
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            self._set_aside(path, error)
+            return 0
+        try:
+            with transaction(con):
+                added = sum(writes.insert_rows(con, table, grouped.get(table, []))
+                            for table in _APPLY_ORDER)
+        except (DatabaseError, ValueError, KeyError, TypeError) as error:
+            self._set_aside(path, error)
+            return 0
+        path.unlink(missing_ok=True)
+        return added
+
+    @staticmethod
+    def _set_aside(path: Path, error: BaseException) -> None:
+        log.error("cannot apply pending writes from %s: %s; moved aside as .failed", path, error)
+        path.rename(path.with_suffix(".failed"))
 
     def apply_pending(self, *, wait_s: float | None = None) -> int:
         """Apply every spooled write now; return how many rows were new."""
@@ -87,7 +104,7 @@ class Store:
               spool_if_busy: bool = True) -> WriteResult:
         """Write in one transaction; if the file stays busy, keep the batches in the spool."""
         try:
-            with self.connection(wait_s=wait_s) as con, transaction(con):
+            with self.write_lock, self.connection(wait_s=wait_s) as con, transaction(con):
                 return WriteResult(sum(
                     writes.insert_rows(con, b.table, list(b.rows)) for b in batches))
         except StoreBusy:
@@ -99,7 +116,7 @@ class Store:
 
     def add_items(self, items: Sequence[Item], responses: Sequence[Response] = ()) -> int:
         """Add items and their responses in one transaction (code paths; files use import)."""
-        with self.connection() as con, transaction(con):
+        with self.write_lock, self.connection() as con, transaction(con):
             return writes.add_items(con, items) + writes.add_responses(con, responses)
 
     def add_ratings(self, ratings: Sequence[Rating], **options: object) -> WriteResult:
@@ -116,11 +133,15 @@ class Store:
         with self.connection() as con:
             return reads.list_datasets(con)
 
-    def fingerprint(self) -> tuple[int, ...]:
+    def fingerprint(self) -> tuple:
         """Changes whenever the data does; the dashboard keys its cached reads on it."""
         with self.connection() as con:
             return reads.fingerprint(con)
 
     def delete_dataset(self, name: str) -> None:
-        with self.connection() as con, transaction(con):
+        """Delete a dataset and everything of it. Spooled writes are applied first (by
+        `connection`), so they go with it; a judge run still writing to the dataset leaves
+        its late rows without their responses, and every metric (which joins responses)
+        ignores them."""
+        with self.write_lock, self.connection() as con, transaction(con):
             writes.delete_dataset(con, name)

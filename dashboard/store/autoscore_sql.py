@@ -58,6 +58,9 @@ def add_auto_scores(con: Connection, rows: Sequence[tuple[str, str, float | None
     columns = list(zip(*rows))
     con.register("_scores", pa.table(dict(zip(SCORE_COLUMNS, map(list, columns)))))
     try:
-        con.execute(f"INSERT INTO auto_scores SELECT {', '.join(SCORE_COLUMNS)} FROM _scores")
+        # Two sessions may score the same batch; a score already stored is not added again.
+        con.execute(f"""
+            INSERT INTO auto_scores SELECT {', '.join(f's.{c}' for c in SCORE_COLUMNS)}
+            FROM _scores s ANTI JOIN auto_scores a USING (response_id, metric, version)""")
     finally:
         con.unregister("_scores")

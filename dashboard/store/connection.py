@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 
 from dashboard.store import migrations
+from dashboard.store.transactions import transaction
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 _CONFIG = {"autoinstall_known_extensions": False}
 _LOCK_PATTERN = re.compile(r"Could not set lock on file|Conflicting lock", re.IGNORECASE)
 _PID_PATTERN = re.compile(r"\(PID (\d+)\)")
+
+__all__ = ["Connection", "Database", "DatabaseError", "StoreBusy", "transaction"]
 
 DatabaseError = duckdb.Error
 Connection = duckdb.DuckDBPyConnection
@@ -105,15 +108,3 @@ class Database:
             yield con
         finally:
             con.close()
-
-
-@contextmanager
-def transaction(con: Connection) -> Iterator[Connection]:
-    """All or nothing: commit at the end of the block, roll back on any exception."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield con
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")

@@ -47,7 +47,8 @@ class Selection:
 def rubric_scales(con: Connection, sel: Selection) -> list[tuple[str, float, float, int]]:
     """(rubric, scale_low, scale_high, n current ratings) on the selection, most used first."""
     if sel.dataset is None and sel.systems is None:
-        # Every rating's response exists: no need to join millions of ratings to them.
+        # Every dataset, every system: no need to join millions of ratings to their responses.
+        # (Only ratings a judge run wrote after its dataset was deleted lack one.)
         return con.execute("""
             SELECT rubric, min(scale_low), max(scale_high), count(*) AS n FROM current_ratings
             GROUP BY rubric ORDER BY n DESC, rubric""").fetchall()
@@ -75,10 +76,10 @@ def selected_systems(con: Connection, sel: Selection) -> list[tuple[str, int]]:
 
 def rating_histograms(con: Connection, sel: Selection) -> list[tuple]:
     """(system, rater_kind, rater, value, count, scale_low, scale_high): value is on the
-    rubric's scale, None when unscored."""
+    rating's own scale (normally the rubric's), None when unscored."""
     return con.execute(f"""
-        SELECT system, rater_kind, rater, value, count(*), min(scale_low), max(scale_high)
-        FROM ({_RATED}) GROUP BY system, rater_kind, rater, value ORDER BY ALL""",
+        SELECT system, rater_kind, rater, value, count(*), scale_low, scale_high
+        FROM ({_RATED}) GROUP BY ALL ORDER BY ALL""",
         sel.params("dataset", "systems", "rubric")).fetchall()
 
 

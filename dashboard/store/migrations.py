@@ -1,11 +1,12 @@
 """The schema, as an ordered list of small named migrations.
 
 Each migration runs once, in order, and is recorded in `_migrations`. Never edit a migration
-that has shipped: add a new one. `tests/store/test_migrations.py` checks the resulting columns.
+that has shipped: add a new one. `tests/store/test_store.py` checks the resulting columns.
 
-Big tables carry no PRIMARY KEY: DuckDB's index would slow bulk imports and cost memory, and
-every writer deduplicates on the id with an anti-join instead. Ratings, preferences and judge
-calls are append-only; "current" is a view.
+Big tables carry no PRIMARY KEY: DuckDB's index would slow bulk imports and cost memory.
+Writers skip ids already stored instead (items, responses, ratings, preferences, judge calls,
+auto scores); `judge_runs` holds one summary row per run and judge, written once. Ratings,
+preferences and judge calls are append-only; "current" is a view.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dashboard.store.judging import m004_judge_runs
+from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
 
@@ -177,15 +179,10 @@ def migrate(con: Any) -> list[str]:
     for version, (name, migration) in enumerate(MIGRATIONS, start=1):
         if version in done:
             continue
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             migration(con)
             con.execute(
                 "INSERT INTO _migrations VALUES (?, ?, now() AT TIME ZONE 'UTC')", [version, name]
             )
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        con.execute("COMMIT")
         applied.append(name)
     return applied

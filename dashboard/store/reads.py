@@ -36,11 +36,14 @@ def list_datasets(con: Connection) -> list[DatasetSummary]:
     ]
 
 
-def fingerprint(con: Connection) -> tuple[int, ...]:
-    """Row counts of every table: they change whenever anything is written or deleted, so a
-    cached read keyed on them is never stale (the tables only grow, except a dataset delete)."""
+def fingerprint(con: Connection) -> tuple:
+    """Row counts and newest timestamps of every table: they change whenever anything is
+    written or deleted (a delete followed by an import of the same size still moves the
+    newest `created_utc`), so a cached read keyed on them is never stale."""
     return con.execute("""
-        SELECT (SELECT count(*) FROM datasets), (SELECT count(*) FROM items),
-               (SELECT count(*) FROM responses), (SELECT count(*) FROM ratings),
-               (SELECT count(*) FROM preferences), (SELECT count(*) FROM judge_calls),
-               (SELECT count(*) FROM auto_scores)""").fetchone()
+        SELECT (SELECT count(*) FROM datasets), (SELECT max(created_utc) FROM datasets),
+               (SELECT count(*) FROM items), (SELECT max(created_utc) FROM items),
+               (SELECT count(*) FROM responses), (SELECT max(created_utc) FROM responses),
+               (SELECT count(*) FROM ratings), (SELECT max(created_utc) FROM ratings),
+               (SELECT count(*) FROM preferences), (SELECT max(created_utc) FROM preferences),
+               (SELECT count(*) FROM judge_calls), (SELECT count(*) FROM auto_scores)""").fetchone()

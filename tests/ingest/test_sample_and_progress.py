@@ -30,8 +30,10 @@ def test_ensure_sample_loads_an_empty_store_and_says_so(store: Store) -> None:
     assert lines[0].startswith("loading the bundled sample")
     loaded = len(sample_requests()) + 1
     assert lines[loaded].startswith("sample loaded: datasets ")
+    # every answer scored against its references: 3 systems x (40 + 12 + 12 + 6) items
+    assert lines[loaded + 1] == "  scored 210 answers against their references"
     # then one line per run of the offline baseline judge, each of which made calls
-    judged = lines[loaded + 1:]
+    judged = lines[loaded + 2:]
     assert len(judged) == len(BASELINE_RUNS)
     assert all(line.startswith("  baseline judge on ") and not line.endswith(" 0 calls")
                for line in judged)

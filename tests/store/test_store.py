@@ -194,3 +194,36 @@ def test_write_batches_land_in_one_transaction(store: Store) -> None:
     result = store.write([Batch("judge_calls", (record_row(call),)),
                           Batch("ratings", (record_row(rating),))])
     assert result.added == 2
+
+
+@pytest.mark.parametrize("broken", [
+    {"rating_id": None},  # no id: cannot be deduplicated
+    {"created_utc": "yesterday"},  # not a timestamp
+    {"rater_kind": "robot"},  # breaks the table's CHECK constraint
+])
+def test_a_file_that_cannot_be_applied_is_set_aside_not_blocking(
+        store: Store, caplog: pytest.LogCaptureFixture, broken: dict) -> None:
+    good = _spool_file(store, "a-good.jsonl", [_line(_rating(2, at=T0, response_id="r1"))])
+    row = {k: (v.isoformat() if isinstance(v, datetime) else v)
+           for k, v in record_row(_rating(4, at=T0, response_id="r2")).items()}
+    bad = _spool_file(store, "b-bad.jsonl",
+                      [json.dumps({"table": "ratings", "rows": [{**row, **broken}]}) + "\n"])
+    # Every open applies the spool first: a bad file must not make every open fail.
+    with store.connection() as con:
+        rows = con.execute("SELECT response_id FROM ratings").fetchall()
+    assert rows == [("r1",)]
+    assert not good.exists() and not bad.exists() and bad.with_suffix(".failed").exists()
+    assert "moved aside" in caplog.text
+
+
+def test_the_fingerprint_moves_when_a_delete_and_an_import_keep_the_counts(store: Store) -> None:
+    def add(dataset: str) -> None:
+        item = Item(content_id(dataset), dataset, "open_qa", "q?", ("a",))
+        store.add_items([item], [Response(content_id(dataset, "r"), item.item_id, dataset,
+                                          "s", "a")])
+
+    add("one")
+    before = store.fingerprint()
+    store.delete_dataset("one")
+    add("two")
+    assert store.fingerprint() != before

@@ -1,0 +1,19 @@
+"""All or nothing: the one transaction helper, for migrations and every writer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+@contextmanager
+def transaction(con: Any) -> Iterator[Any]:
+    """Commit at the end of the block, roll back on any exception."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")

@@ -1,0 +1,107 @@
+"""The layout rules of STYLE.md, checked by walking every module's imports (its AST).
+
+- Dependencies point one way: pages -> dashboard -> scoring.
+- Each heavy library has one home: duckdb in the store's connection module, litellm in the
+  judge panel's LLM module, plotly in charts.py, streamlit in pages/, app.py and dashboard/ui/.
+- scoring/ is pure: numpy and the standard library, no I/O.
+- Library code logs; only the command line (cli.py and its commands) prints.
+- Modules stay under about 400 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.paths import REPO_ROOT
+
+PACKAGES = ("dashboard", "pages", "scoring")
+HOMES = {
+    "duckdb": {"dashboard/store/connection.py"},
+    "litellm": {"dashboard/judging/llm.py"},
+    "plotly": {"dashboard/charts.py"},
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(p for package in PACKAGES for p in (REPO_ROOT / package).rglob("*.py"))
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(REPO_ROOT).as_posix()
+
+
+def _imports(path: Path) -> set[str]:
+    """Top-level package names a module imports, lazily or not."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def _allowed_streamlit(name: str) -> bool:
+    return (name.startswith("pages/") or name == "dashboard/app.py"
+            or name.startswith("dashboard/ui/"))
+
+
+def test_there_are_modules_to_check() -> None:
+    names = {_name(p) for p in _modules()}
+    assert {"dashboard/app.py", "dashboard/store/connection.py", "scoring/qa.py"} <= names
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_name)
+def test_heavy_libraries_live_in_their_homes(path: Path) -> None:
+    name, imported = _name(path), _imports(path)
+    for library, homes in HOMES.items():
+        assert library not in imported or name in homes, f"{name} imports {library}"
+    assert "streamlit" not in imported or _allowed_streamlit(name), f"{name} imports streamlit"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_name)
+def test_dependencies_point_one_way(path: Path) -> None:
+    name, imported = _name(path), _imports(path)
+    if name.startswith("scoring/"):
+        foreign = {n for n in imported if n not in sys.stdlib_module_names} - {"numpy", "scoring"}
+        assert not foreign, f"scoring must stay pure: {name} imports {sorted(foreign)}"
+    if name.startswith("dashboard/"):
+        assert "pages" not in imported, f"{name} imports a page"
+
+
+def _called(path: Path) -> dict[str, list[int]]:
+    """Lines of each call to a plain name (print, open, input...)."""
+    calls: dict[str, list[int]] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            calls.setdefault(node.func.id, []).append(node.lineno)
+    return calls
+
+
+@pytest.mark.parametrize("path", [p for p in _modules() if _name(p).startswith("scoring/")],
+                         ids=_name)
+def test_scoring_does_no_io(path: Path) -> None:
+    calls = _called(path)
+    assert not {"open", "input"} & set(calls), f"{_name(path)} does I/O"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_name)
+def test_modules_stay_small(path: Path) -> None:
+    n_lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert n_lines <= 400, f"{_name(path)} has {n_lines} lines"
+
+
+def _command_line(name: str) -> bool:
+    return name == "dashboard/cli.py" or name.startswith("dashboard/commands/")
+
+
+@pytest.mark.parametrize("path", [p for p in _modules() if not _command_line(_name(p))],
+                         ids=_name)
+def test_library_code_does_not_print(path: Path) -> None:
+    lines = _called(path).get("print", [])
+    assert lines == [], f"{_name(path)} prints at lines {lines}; log instead"
