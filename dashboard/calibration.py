@@ -27,14 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dashboard.metrics import Estimate, default_rubric, reconciled_verdict
+from dashboard.metrics import N_RESAMPLES, SEED, Estimate, default_rubric, reconciled_verdict
 from dashboard.store import Store
 from dashboard.store import metrics_sql as sql
 from dashboard.store.metrics_sql import Selection
 from scoring import agreement, agreement_ci, pairwise, stats
 
-N_RESAMPLES = 1000
-SEED = 0
 PANEL = "panel"
 
 
@@ -93,10 +91,6 @@ class Calibration:
     n_human_preferences: int
 
 
-def _estimate(ci: stats.CI, n: int) -> Estimate:
-    return Estimate(ci.estimate, ci.low, ci.high, n)
-
-
 def _judge_agreement(name: str, judge: np.ndarray, human: np.ndarray, units: np.ndarray,
                      unit_ratings: dict[str, dict[str, float]], raters_of_alpha: list[str],
                      labels: list[float]) -> JudgeAgreement:
@@ -114,10 +108,10 @@ def _judge_agreement(name: str, judge: np.ndarray, human: np.ndarray, units: np.
     n = paired.n
     return JudgeAgreement(
         judge=name, n_pairs=n, n_responses=len(unit_ids),
-        exact=_estimate(paired.exact, n), within_one=_estimate(paired.within_one, n),
-        kappa_quadratic=_estimate(paired.kappa_quadratic, n),
-        alpha_ordinal=_estimate(alpha, len(unit_ids)), spearman=_estimate(paired.spearman, n),
-        bias=_estimate(paired.bias, n),
+        exact=Estimate.of(paired.exact, n), within_one=Estimate.of(paired.within_one, n),
+        kappa_quadratic=Estimate.of(paired.kappa_quadratic, n),
+        alpha_ordinal=Estimate.of(alpha, len(unit_ids)),
+        spearman=Estimate.of(paired.spearman, n), bias=Estimate.of(paired.bias, n),
         confusion=Confusion(tuple(labels), tuple(tuple(int(c) for c in row) for row in table)))
 
 
@@ -126,7 +120,7 @@ def _share_estimate(hits: np.ndarray) -> Estimate:
     if hits.size == 0:
         return Estimate(math.nan, math.nan, math.nan, 0)
     ci = stats.bootstrap_ci(hits.astype(float), n_resamples=N_RESAMPLES, seed=SEED)
-    return _estimate(ci, int(hits.size))
+    return Estimate.of(ci, int(hits.size))
 
 
 def _unit_ratings(rows: Sequence[tuple]) -> tuple[dict[str, dict[str, float]], list[str],

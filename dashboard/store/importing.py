@@ -20,6 +20,7 @@ from typing import Any
 
 from dashboard.store.connection import Connection
 from dashboard.store.importing_fields import is_null_type, quote
+from dashboard.store.writes import STREAM_KEYS
 
 ProgressFn = Callable[[float], None]
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -47,11 +48,7 @@ RATING_COLUMNS = ("rating_id", "response_id", "value", "scale_low", "scale_high"
                   *JUDGEMENT_COLUMNS)
 PREFERENCE_COLUMNS = ("preference_id", "item_id", "response_a", "response_b", "verdict",
                       "shown_first", *JUDGEMENT_COLUMNS)
-_STREAMS = {
-    "ratings": ("response_id", "rater_kind", "rater", "rubric"),
-    "preferences": ("item_id", "response_a", "response_b", "rater_kind", "rater", "rubric",
-                    "shown_first"),
-}
+_STREAMS = STREAM_KEYS  # the same streams as every other writer
 _CURRENT = {"ratings": "current_ratings", "preferences": "current_preferences"}
 COUNTED_TABLES = ("datasets", "items", "responses", "ratings", "preferences")
 
