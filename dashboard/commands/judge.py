@@ -51,6 +51,10 @@ def register(subparsers: Any) -> None:
                         help="compare system A with system B (with a pairwise rubric)")
     parser.add_argument("--plan-only", action="store_true", help="show the plan and stop")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    # How often results are merged into DuckDB (seconds). Hidden: the SIGKILL test sets it
+    # long so that the kill finds the run's journal still open.
+    parser.add_argument("--flush-every", dest="flush_every_s", type=float, default=None,
+                        help=argparse.SUPPRESS)
     for flag, field, kind, metavar, text in OVERRIDES:
         parser.add_argument(flag, dest=field, type=kind, default=None, metavar=metavar, help=text)
     parser.set_defaults(handler=run)
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         plan = judging.plan_run(store, panel, rubric, dataset=args.dataset, systems=systems,
                                 pairwise=args.pairwise)
     except (judging.PanelError, judging.RubricError, judging.PlanError) as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(judging.scrub_secrets(str(error))) from None
     for line in judging.plan_lines(plan):
         print(line, flush=True)
     if plan.n_targets == 0:
@@ -92,10 +96,12 @@ def run(args: argparse.Namespace) -> int:
             bar.update(done - bar.n)  # tqdm redraws at most every 0.1 s
 
     try:
-        summary = asyncio.run(judging.run_plan(store, plan, on_progress=on_progress))
+        summary = asyncio.run(judging.run_plan(store, plan, on_progress=on_progress,
+                                               flush_every_s=args.flush_every_s))
     finally:
         if bar is not None:
             bar.close()
+    key_names = [name for judge in panel.judges for name in judge.key_env_names]
     for line in judging.summary_lines(summary):
-        print(line)
+        print(judging.scrub_secrets(line, env_names=key_names))
     return 1 if summary.failures else 0

@@ -5,6 +5,8 @@
     plan = plan_run(store, panel, rubric, dataset="eo-rag")  # calls needed, cached, cost bound
     summary = asyncio.run(run_plan(store, plan, on_progress=print))
     # or, synchronously: run_judges(store, panel, rubric, dataset="eo-rag")
+    scrub_secrets(error_text)   # API keys masked, before any text is stored, logged or shown
+    rubric_problems()           # rubric files that list_rubrics() skips, and why
 
 Importing this package does not import LiteLLM; the first judge call does.
 """
@@ -18,16 +20,20 @@ from dashboard.judging.loop import BackgroundLoop, RunProgress
 from dashboard.judging.panel import BASELINE_MODEL, Judge, Panel, PanelError, load_panel
 from dashboard.judging.plan import JudgePlan, PlanError, RunPlan, plan_run
 from dashboard.judging.reparse import ReparseSummary, reparse
-from dashboard.judging.rubrics import Rubric, RubricError, list_rubrics, load_rubric
+from dashboard.judging.rubrics import (
+    Rubric, RubricError, list_rubrics, load_rubric, rubric_problems,
+)
 from dashboard.judging.runner import Progress, run_plan
+from dashboard.judging.secrets import scrub_secrets
 from dashboard.judging.summary import JudgeSummary, RunSummary, plan_lines, summary_lines
 from dashboard.store import Store
 
 __all__ = [
     "BASELINE_MODEL", "BackgroundLoop", "Judge", "JudgePlan", "JudgeSummary", "Panel",
     "PanelError", "PlanError", "ReparseSummary", "Rubric", "RubricError", "RunPlan",
-    "RunProgress", "RunSummary", "list_rubrics", "load_panel", "load_rubric", "plan_lines", "plan_run",
-    "reparse", "run_judges", "run_plan", "summary_lines",
+    "RunProgress", "RunSummary", "list_rubrics", "load_panel", "load_rubric", "plan_lines",
+    "plan_run", "reparse", "rubric_problems", "run_judges", "run_plan", "scrub_secrets",
+    "summary_lines",
 ]
 
 

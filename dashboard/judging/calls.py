@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dashboard.judging.llm import CallError, Completion, JudgeClient
+from dashboard.judging.offline import Case
 from dashboard.judging.panel import Judge
 
 
@@ -48,7 +49,9 @@ def backoff_s(attempt: int, *, judge: Judge, retry_after_s: float | None,
 
 
 async def call_with_retries(client: JudgeClient, messages: Sequence[Mapping[str, str]], *,
+                            case: Case | None = None,
                             rng: random.Random | None = None) -> CallOutcome:
+    """Up to `max_attempts` attempts; `case` goes to the offline baseline (see `offline.py`)."""
     judge = client.judge
     rng = rng or random.Random()
     error: CallError | None = None
@@ -58,7 +61,7 @@ async def call_with_retries(client: JudgeClient, messages: Sequence[Mapping[str,
         attempt += 1
         started = time.perf_counter()
         try:
-            completion = await client.complete(messages)
+            completion = await client.complete(messages, case=case)
         except CallError as failure:
             error = failure
             latency_ms = (time.perf_counter() - started) * 1000

@@ -7,34 +7,37 @@ backoff, honouring Retry-After, so that it can count attempts. A judge with a Ro
 list goes through one `litellm.Router` (fallbacks across deployments are the Router's).
 
 The offline baseline judge (`judgeboard/baseline`) is registered here as a LiteLLM custom
-provider, so that it takes the same path as a real model.
+provider, so that it takes the same path as a real model; what it compares travels in the
+call's `metadata`.
+
+Error text is scrubbed of keys (`secrets.scrub_secrets`) where it is made, and while a judge
+runs, a `SecretFilter` on LiteLLM's loggers scrubs what LiteLLM logs (its Router logs a failed
+call's exception, which may quote the key, at INFO).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
+import logging
 import os
-import re
 import threading
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from dashboard.judging import offline
-from dashboard.judging.panel import ENV_REFERENCE, Judge, api_key_for
+from dashboard.judging.panel import Judge, api_key_for
+from dashboard.judging.secrets import SecretFilter, scrub_secrets
 
 PROVIDER = "judgeboard"
+LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 _import_lock = threading.Lock()
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
-_SECRET_PATTERNS = (
-    re.compile(r"(?i)(bearer\s+)[^\s'\"]+"),
-    re.compile(r"(?i)((?:api[_-]?key|x-api-key|authorization|token)[\"']?\s*[:=]\s*[\"']?)[^\s'\",}]+"),
-    re.compile(r"\b(sk-[A-Za-z0-9_-]{2})[A-Za-z0-9_-]{6,}"),
-)
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,8 @@ def _baseline_handler(litellm: ModuleType) -> Any:
                    model_response: Any) -> Any:
             meta = ((litellm_params or {}).get("metadata") or {}).get(PROVIDER) or {}
             prompt = "\n".join(str(m.get("content") or "") for m in messages)
-            text = offline.reply(prompt, kind=meta.get("kind", "rating"),
+            case = offline.Case.from_metadata(meta["case"]) if meta.get("case") else None
+            text = offline.reply(case, kind=meta.get("kind", "rating"),
                                  low=meta.get("low"), high=meta.get("high"))
             model_response.choices[0].message.content = text
             model_response.usage = litellm.Usage(
@@ -98,14 +102,20 @@ def _baseline_handler(litellm: ModuleType) -> Any:
     return BaselineJudge()
 
 
-def scrub(text: str, secrets: Sequence[str] = ()) -> str:
-    """`text` with API keys and bearer tokens masked, before it is stored or shown."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + "***", text)
-    return text
+@contextlib.contextmanager
+def scrubbed_litellm_logs(env_names: Iterable[str] = ()) -> Iterator[None]:
+    """While the block runs, LiteLLM's log records are scrubbed of keys (those of the
+    variables in `env_names` too). Each block has its own filter, so that concurrent runs
+    (two dashboard sessions) add and remove theirs independently."""
+    secret_filter = SecretFilter(env_names)
+    loggers = [logging.getLogger(name) for name in LITELLM_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(secret_filter)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(secret_filter)
 
 
 def _retry_after(error: BaseException) -> float | None:
@@ -133,8 +143,9 @@ def _retry_after(error: BaseException) -> float | None:
         return None
 
 
-def classify(error: BaseException, *, secrets: Sequence[str] = ()) -> CallError:
-    """A LiteLLM (or asyncio) exception as a CallError that says whether to retry."""
+def classify(error: BaseException, *, env_names: Iterable[str] = ()) -> CallError:
+    """A LiteLLM (or asyncio) exception as a CallError that says whether to retry; its
+    message is scrubbed of keys (those of the variables in `env_names` too)."""
     if isinstance(error, CallError):
         return error
     status = getattr(error, "status_code", None)
@@ -143,7 +154,7 @@ def classify(error: BaseException, *, secrets: Sequence[str] = ()) -> CallError:
     transient = isinstance(error, (asyncio.TimeoutError, TimeoutError, ConnectionError)) or name in (
         "Timeout", "APIConnectionError", "APITimeoutError", "RouterRateLimitError")
     retryable = transient or status in _RETRYABLE_STATUS or (status is not None and status >= 500)
-    message = scrub(f"{name}: {error}".strip(), secrets)[:1000]
+    message = scrub_secrets(f"{name}: {error}".strip(), env_names=env_names)[:1000]
     return CallError(message, retryable=retryable, status=status,
                      retry_after_s=_retry_after(error))
 
@@ -161,13 +172,11 @@ class JudgeClient:
     def __init__(self, judge: Judge, *, kind: str, low: float | None, high: float | None) -> None:
         self.judge = judge
         self._litellm = litellm_module()
-        self._secrets = self._secret_values(judge)
         self._price_known: bool | None = None if judge.input_cost_per_token is None else True
         self._kwargs: dict[str, Any] = {
             "temperature": judge.temperature, "max_tokens": judge.max_tokens,
             "timeout": judge.timeout_s, "num_retries": 0}
-        if judge.is_baseline:
-            self._kwargs["metadata"] = {PROVIDER: {"kind": kind, "low": low, "high": high}}
+        self._baseline = {"kind": kind, "low": low, "high": high} if judge.is_baseline else None
         self._router = None
         if judge.uses_router:
             fallbacks = [{judge.model: list(judge.fallbacks)}] if judge.fallbacks else []
@@ -183,27 +192,28 @@ class JudgeClient:
             if key is not None:
                 self._kwargs["api_key"] = key
 
-    @staticmethod
-    def _secret_values(judge: Judge) -> tuple[str, ...]:
-        names = [judge.api_key_env] if judge.api_key_env else []
-        for deployment in judge.model_list:
-            key = str(deployment["litellm_params"].get("api_key") or "")
-            if key.startswith(ENV_REFERENCE):
-                names.append(key[len(ENV_REFERENCE):])
-        return tuple(v for v in (os.environ.get(n) for n in names if n) if v)
+    def scrubbed_logs(self) -> contextlib.AbstractContextManager[None]:
+        """LiteLLM's logs scrubbed of this judge's keys while the block runs."""
+        return scrubbed_litellm_logs(self.judge.key_env_names)
 
-    async def complete(self, messages: Sequence[Mapping[str, str]]) -> Completion:
-        """One attempt; raises CallError. The asyncio guard backs up LiteLLM's own timeout."""
+    async def complete(self, messages: Sequence[Mapping[str, str]], *,
+                       case: offline.Case | None = None) -> Completion:
+        """One attempt; raises CallError. The asyncio guard backs up LiteLLM's own timeout.
+        `case` is what the offline baseline compares; other models ignore it."""
         guard_s = self.judge.timeout_s * 1.5 + 1.0
         target = self._router if self._router is not None else self._litellm
+        kwargs = self._kwargs
+        if self._baseline is not None:
+            meta = {**self._baseline, "case": case.as_metadata() if case else None}
+            kwargs = {**kwargs, "metadata": {PROVIDER: meta}}
         try:
             async with asyncio.timeout(guard_s):  # unlike wait_for, no extra task per call
                 response = await target.acompletion(model=self.judge.model,
-                                                    messages=list(messages), **self._kwargs)
+                                                    messages=list(messages), **kwargs)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 (every provider error becomes a CallError)
-            raise classify(error, secrets=self._secrets) from None
+            raise classify(error, env_names=self.judge.key_env_names) from None
         return self._completion(response)
 
     def _completion(self, response: Any) -> Completion:

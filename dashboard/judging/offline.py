@@ -1,12 +1,17 @@
 """The offline baseline judge: a deterministic HEURISTIC, not a model.
 
-It reads the rendered prompt's sections (the reference answer, the reference or retrieved
-context, the answer or the two answers) and scores an answer by
+It scores an answer by
 - its token-overlap F1 with the reference answer (`scoring.qa.token_f1`, best reference), and
 - its support in the context: the share of the answer's content words found in the context,
 blended as 0.8 × F1 + 0.2 × support when both are present (F1 alone, or support alone, when
 only one is). The score in [0, 1] is mapped linearly onto the rubric's scale and rounded half
 up. In a pairwise prompt the answer with the higher score wins; within 0.05 it is a tie.
+
+It reads what it compares from a `Case`, passed as structured data in the call's LiteLLM
+`metadata`, never from the prompt's text: an answer that writes "[The End of the Assistant's
+Answer] [The Start of the Reference Answer] …" is just words of the answer. The case holds
+only what the rubric's prompt shows (`case_for`), so the baseline sees what a model would see
+and its output stays a function of the prompt, which is what the cache key hashes.
 
 It answers in the format the real judges are asked for ("Explanation: …" then
 "Rating: [[N]]" or "[[A]]"), so the same parser reads it. With neither a reference answer nor
@@ -19,22 +24,50 @@ never as a judge of quality: it rewards word overlap, not correctness.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from dashboard.judging.rubrics import Rubric
 from scoring.qa import normalize_answer, token_f1
 
 TIE_MARGIN = 0.05
 F1_WEIGHT = 0.8
-_SECTION = re.compile(
-    r"\[The Start of (?:the )?(?P<name>[^\]\n]+?)\]\n(?P<body>.*?)\n?\[The End of (?:the )?(?P=name)\]",
-    re.DOTALL)
-_REFERENCE_ITEM = re.compile(r"^- ", re.MULTILINE)
+CONTEXT_VARIABLES = ("reference_context", "retrieved_context")
 # Function words carry no evidence of support; the list is short on purpose.
 _STOPWORDS = frozenset(
     "is are was were be been of in on at to for with by and or but it its this that as from "
     "which who what when where how i you he she they we not no".split())
+
+
+@dataclass(frozen=True)
+class Case:
+    """What the baseline compares: the answer (two answers, in the order shown, for a pair),
+    the reference answers, and the context, each only as far as the prompt shows it."""
+
+    answers: tuple[str, ...]
+    references: tuple[str, ...] = ()
+    context: str | None = None
+
+    def as_metadata(self) -> dict[str, Any]:
+        return {"answers": list(self.answers), "references": list(self.references),
+                "context": self.context}
+
+    @classmethod
+    def from_metadata(cls, data: Mapping[str, Any]) -> Case:
+        return cls(tuple(str(a) for a in data.get("answers") or ()),
+                   tuple(str(r) for r in data.get("references") or ()),
+                   str(data["context"]) if data.get("context") else None)
+
+
+def case_for(rubric: Rubric, values: Mapping[str, str], references: Sequence[str]) -> Case:
+    """The case of one target: `values` are its template values, `references` its reference
+    answers (the list that `values["reference_answer"]` shows)."""
+    shown = rubric.shown(values)
+    names = ("answer_a", "answer_b") if rubric.is_pairwise else ("answer",)
+    context = "\n".join(values[n] for n in CONTEXT_VARIABLES if n in shown)
+    return Case(tuple(values.get(n, "") for n in names),
+                tuple(references) if "reference_answer" in shown else (), context or None)
 
 
 @dataclass(frozen=True)
@@ -59,23 +92,6 @@ class Evidence:
         return "; ".join(parts) or "nothing to compare with"
 
 
-def sections(prompt: str) -> dict[str, str]:
-    """The prompt's `[The Start of X] … [The End of X]` blocks; the last one of a name wins,
-    because few-shot examples come before the case to judge."""
-    found: dict[str, str] = {}
-    for match in _SECTION.finditer(prompt):
-        found[match.group("name").strip().lower()] = match.group("body").strip()
-    return found
-
-
-def _references(text: str | None) -> list[str]:
-    if not text or text == "(none given)":
-        return []
-    if _REFERENCE_ITEM.match(text):  # several references render as a "- " list
-        return [line[2:].strip() for line in text.splitlines() if line.startswith("- ")]
-    return [text]
-
-
 def _content_words(text: str) -> list[str]:
     return [w for w in normalize_answer(text).split() if w not in _STOPWORDS]
 
@@ -90,19 +106,11 @@ def evidence(answer: str, references: Sequence[str], context: str | None) -> Evi
     return Evidence(f1, support)
 
 
-def _context(found: Mapping[str, str]) -> str | None:
-    parts = [found.get(k) for k in ("reference context", "retrieved context")]
-    text = "\n".join(p for p in parts if p and p != "(none given)")
-    return text or None
-
-
-def rate(prompt: str, *, low: float, high: float) -> str:
+def rate(case: Case, *, low: float, high: float) -> str:
     """The baseline's reply to a rating prompt on the scale [low, high]."""
-    found = sections(prompt)
-    answer = found.get("assistant's answer")
-    if answer is None:
-        return "Explanation: heuristic baseline; the prompt has no assistant's answer section."
-    result = evidence(answer, _references(found.get("reference answer")), _context(found))
+    if len(case.answers) != 1:
+        return "Explanation: heuristic baseline; the case has no single answer to rate."
+    result = evidence(case.answers[0], case.references, case.context)
     score = result.score
     if score is None:
         return ("Explanation: heuristic baseline; there is neither a reference answer nor a "
@@ -112,15 +120,13 @@ def rate(prompt: str, *, low: float, high: float) -> str:
             f"{result.describe()}; score {score:.2f} of 1.\nRating: [[{value:g}]]")
 
 
-def prefer(prompt: str) -> str:
+def prefer(case: Case) -> str:
     """The baseline's reply to a pairwise prompt: [[A]], [[B]] or [[C]] (tie)."""
-    found = sections(prompt)
-    first, second = found.get("assistant a's answer"), found.get("assistant b's answer")
-    if first is None or second is None:
-        return "Explanation: heuristic baseline; the prompt does not hold two answers."
-    references = _references(found.get("reference answer"))
-    context = _context(found)
-    a, b = evidence(first, references, context), evidence(second, references, context)
+    if len(case.answers) != 2:
+        return "Explanation: heuristic baseline; the case does not hold two answers."
+    first, second = case.answers
+    a = evidence(first, case.references, case.context)
+    b = evidence(second, case.references, case.context)
     if a.score is None or b.score is None:
         return ("Explanation: heuristic baseline; there is neither a reference answer nor a "
                 "context to compare the answers with, so it gives no verdict.")
@@ -130,10 +136,14 @@ def prefer(prompt: str) -> str:
             f"Verdict: [[{verdict}]]")
 
 
-def reply(prompt: str, *, kind: str, low: float | None, high: float | None) -> str:
-    """The baseline's reply for a rubric of `kind` ("rating" or "pairwise")."""
+def reply(case: Case | None, *, kind: str, low: float | None, high: float | None) -> str:
+    """The baseline's reply for a rubric of `kind` ("rating" or "pairwise"). Without a case
+    (a call that did not come from the runner) it gives no rating rather than guess."""
+    if case is None:
+        return ("Explanation: heuristic baseline; the call carries no case (metadata "
+                "judgeboard.case), so there is nothing to compare and it gives no rating.")
     if kind == "pairwise":
-        return prefer(prompt)
+        return prefer(case)
     if low is None or high is None:
         raise ValueError("a rating rubric needs its scale")
-    return rate(prompt, low=low, high=high)
+    return rate(case, low=low, high=high)

@@ -64,6 +64,17 @@ class Judge:
     def uses_router(self) -> bool:
         return bool(self.model_list)
 
+    @property
+    def key_env_names(self) -> tuple[str, ...]:
+        """The environment variables that hold this judge's keys: `api_key_env` and the
+        `os.environ/NAME` references of its model list (LiteLLM's provider defaults aside)."""
+        names = [self.api_key_env] if self.api_key_env else []
+        for deployment in self.model_list:
+            key = str(deployment.get("litellm_params", {}).get("api_key") or "")
+            if key.startswith(ENV_REFERENCE):
+                names.append(key[len(ENV_REFERENCE):])
+        return tuple(dict.fromkeys(names))
+
     def cache_identity(self) -> str:
         """What, beside the prompt, decides the output: the model(s), endpoint and sampling.
 
@@ -81,12 +92,6 @@ class Panel:
     name: str
     judges: tuple[Judge, ...]
     source: str | None = None
-
-    def judge(self, name: str) -> Judge:
-        for judge in self.judges:
-            if judge.name == name:
-                return judge
-        raise KeyError(name)
 
 
 def _check_judge(judge: Judge, where: str) -> Judge:

@@ -13,9 +13,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dashboard.judging.offline import Case, case_for
 from dashboard.judging.panel import Judge, Panel
+from dashboard.judging.records import scale_of
 from dashboard.judging.rubrics import Messages, Rubric
-from dashboard.judging.targets import Target, pair_targets, rating_target
+from dashboard.judging.targets import Target, pair_targets, rating_target, reference_list
 from dashboard.store import Store
 from dashboard.store import judging as sql
 
@@ -33,13 +35,16 @@ class Selection:
 
 @dataclass(frozen=True)
 class CallSpec:
-    """One call to make: a judge, its messages, and every target the answer applies to."""
+    """One call to make: a judge, its messages, and every target the answer applies to.
+    `case` is what the prompt shows as structured data, for the offline baseline; None when
+    the panel has no baseline judge (a real model reads the messages only)."""
 
     judge: str
     cache_key: str
     prompt_hash: str
     messages: Messages
     targets: tuple[Target, ...]
+    case: Case | None
 
 
 @dataclass(frozen=True)
@@ -109,28 +114,37 @@ def _check_selection(rubric: Rubric, selection: Selection) -> None:
                         "(e.g. --rubric pairwise) with --pairwise")
 
 
-def _targets(store: Store, rubric: Rubric, selection: Selection) -> list[tuple[Target, Messages]]:
+Rendered = tuple[Target, Messages, Case | None]
+
+
+def _targets(store: Store, rubric: Rubric, selection: Selection, *,
+             with_cases: bool) -> list[Rendered]:
     _check_selection(rubric, selection)
     with store.connection() as con:  # also applies pending writes, so the cache is current
         if selection.pairwise is not None:
             system_a, system_b = selection.pairwise
             rows = sql.select_pair_targets(con, system_a=system_a, system_b=system_b,
                                            dataset=selection.dataset)
-            built = [t for row in rows for t in pair_targets(row)]
+            built = [(t, v, row) for row in rows for t, v in pair_targets(row)]
         else:
             rows = sql.select_rating_targets(con, dataset=selection.dataset,
                                              systems=selection.systems,
                                              task_types=rubric.task_types)
-            built = [rating_target(row) for row in rows]
-    return [(target, rubric.render(values)) for target, values in built]
+            built = [(*rating_target(row), row) for row in rows]
+    return [(target, rubric.render(values),
+             case_for(rubric, values, reference_list(row.get("reference_answers")))
+             if with_cases else None)
+            for target, values, row in built]
 
 
-def _group(judge: Judge, rendered: Sequence[tuple[Target, Messages]]) -> list[CallSpec]:
-    groups: dict[str, tuple[Messages, list[Target]]] = {}
-    for target, messages in rendered:
-        groups.setdefault(cache_key(judge, messages), (messages, []))[1].append(target)
-    return [CallSpec(judge.name, key, prompt_hash(messages), messages, tuple(targets))
-            for key, (messages, targets) in groups.items()]
+def _group(judge: Judge, rendered: Sequence[Rendered]) -> list[CallSpec]:
+    # Targets with the same prompt share one call; the case of the first stands for all
+    # (what the prompt shows of them is the same).
+    groups: dict[str, tuple[Messages, Case | None, list[Target]]] = {}
+    for target, messages, case in rendered:
+        groups.setdefault(cache_key(judge, messages), (messages, case, []))[2].append(target)
+    return [CallSpec(judge.name, key, prompt_hash(messages), messages, tuple(targets), case)
+            for key, (messages, case, targets) in groups.items()]
 
 
 def _has_result(target: Target, call_id: str, rated: set[tuple[str, str]],
@@ -158,9 +172,12 @@ def plan_run(store: Store, panel: Panel, rubric: Rubric, *, dataset: str | None 
     """Everything the run will do, before it calls anything."""
     if pairwise is not None and len(pairwise) != 2:
         raise PlanError("--pairwise takes exactly two systems: A B")
+    if not rubric.is_pairwise:
+        scale_of(rubric)  # a rating rubric without a scale fails here, before any call
     selection = Selection(dataset, tuple(systems) if systems else None,
                           (pairwise[0], pairwise[1]) if pairwise else None)
-    rendered = _targets(store, rubric, selection)
+    rendered = _targets(store, rubric, selection,
+                        with_cases=any(judge.is_baseline for judge in panel.judges))
     specs = {judge.name: _group(judge, rendered) for judge in panel.judges}
     with store.connection() as con:
         found = sql.find_ok_calls(con, (s.cache_key for group in specs.values() for s in group))

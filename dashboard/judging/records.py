@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.ids import content_id, utc_now
-from dashboard.judging.rubrics import Rubric
+from dashboard.judging.rubrics import Rubric, RubricError
 from dashboard.judging.targets import SWAPPED, Target
 from dashboard.store.writes import record_row
 from dashboard.types import JudgeCall, Preference, Rating
@@ -48,19 +48,25 @@ def explanation_of(text: str | None) -> str | None:
     return explanation[:EXPLANATION_MAX_CHARS] or None
 
 
-def parse_output(rubric: Rubric, text: str | None, *, shown_first: str | None = None,
-                 low: float | None = None, high: float | None = None) -> Parsed:
-    """Read a rating (on the rubric's scale, or `low`–`high` when given) or a verdict, mapped
-    from the order shown to the canonical order (`shown_first` "B" swaps A and B)."""
+def scale_of(rubric: Rubric) -> tuple[float, float]:
+    """A rating rubric's [low, high]. `rubric_from_toml` never makes a rating rubric without
+    one; a Rubric built in code without one is refused here, not given a made-up scale."""
+    if rubric.scale_low is None or rubric.scale_high is None:
+        raise RubricError(f"rubric {rubric.name!r} v{rubric.version} rates answers but has no "
+                          "scale; give it scale = [low, high]")
+    return float(rubric.scale_low), float(rubric.scale_high)
+
+
+def parse_output(rubric: Rubric, text: str | None, *, shown_first: str | None = None) -> Parsed:
+    """Read a rating (on the rubric's scale) or a verdict, mapped from the order shown to the
+    canonical order (`shown_first` "B" swaps A and B)."""
     if rubric.is_pairwise:
         found = parse_preference(text)
         if found.verdict is None:
             return Parsed(reason=found.reason or "no verdict")
         verdict = found.verdict if shown_first == "A" else SWAPPED[found.verdict]
         return Parsed(verdict=verdict)
-    low = rubric.scale_low if low is None else low
-    high = rubric.scale_high if high is None else high
-    assert low is not None and high is not None  # a rating rubric always has a scale
+    low, high = scale_of(rubric)
     result = parse_rating_result(text, low=low, high=high)
     if result.value is None:
         return Parsed(reason=result.reason or "no rating")
@@ -73,11 +79,12 @@ def result_row(target: Target, parsed: Parsed, *, rubric: Rubric, rater: str, ca
     `suffix` for a reparse), so writing it twice is harmless."""
     explanation = explanation_of(raw_output)
     if target.kind == "rating":
+        low, high = scale_of(rubric)
         return record_row(Rating(
             rating_id=content_id(call_id, target.response_id, suffix),
             response_id=target.response_id or "", rater_kind="llm", rater=rater,
             rubric=rubric.name, rubric_version=rubric.version, value=parsed.value,
-            scale_low=float(rubric.scale_low or 0.0), scale_high=float(rubric.scale_high or 0.0),
+            scale_low=low, scale_high=high,
             unscored_reason=parsed.reason, explanation=explanation, raw_output=raw_output,
             call_id=call_id))
     return record_row(Preference(

@@ -12,6 +12,7 @@ one pass, so text inside an answer is never read as a template.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -33,6 +34,7 @@ _VARIABLE = re.compile(r"{{\s*([a-z_]+)\s*}}")
 _ANY_TAG = re.compile(r"{{\s*([#^/]?)\s*([^}]*?)\s*}}")
 
 Messages = tuple[Mapping[str, str], ...]
+log = logging.getLogger(__name__)
 
 
 class RubricError(ValueError):
@@ -60,12 +62,16 @@ class Rubric:
     def is_pairwise(self) -> bool:
         return self.kind == "pairwise"
 
-    def render(self, variables: Mapping[str, str]) -> Messages:
-        """The chat messages for one target: an optional system message and the user prompt."""
+    def _values(self, variables: Mapping[str, str]) -> dict[str, str]:
         values = {**{name: "" for name in VARIABLES}, **variables}
         if self.scale_low is not None and self.scale_high is not None:
             values["scale_low"] = f"{self.scale_low:g}"
             values["scale_high"] = f"{self.scale_high:g}"
+        return values
+
+    def render(self, variables: Mapping[str, str]) -> Messages:
+        """The chat messages for one target: an optional system message and the user prompt."""
+        values = self._values(variables)
         messages: list[Mapping[str, str]] = []
         if self.system:
             messages.append({"role": "system",
@@ -73,8 +79,15 @@ class Rubric:
         messages.append({"role": "user", "content": render_template(self.template, values).strip()})
         return tuple(messages)
 
+    def shown(self, variables: Mapping[str, str]) -> frozenset[str]:
+        """The variables whose (non-empty) values `render(variables)` puts into the prompt."""
+        values = self._values(variables)
+        expanded = "".join(_expand_sections(t, values) for t in (self.system or "", self.template))
+        return frozenset(name for name in _VARIABLE.findall(expanded) if values.get(name))
 
-def render_template(template: str, values: Mapping[str, str]) -> str:
+
+def _expand_sections(template: str, values: Mapping[str, str]) -> str:
+    """The template with its sections kept or dropped; variable tags are left in place."""
     def section(match: re.Match[str]) -> str:
         kind, name, body = match.groups()
         present = bool(values.get(name, "").strip())
@@ -83,7 +96,11 @@ def render_template(template: str, values: Mapping[str, str]) -> str:
     expanded, previous = template, None
     while expanded != previous:  # one pass per level of nesting
         previous, expanded = expanded, _SECTION.sub(section, expanded)
-    return _VARIABLE.sub(lambda m: values.get(m.group(1), ""), expanded)
+    return expanded
+
+
+def render_template(template: str, values: Mapping[str, str]) -> str:
+    return _VARIABLE.sub(lambda m: values.get(m.group(1), ""), _expand_sections(template, values))
 
 
 def _check_template(text: str, where: str) -> None:
@@ -113,6 +130,18 @@ def _scale(data: Mapping[str, Any], where: str) -> tuple[float | None, float | N
     return float(scale[0]), float(scale[1])
 
 
+def _check_types(data: Mapping[str, Any], where: str) -> None:
+    """Types that the code below relies on, so that a wrong one is a RubricError."""
+    for key in ("template", "system", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise RubricError(f"{where}: `{key}` must be a string")
+    if not isinstance(data.get("labels", {}), dict):
+        raise RubricError(f"{where}: `labels` must be a table, e.g. [labels] then \"1\" = \"…\"")
+    task_types = data.get("task_types", [])
+    if not (isinstance(task_types, list) and all(isinstance(t, str) for t in task_types)):
+        raise RubricError(f"{where}: `task_types` must be a list of strings")
+
+
 def rubric_from_toml(text: str, *, path: Path | None = None) -> Rubric:
     where = str(path) if path else "rubric"
     try:
@@ -122,6 +151,7 @@ def rubric_from_toml(text: str, *, path: Path | None = None) -> Rubric:
     missing = [key for key in ("name", "version", "template") if not data.get(key)]
     if missing:
         raise RubricError(f"{where}: missing {', '.join(missing)}")
+    _check_types(data, where)
     kind = data.get("kind", "rating")
     if kind not in RUBRIC_KINDS:
         raise RubricError(f"{where}: kind must be one of {RUBRIC_KINDS}, got {kind!r}")
@@ -149,14 +179,65 @@ def rubric_dirs() -> list[Path]:
     return [*extra, SHIPPED_DIR]
 
 
-def list_rubrics() -> list[Rubric]:
-    """Every rubric that a name can reach; an earlier directory shadows a later one."""
-    found: dict[str, Rubric] = {}
+def _read(path: Path) -> Rubric:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise RubricError(f"{path}: cannot be read: {error}") from None
+    return rubric_from_toml(text, path=path)
+
+
+def _scan() -> list[tuple[Path, Rubric | RubricError]]:
+    """Every rubric file of the rubric directories in lookup order, read or with its error."""
+    found: list[tuple[Path, Rubric | RubricError]] = []
     for directory in rubric_dirs():
         for path in sorted(directory.glob("*.toml")) if directory.is_dir() else []:
-            rubric = rubric_from_toml(path.read_text(encoding="utf-8"), path=path)
-            found.setdefault(rubric.name, rubric)
+            try:
+                found.append((path, _read(path)))
+            except RubricError as error:
+                found.append((path, error))
+    return found
+
+
+def list_rubrics() -> list[Rubric]:
+    """Every usable rubric that a name can reach; an earlier directory shadows a later one.
+
+    A file that cannot be used (say, a user's rubric in $JUDGEBOARD_RUBRICS with a TOML typo)
+    is skipped with a warning in the log; `rubric_problems()` says which and why."""
+    found: dict[str, Rubric] = {}
+    for _, entry in _scan():
+        if isinstance(entry, RubricError):
+            log.warning("rubric skipped: %s", entry)
+        else:
+            found.setdefault(entry.name, entry)
     return sorted(found.values(), key=lambda r: r.name)
+
+
+def rubric_problems() -> list[tuple[Path, str]]:
+    """(file, what is wrong with it) for every rubric file of the rubric directories that
+    `list_rubrics` skips; the message names the file and the fix."""
+    return [(path, str(entry)) for path, entry in _scan() if isinstance(entry, RubricError)]
+
+
+def _named(name: str) -> Rubric:
+    """The first rubric called `name` in lookup order. A file of that stem that comes first
+    but cannot be used is the rubric the user meant: its error is raised, naming the file."""
+    known: dict[str, Rubric] = {}
+    problems: list[RubricError] = []
+    for path, entry in _scan():
+        if isinstance(entry, RubricError):
+            if path.stem == name and name not in known:
+                raise RubricError(str(entry)) from None
+            problems.append(entry)
+        else:
+            known.setdefault(entry.name, entry)
+    if name in known:
+        return known[name]
+    message = (f"no rubric named {name!r}; known: {', '.join(sorted(known)) or 'none'} "
+               "(or pass the path of a .toml file)")
+    if problems:
+        message += "; skipped, unusable: " + "; ".join(str(p) for p in problems)
+    raise RubricError(message)
 
 
 def load_rubric(name_or_path: str | os.PathLike[str]) -> Rubric:
@@ -165,10 +246,5 @@ def load_rubric(name_or_path: str | os.PathLike[str]) -> Rubric:
     if path.suffix == ".toml" or path.is_file():
         if not path.is_file():
             raise RubricError(f"no rubric file {path}")
-        return rubric_from_toml(path.read_text(encoding="utf-8"), path=path)
-    rubrics = {r.name: r for r in list_rubrics()}
-    if str(name_or_path) not in rubrics:
-        known = ", ".join(sorted(rubrics)) or "none"
-        raise RubricError(f"no rubric named {str(name_or_path)!r}; known: {known} "
-                          f"(or pass the path of a .toml file)")
-    return rubrics[str(name_or_path)]
+        return _read(path)
+    return _named(str(name_or_path))

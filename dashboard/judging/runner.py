@@ -16,7 +16,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import os
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -27,6 +26,7 @@ from dashboard.judging.calls import CallOutcome, call_with_retries
 from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.records import call_row, parse_output, result_row
+from dashboard.judging.secrets import scrub_secrets
 from dashboard.judging.summary import RunSummary, Tally, summary_rows
 from dashboard.judging.targets import Target
 from dashboard.store import Store, StoreBusy
@@ -37,14 +37,7 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 FLUSH_EVERY_S = 1.5
-FLUSH_EVERY_ENV = "JUDGEBOARD_FLUSH_EVERY_S"
 FLUSH_WAIT_S = 0.2
-
-
-def _flush_every_s() -> float:
-    """How often the journal is merged into DuckDB. The variable exists for a test that needs
-    the journal still open when it kills the process."""
-    return float(os.environ.get(FLUSH_EVERY_ENV) or FLUSH_EVERY_S)
 
 
 class _Run:
@@ -111,18 +104,22 @@ class _Run:
         tally.retries += max(outcome.attempts - 1, 0)
         call_id = new_id()
         done = outcome.completion
+        # The one door through which error text reaches judge_calls, judge_runs and the
+        # summary: whatever made it, no key passes.
+        error = (scrub_secrets(outcome.error, env_names=judge.key_env_names)
+                 if outcome.error is not None else None)
         call = call_row(
             call_id=call_id, cache_key=spec.cache_key, run_id=self.run_id, judge=judge.name,
             model=judge.model, rubric=self.rubric, prompt_hash=spec.prompt_hash,
             targets=spec.targets, ok=outcome.ok, raw_output=done.text if done else None,
-            error=outcome.error, attempts=outcome.attempts, latency_ms=outcome.latency_ms,
+            error=error, attempts=outcome.attempts, latency_ms=outcome.latency_ms,
             prompt_tokens=done.prompt_tokens if done else None,
             completion_tokens=done.completion_tokens if done else None,
             cost_usd=done.cost_usd if done else None)
         results: list[dict[str, Any]] = []
         if done is None:
             tally.failures += 1
-            tally.last_error = outcome.error
+            tally.last_error = error
         else:
             tally.prompt_tokens += done.prompt_tokens or 0
             tally.completion_tokens += done.completion_tokens or 0
@@ -150,9 +147,11 @@ class _Run:
         async def worker() -> None:
             while queue:
                 spec = queue.popleft()
-                self.record(judge, spec, await call_with_retries(client, spec.messages))
+                self.record(judge, spec,
+                            await call_with_retries(client, spec.messages, case=spec.case))
 
-        await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(specs)))))
+        with client.scrubbed_logs():
+            await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(specs)))))
 
     async def flush(self, *, wait_s: float) -> None:
         """Hand the journal over and merge what is closed into DuckDB, if it is free."""
@@ -197,15 +196,16 @@ async def run_plan(store: Store, plan: RunPlan, *, on_progress: Progress | None 
                    final_wait_s: float | None = None) -> RunSummary:
     """Make the plan's calls and store every result; `on_progress(done, total)` after each.
 
-    `flush_every_s` (default 1.5) is how often results are merged into DuckDB; at the end the
-    merge waits up to `final_wait_s` (default: the store's wait) for a busy database."""
+    `flush_every_s` (default FLUSH_EVERY_S) is how often results are merged into DuckDB; at
+    the end the merge waits up to `final_wait_s` (default: the store's wait) for a busy
+    database."""
     if plan.calls:  # LiteLLM's 3-second import belongs before the clock and the progress bar
         from dashboard.judging.llm import litellm_module
 
         await asyncio.to_thread(litellm_module)
     started, started_utc = time.perf_counter(), utc_now()
     run = _Run(store, plan, on_progress=on_progress,
-               flush_every_s=_flush_every_s() if flush_every_s is None else flush_every_s)
+               flush_every_s=FLUSH_EVERY_S if flush_every_s is None else flush_every_s)
     run.write_cached(plan.cached)
     run.progress()
     flusher = asyncio.create_task(run.flush_periodically())

@@ -42,9 +42,14 @@ def format_history(history: Any) -> str:
     return "\n".join(lines)
 
 
+def reference_list(references: Sequence[str] | None) -> tuple[str, ...]:
+    """The reference answers a prompt shows: the non-blank ones."""
+    return tuple(r for r in references or [] if r and r.strip())
+
+
 def format_references(references: Sequence[str] | None) -> str:
-    """One reference as itself; several as a "- " list (the offline judge reads it back)."""
-    refs = [r for r in references or [] if r and r.strip()]
+    """One reference as itself; several as a "- " list."""
+    refs = reference_list(references)
     if len(refs) <= 1:
         return refs[0] if refs else ""
     return "\n".join(f"- {r}" for r in refs)

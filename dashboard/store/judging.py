@@ -1,4 +1,5 @@
-"""The SQL of the judge panel: what to judge, what is cached, what a run cost, what to reparse.
+"""The SQL of the judge panel: what to judge, what is cached, what to reparse, and the record
+of each run (`judge_runs`, one row per judge and run).
 
 Every function runs on a connection it is given (see `Store.connection()`); values are bound
 parameters and the optional filters are code constants. `Connection` is imported for type
@@ -28,8 +29,9 @@ JUDGE_RUN_COLUMNS = (
 
 
 def m004_judge_runs(con: Connection) -> None:
-    # One row per judge and run: the run summary, including the pairwise flip rate, so that
-    # the dashboard can show how a judge behaved without recomputing it.
+    # One row per judge and run: the run's summary (calls, cache hits, failures and the last
+    # error, tokens, cost, the pairwise flip rate) kept beside the judge_calls it made, so that
+    # what a run did stays on record after its printed summary is gone.
     con.execute("""
         CREATE TABLE judge_runs (
             run_id             VARCHAR NOT NULL,
@@ -180,46 +182,6 @@ def unscored_preferences(con: Connection, *, rubric: str | None = None,
         f"WHERE c.verdict IS NULL AND {where} ORDER BY c.preference_id", params))
 
 
-def judge_call_stats(con: Connection, *, rubric: str | None = None) -> list[dict[str, Any]]:
-    """Per judge: successful and failed calls, attempts, tokens, cost, latency, parse failures."""
-    where, params = ("rubric = ?", [rubric]) if rubric is not None else ("TRUE", [])
-    return _rows(con.execute(f"""
-        WITH calls AS (
-            SELECT judge, count(*) FILTER (WHERE status = 'ok') AS ok_calls,
-                   count(*) FILTER (WHERE status = 'failed') AS failed_calls,
-                   sum(attempts) AS attempts, sum(prompt_tokens) AS prompt_tokens,
-                   sum(completion_tokens) AS completion_tokens, sum(cost_usd) AS cost_usd,
-                   count(*) FILTER (WHERE status = 'ok' AND cost_usd IS NULL) AS cost_unknown_calls,
-                   avg(latency_ms) FILTER (WHERE status = 'ok') AS mean_latency_ms
-            FROM judge_calls WHERE {where} GROUP BY judge),
-        unscored AS (
-            SELECT rater AS judge, count(*) AS parse_failures FROM (
-                SELECT rater, rubric FROM current_ratings
-                WHERE rater_kind = 'llm' AND value IS NULL
-                UNION ALL
-                SELECT rater, rubric FROM current_preferences
-                WHERE rater_kind = 'llm' AND verdict IS NULL)
-            WHERE {where} GROUP BY rater)
-        SELECT c.*, coalesce(u.parse_failures, 0) AS parse_failures
-        FROM calls c LEFT JOIN unscored u USING (judge) ORDER BY c.judge""", params * 2))
-
-
-def flip_rates(con: Connection, *, rubric: str) -> dict[str, tuple[float, int]]:
-    """judge -> (flip rate, pairs judged in both orders) from the current preferences."""
-    rows = con.execute("""
-        WITH v AS (
-            SELECT rater, item_id, response_a, response_b,
-                   max(verdict) FILTER (WHERE shown_first = 'A') AS first_a,
-                   max(verdict) FILTER (WHERE shown_first = 'B') AS first_b
-            FROM current_preferences
-            WHERE rater_kind = 'llm' AND rubric = ? AND verdict IS NOT NULL
-            GROUP BY rater, item_id, response_a, response_b)
-        SELECT rater, avg(CASE WHEN first_a <> first_b THEN 1.0 ELSE 0.0 END), count(*)
-        FROM v WHERE first_a IS NOT NULL AND first_b IS NOT NULL
-        GROUP BY rater ORDER BY rater""", [rubric]).fetchall()
-    return {rater: (float(rate), int(n)) for rater, rate, n in rows}
-
-
 def add_judge_runs(con: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Record run summaries (a few rows per run, so plain INSERTs)."""
     placeholders = ", ".join("?" for _ in JUDGE_RUN_COLUMNS)
@@ -227,9 +189,3 @@ def add_judge_runs(con: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
         con.execute(f"INSERT INTO judge_runs ({', '.join(JUDGE_RUN_COLUMNS)}) "
                     f"VALUES ({placeholders})", [row.get(c) for c in JUDGE_RUN_COLUMNS])
 
-
-def list_judge_runs(con: Connection, *, limit: int = 50) -> list[dict[str, Any]]:
-    """The latest run summaries, newest first."""
-    return _rows(con.execute(
-        f"SELECT {', '.join(JUDGE_RUN_COLUMNS)} FROM judge_runs "
-        "ORDER BY finished_utc DESC, judge LIMIT ?", [limit]))

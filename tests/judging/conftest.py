@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,8 @@ from dashboard.types import Item, Response
 from tests.support.judge_server import JudgeServer
 
 KEY_ENV = "JUDGEBOARD_TEST_KEY"
-SECRET_KEY = "sk-test-SECRETKEY-0123456789abcdef"
+# No "sk-" shape: a pattern cannot find it, only knowing which variables hold keys can.
+SECRET_KEY = "plain-SECRETKEY-0123456789abcdef"
 
 
 @dataclass(frozen=True)
@@ -89,3 +91,18 @@ def _test_key(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def store(tmp_path: object) -> Store:
     return Store(tmp_path / "judge.duckdb", wait_s=20.0)  # type: ignore[operator]
+
+
+def stored_text(store: Store) -> str:
+    """Everything the judge tables hold, as one string to search for a leaked key."""
+    with store.connection() as con:
+        return "".join(str(con.execute(f"SELECT * FROM {table}").fetchall())
+                       for table in ("judge_calls", "judge_runs", "ratings", "preferences"))
+
+
+def query(store: Store, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """The rows of a query as dicts (column name -> value)."""
+    with store.connection() as con:
+        cursor = con.execute(sql, list(params))
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dashboard.cli import main
 from dashboard.store import Store
-from tests.judging.conftest import KEY_ENV, seed
+from tests.judging.conftest import KEY_ENV, SECRET_KEY, seed, stored_text
 from tests.support.judge_server import JudgeServer, ModelScript, always
 
 
@@ -57,6 +60,24 @@ def test_failures_exit_1_and_show_the_last_error(store: Store, server: JudgeServ
     assert "openai/cli-down: 1 call(s) failed; last error: InternalServerError" in out
     assert "retried by the next run" in out
     assert server.stats("cli-down").requests == 2
+
+
+def test_a_provider_default_key_never_reaches_the_output_the_logs_or_the_database(
+        store: Store, server: JudgeServer, capsys: Any, caplog: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # No --api-key-env: LiteLLM takes OPENAI_API_KEY, and the server echoes it in its 401.
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
+    seed(store, n_items=1, systems=("only",))
+    server.script("cli-keyed", ModelScript(fault_rate=1.0, fault_kinds=("401",)))
+    args = ["--db", str(store.path), "judge", "--api-base", server.url, "--no-progress",
+            "--panel", "openai/cli-keyed", "--rubric", "pass-fail"]
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert "last error: AuthenticationError" in captured.out
+    assert "Incorrect API key provided: ***" in captured.out  # sent, echoed, masked
+    assert SECRET_KEY not in captured.out and SECRET_KEY not in captured.err
+    assert SECRET_KEY not in caplog.text and SECRET_KEY not in stored_text(store)
 
 
 def test_plan_only_calls_nothing(store: Store, server: JudgeServer, capsys: Any) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dashboard.judging import BackgroundLoop, load_rubric, plan_run, run_plan
 from dashboard.store import Store
-from dashboard.store import judging as sql
 from scoring.pairwise import reconcile_swap
 from tests.judging.conftest import judge, panel, seed
 from tests.support.judge_server import JudgeServer, ModelScript, always
@@ -25,7 +24,15 @@ def test_both_orders_are_judged_and_flips_recorded(store: Store, server: JudgeSe
         rows = con.execute(
             "SELECT rater, item_id, response_a, response_b, shown_first, verdict "
             "FROM current_preferences ORDER BY rater, item_id, shown_first").fetchall()
-        flips = sql.flip_rates(con, rubric="pairwise")
+        # judge -> (flip rate, pairs judged in both orders), from the stored preferences
+        flips = {rater: (float(rate), n) for rater, rate, n in con.execute("""
+            WITH v AS (
+                SELECT rater, item_id, response_a, response_b,
+                       max(verdict) FILTER (WHERE shown_first = 'A') AS first_a,
+                       max(verdict) FILTER (WHERE shown_first = 'B') AS first_b
+                FROM current_preferences WHERE rubric = 'pairwise' GROUP BY ALL)
+            SELECT rater, avg(CASE WHEN first_a <> first_b THEN 1.0 ELSE 0.0 END), count(*)
+            FROM v GROUP BY rater""").fetchall()}
         runs = {j: (rate, n) for _, j, rate, n in con.execute(
             "SELECT run_id, judge, flip_rate, n_pairs FROM judge_runs").fetchall()}
     alpha = {r.item_id: r for r in data.system("alpha")}

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dashboard.judging import Rubric, RubricError, list_rubrics, load_rubric
+from dashboard.judging import Rubric, RubricError, list_rubrics, load_rubric, rubric_problems
 from dashboard.judging.rubrics import RUBRICS_ENV, render_template, rubric_from_toml
 from dashboard.judging.targets import pair_targets, rating_target
 
@@ -147,3 +147,32 @@ def test_users_add_rubrics_by_path_or_directory(tmp_path: Path,
     assert "mine" in {r.name for r in list_rubrics()}
     with pytest.raises(RubricError, match="no rubric named 'nope'"):
         load_rubric("nope")
+
+
+def test_an_unusable_rubric_file_is_skipped_reported_and_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    (tmp_path / "mine.toml").write_text('name = "mine"\nversion = "1"\nscale = [1, 5]\n'
+                                        'template = "{{answer}}"\n', encoding="utf-8")
+    (tmp_path / "broken.toml").write_text('name = "broken"\nversion = 1"\n', encoding="utf-8")
+    (tmp_path / "typed.toml").write_text('name = "typed"\nversion = "1"\ntemplate = 5\n',
+                                         encoding="utf-8")
+    (tmp_path / "latin.toml").write_bytes('name = "caf\xe9"\n'.encode("latin-1"))
+    monkeypatch.setenv(RUBRICS_ENV, str(tmp_path))
+
+    names = {r.name for r in list_rubrics()}  # no exception: the pages keep working
+    assert names == {*SHIPPED, "mine"}
+    problems = dict(rubric_problems())
+    assert set(problems) == {tmp_path / n for n in ("broken.toml", "typed.toml", "latin.toml")}
+    assert all(message.startswith(str(path)) for path, message in problems.items())
+    assert "not valid TOML" in problems[tmp_path / "broken.toml"]
+    assert "`template` must be a string" in problems[tmp_path / "typed.toml"]
+    assert "cannot be read" in problems[tmp_path / "latin.toml"]
+    assert "broken.toml" in caplog.text and "rubric skipped" in caplog.text
+
+    with pytest.raises(RubricError, match=r"broken\.toml: not valid TOML"):
+        load_rubric("broken")  # the file of that name: its own error, naming it
+    with pytest.raises(RubricError, match=r"typed\.toml: `template` must be a string"):
+        load_rubric(tmp_path / "typed.toml")
+    with pytest.raises(RubricError, match=r"no rubric named 'nope'.*skipped, unusable: .*broken"):
+        load_rubric("nope")
+    assert load_rubric("mine").version == "1" and load_rubric("likert-rag").name == "likert-rag"

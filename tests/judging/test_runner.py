@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from dashboard.judging import BackgroundLoop, load_rubric, plan_run, run_plan
+import pytest
+
+from dashboard.judging import BackgroundLoop, load_rubric, plan_run, run_plan, summary_lines
+from dashboard.judging.panel import Judge
 from dashboard.judging.plan import RunPlan
 from dashboard.judging.summary import RunSummary
 from dashboard.store import Store
 from dashboard.types import JudgeCall, Response
-from tests.judging.conftest import SECRET_KEY, judge, panel, seed
+from tests.judging.conftest import SECRET_KEY, judge, panel, query, seed, stored_text
 from tests.support.judge_server import JudgeServer, ModelScript
 
 
@@ -28,10 +32,7 @@ def current_ratings(store: Store) -> dict[tuple[str, str], tuple[float | None, s
 
 def calls(store: Store, **where: str) -> list[dict[str, Any]]:
     clause = " AND ".join(f"{k} = ?" for k in where) or "TRUE"
-    with store.connection() as con:
-        cursor = con.execute(f"SELECT * FROM judge_calls WHERE {clause}", list(where.values()))
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return query(store, f"SELECT * FROM judge_calls WHERE {clause}", list(where.values()))
 
 
 def test_every_response_gets_its_correct_rating(store: Store, server: JudgeServer,
@@ -149,19 +150,37 @@ def test_a_retry_after_beyond_the_limit_fails_at_once(store: Store, server: Judg
     assert "Retry-After 120 s" in row["error"]
 
 
+@pytest.mark.parametrize("source", ["api_key_env", "provider default", "router reference"])
 def test_api_keys_are_never_stored_or_logged(store: Store, server: JudgeServer,
-                                             loop: BackgroundLoop, caplog: Any) -> None:
+                                             loop: BackgroundLoop, caplog: Any,
+                                             monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    # The server echoes the key in its 401 body, as OpenAI does. The key has no sk- shape and
+    # the variables holding it have names no rule would guess (but OPENAI_API_KEY, LiteLLM's
+    # default): only the judge's own key variables, or the provider's, can mask it.
+    caplog.set_level(logging.DEBUG)  # LiteLLM's Router logs the failed call at INFO
     seed(store, n_items=2, systems=("only",))
     server.script("keyed", ModelScript(fault_rate=1.0, fault_kinds=("401",)))
-    _, summary = run(store, loop, panel(judge("keyed", server)))
+    variable = {"api_key_env": "JUDGE_PASSPHRASE_VAR", "provider default": "OPENAI_API_KEY",
+                "router reference": "POOL_PASSPHRASE_VAR"}[source]
+    monkeypatch.setenv(variable, SECRET_KEY)
+    if source == "router reference":
+        the_judge = Judge(name="keyed", model="keyed-pool", retry_base_s=0.01, model_list=(
+            {"model_name": "keyed-pool", "litellm_params": {
+                "model": "openai/keyed", "api_base": server.url,
+                "api_key": f"os.environ/{variable}"}},))
+    else:
+        the_judge = judge("keyed", server, api_key_env=variable if source == "api_key_env"
+                          else None)
+    _, summary = run(store, loop, panel(the_judge))
     rows = calls(store, judge="keyed")
     assert len(rows) == 2 and all(r["attempts"] == 1 for r in rows)  # 401 is not retried
-    assert all("Incorrect API key" in r["error"] for r in rows)
-    with store.connection() as con:
-        dump = str(con.execute("SELECT * FROM judge_calls").fetchall())
-        dump += str(con.execute("SELECT * FROM judge_runs").fetchall())
+    # The key was sent and echoed, and masked where it stood.
+    assert all("Incorrect API key provided: ***" in r["error"] for r in rows)
+    dump = stored_text(store)
     assert SECRET_KEY not in dump and SECRET_KEY[8:] not in dump
-    assert SECRET_KEY not in str(summary) and SECRET_KEY not in caplog.text
+    assert SECRET_KEY not in str(summary) and SECRET_KEY not in "\n".join(summary_lines(summary))
+    assert SECRET_KEY not in caplog.text
+    assert all(SECRET_KEY not in r.getMessage() for r in caplog.records)
 
 
 def test_identical_prompts_share_one_call(store: Store, server: JudgeServer,

@@ -6,11 +6,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from dashboard.judging import BackgroundLoop, load_panel, load_rubric, plan_run, run_plan
 from dashboard.store import Store
+from dashboard.store.spool import read_batches
 from tests.judging.conftest import KEY_ENV, SECRET_KEY, seed
 from tests.paths import REPO_ROOT
 from tests.support.judge_server import JudgeServer, ModelScript
@@ -36,25 +36,48 @@ retry_base_s = 0.01
     return path
 
 
+def journaled(store: Store) -> dict[str, int]:
+    """Rows per table (and ok calls per judge) in the open journals of `<db>.pending/`."""
+    counts: dict[str, int] = {}
+    for path in (store.path.parent / (store.path.name + ".pending")).glob("*.open"):
+        for batch in read_batches(path):  # a line still being written is skipped
+            counts[batch.table] = counts.get(batch.table, 0) + len(batch.rows)
+            for row in batch.rows if batch.table == "judge_calls" else ():
+                if row["status"] == "ok":
+                    counts[row["judge"]] = counts.get(row["judge"], 0) + 1
+    return counts
+
+
+def everything_delivered_is_journaled(store: Store, server: JudgeServer) -> bool:
+    """Both judges hang on their next requests, and every completion the server delivered is
+    an ok call in the journal, with its rating (appended right after its call)."""
+    if not all(server.stats(j).hanging == 2 for j in JUDGES):
+        return False
+    delivered = {j: server.stats(j).completed for j in JUDGES}
+    counts = journaled(store)
+    return (all(counts.get(j, 0) == n for j, n in delivered.items())
+            and counts.get("ratings", 0) == sum(delivered.values()))
+
+
 def test_a_killed_run_resumes_and_pays_for_nothing_twice(
         store: Store, server: JudgeServer, loop: BackgroundLoop, tmp_path: Path) -> None:
     data = seed(store, n_items=10)  # 20 responses x 2 judges = 40 calls
     panel_path = write_panel(tmp_path / "panel.toml", server)
     server.script("kill-a", ModelScript(latency_ms=5, hang_from=9))  # 8 complete, then hang
     server.script("kill-b", ModelScript(latency_ms=5, hang_from=5))  # 4 complete, then hang
-    command = [sys.executable, "-m", "dashboard.cli", "--db", str(store.path), "judge",
-               "--panel", str(panel_path), "--rubric", "likert-rag", "--no-progress"]
     # A long merge interval keeps the run's journal open, so the kill leaves it half-written
     # (the journal is appended at once on every completion; the merge into DuckDB is later).
-    env = {**os.environ, KEY_ENV: SECRET_KEY, "PYTHONPATH": str(REPO_ROOT),
-           "JUDGEBOARD_FLUSH_EVERY_S": "600"}
+    command = [sys.executable, "-m", "dashboard.cli", "--db", str(store.path), "judge",
+               "--panel", str(panel_path), "--rubric", "likert-rag", "--no-progress",
+               "--flush-every", "600"]
+    env = {**os.environ, KEY_ENV: SECRET_KEY, "PYTHONPATH": str(REPO_ROOT)}
     process = subprocess.Popen(command, env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
-        both_hang = server.wait_for(
-            lambda: all(server.stats(j).hanging == 2 for j in JUDGES), timeout_s=90)
-        assert both_hang, process.stderr.read() if process.poll() is not None else "no hang"
-        time.sleep(1.0)  # every delivered completion has reached the journal
+        ready = server.wait_for(lambda: everything_delivered_is_journaled(store, server),
+                                timeout_s=90)
+        assert ready, process.stderr.read() if process.poll() is not None else \
+            f"not journaled: {journaled(store)}"
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)  # reaped: its journal now belongs to a dead process

@@ -11,14 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.judging import BackgroundLoop, RunProgress, load_panel, load_rubric, run_judges
+from dashboard.judging import (
+    BackgroundLoop, Rubric, RubricError, RunProgress, load_panel, load_rubric, plan_run,
+    run_judges, scrub_secrets,
+)
 from dashboard.judging.calls import backoff_s
-from dashboard.judging.llm import CallError, classify, scrub
+from dashboard.judging.llm import CallError, classify
 from dashboard.judging.panel import Judge
-from dashboard.judging.records import explanation_of
+from dashboard.judging.records import Parsed, explanation_of, parse_output, result_row
+from dashboard.judging.targets import Target
 from dashboard.store import Store
-from dashboard.store import judging as sql
-from tests.judging.conftest import judge, panel, seed
+from tests.judging.conftest import judge, panel, query, seed
 from tests.paths import REPO_ROOT
 from tests.support.judge_server import JudgeServer, ModelScript
 
@@ -50,13 +53,32 @@ def test_classify_retries_transient_errors_only() -> None:
     assert classify(error) is error
 
 
-def test_secrets_are_scrubbed_from_error_text() -> None:
+def test_secrets_are_scrubbed_from_error_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_CUSTOM_VARIABLE", "custom-key-value")
     text = ("Incorrect API key provided: sk-proj-abcdef1234567890. Authorization: Bearer "
             "tok-999 api_key='plain-secret' custom-key-value")
-    clean = scrub(text, ["custom-key-value"])
+    clean = scrub_secrets(text, env_names=["JUDGE_CUSTOM_VARIABLE"])
     for secret in ("abcdef1234567890", "tok-999", "plain-secret", "custom-key-value"):
         assert secret not in clean
     assert "Incorrect API key provided" in clean
+    # A variable named by nobody is not a secret unless its name says so.
+    assert "custom-key-value" in scrub_secrets(text)
+
+
+@pytest.mark.parametrize("variable", [
+    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MISTRAL_API_KEY", "GROQ_API_KEY",
+    "TOGETHERAI_API_KEY", "AZURE_API_KEY", "COHERE_API_KEY", "GEMINI_API_KEY",
+    "HUGGINGFACE_API_KEY", "HF_TOKEN", "AZURE_CLIENT_SECRET", "WATSONX_APIKEY",
+    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "SOME_SERVICE_PASSWORD"])
+def test_provider_default_keys_are_scrubbed_whatever_their_shape(
+        variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "plainvalue0123456789XYZ"  # no sk- prefix, no "api_key=": only its variable says
+    monkeypatch.setenv(variable, key)
+    clean = scrub_secrets(f"Incorrect API key provided: {key}. (at https://u:pw-{key}@host/v1)")
+    assert key not in clean and clean.startswith("Incorrect API key provided: ***.")
+    assert "https://u:***@host/v1" in clean
+    monkeypatch.setenv("SHORT_TOKEN", "1")  # too short to be a key: ordinary digits stay
+    assert scrub_secrets("retry 1 of 4") == "retry 1 of 4"
 
 
 def test_explanations_leave_out_the_rating_line() -> None:
@@ -99,11 +121,17 @@ def test_run_judges_reports_progress_and_feeds_the_stats(
                          loop=loop)
     assert seen[0] == (0, 3) and seen[-1] == (3, 3) and len(seen) == 4
     assert summary.judge("progress").calls_made == 3
-    with store.connection() as con:
-        (stats,) = sql.judge_call_stats(con, rubric="likert-rag")
-        (run,) = sql.list_judge_runs(con)
-    assert (stats["judge"], stats["ok_calls"], stats["failed_calls"]) == ("progress", 3, 0)
-    assert stats["parse_failures"] == 0 and stats["cost_unknown_calls"] == 3
+    with store.connection() as con:  # what is stored: the calls, their ratings, the run
+        stats = con.execute("""
+            SELECT judge, count(*) FILTER (WHERE status = 'ok'),
+                   count(*) FILTER (WHERE status = 'failed'),
+                   count(*) FILTER (WHERE status = 'ok' AND cost_usd IS NULL)
+            FROM judge_calls WHERE rubric = 'likert-rag' GROUP BY judge""").fetchall()
+        unscored = con.execute("SELECT count(*) FROM current_ratings "
+                               "WHERE rater = 'progress' AND value IS NULL").fetchone()
+    (run,) = query(store, "SELECT * FROM judge_runs")
+    assert stats == [("progress", 3, 0, 3)]  # judge, ok, failed, cost unknown
+    assert unscored == (0,) and run["parse_failures"] == 0 and run["cost_unknown_calls"] == 3
     assert (run["judge"], run["calls_made"], run["cache_hits"]) == ("progress", 3, 0)
     assert '"systems": ["alpha"]' in run["selection"]
 
@@ -162,3 +190,22 @@ def test_a_responses_own_history_is_the_conversation_it_is_judged_in(tmp_path) -
     _, values = rating_target(rows[0])
     assert values["history"].startswith("User: ")
     assert "\nAssistant: " in values["history"]
+
+
+def test_a_rating_rubric_without_a_scale_is_an_error_not_a_zero_scale(store: Store) -> None:
+    rubric = Rubric(name="unscaled", version="1", kind="rating", template="{{answer}}")
+    with pytest.raises(RubricError, match="'unscaled' v1 rates answers but has no scale"):
+        parse_output(rubric, "Rating: [[3]]")
+    with pytest.raises(RubricError, match="has no scale"):  # never stored as a 0-0 scale
+        result_row(Target("rating", "i", response_id="r"), Parsed(value=3.0), rubric=rubric,
+                   rater="j", call_id="c", raw_output="Rating: [[3]]")
+    seed(store, n_items=1)
+    with pytest.raises(RubricError, match="has no scale"):  # before any call is made
+        plan_run(store, load_panel("offline"), rubric)
+
+
+def test_judging_code_checks_with_exceptions_not_asserts() -> None:
+    # `python -O` strips assert statements: a check that must hold in production raises.
+    for path in [*JUDGING.glob("*.py"), REPO_ROOT / "dashboard" / "store" / "judging.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert not any(isinstance(node, ast.Assert) for node in ast.walk(tree)), path.name
