@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from dashboard.browse import ResponseDetail, response_detail
 from dashboard.ids import new_id, utc_now
 from dashboard.judging.rubrics import Rubric, list_rubrics
 from dashboard.store import Store, WriteResult
@@ -130,30 +131,47 @@ def human_rating(response_id: str, *, annotator: str, rubric: str, rubric_versio
                   overrides=overrides or None)
 
 
-def save_rating(store: Store, rating: Rating) -> WriteResult:
-    """Store a person's rating; an override must name a judge's rating of the same answer."""
+def check_override(rating: Rating, detail: ResponseDetail) -> None:
+    """An override must name a judge's rating of the same answer, as the person saw it."""
+    if not rating.overrides:
+        return
+    judged = detail.find(rating.overrides)
+    if (judged is None or judged.rating.rater_kind != "llm"
+            or judged.rating.response_id != rating.response_id
+            or detail.response.response_id != rating.response_id):
+        raise AnnotationError("The rating to override is not a judge's rating of this answer; "
+                              "reload the page and pick it again.")
+
+
+def save_rating(store: Store, rating: Rating, *,
+                detail: ResponseDetail | None = None) -> WriteResult:
+    """Store a person's rating. An override is checked against `detail`, the answer with the
+    ratings the page showed: no extra read, so that while another process holds the file the
+    override still reaches the spool. Without `detail` it is read from the store."""
     if rating.overrides:
-        with store.connection() as con:
-            if not sql.is_judge_rating(con, rating.overrides, rating.response_id):
-                raise AnnotationError("The rating to override is not a judge's rating of "
-                                      "this answer; reload the page and pick it again.")
+        found = detail if detail is not None else response_detail(store, rating.response_id)
+        if found is None:
+            raise AnnotationError("That answer is no longer in the database.")
+        check_override(rating, found)
     return store.add_ratings([rating])
 
 
 def rate(store: Store, response_id: str, *, annotator: str, rubric: str, rubric_version: str,
          value: float | None, scale: tuple[float, float], comment: str | None = None,
-         overrides: str | None = None) -> Saved[Rating]:
-    """Check and store a person's rating (or override) of one answer."""
+         overrides: str | None = None, detail: ResponseDetail | None = None) -> Saved[Rating]:
+    """Check and store a person's rating (or override) of one answer; `detail` is the
+    answer as shown (see `save_rating`)."""
     rating = human_rating(response_id, annotator=annotator, rubric=rubric,
                           rubric_version=rubric_version, value=value, scale=scale,
                           comment=comment, overrides=overrides)
-    result = save_rating(store, rating)
+    result = save_rating(store, rating, detail=detail)
     return Saved(rating, pending=result.pending is not None)
 
 
-def rubrics_of_kind(kind: str) -> tuple[Rubric, ...]:
-    """The known rubrics that rate single answers ("rating") or compare two ("pairwise")."""
-    return tuple(r for r in list_rubrics() if r.kind == kind)
+def rubrics_of_kind(kind: str, rubrics: Sequence[Rubric] | None = None) -> tuple[Rubric, ...]:
+    """The rubrics (by default every known one) that rate single answers ("rating") or
+    compare two ("pairwise")."""
+    return tuple(r for r in (list_rubrics() if rubrics is None else rubrics) if r.kind == kind)
 
 
 def default_rubric_name(names: Sequence[str], *preferred: str | None) -> str | None:

@@ -26,5 +26,7 @@ try:
     ui.sidebar()
     page.run()
 except StoreBusy as error:
-    st.warning(f"{error} The page will work again once that process is done.")
+    st.warning("The database is in use by another process; this page works again once that "
+               "process is done.")
+    st.text(str(error))  # it names the file, which is not Markdown
     st.button("Retry")

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from dashboard.annotation import Saved
 from dashboard.browse import item_and_response
 from dashboard.ids import new_id, utc_now
+from dashboard.metrics import Pairwise, pairwise_standings
 from dashboard.store import Store
 from dashboard.store import browse_sql as sql
+from dashboard.store.metrics_sql import Selection
 from dashboard.types import Item, Preference, Response
 
 # What the person picks, by screen side: the left answer, the right one, or a tie.
@@ -70,15 +72,22 @@ def shown_first(seed: int, item_id: str, response_a: str, response_b: str) -> st
 
 
 def next_pair(store: Store, request: PairRequest, *, offset: int = 0) -> PairQueue:
-    """The pair at `offset` among those the annotator has not voted on yet."""
+    """The pair at `offset` among those the annotator has not voted on yet (past the end:
+    the last one)."""
     if request.system_a == request.system_b:
         raise VoteError("Pick two different systems to compare.")
     common = {"system_a": request.system_a, "system_b": request.system_b,
               "dataset": request.dataset, "annotator": request.annotator}
+    offset = max(0, offset)
     with store.connection() as con:
-        remaining = sql.count_pairs(con, **common)
-        offset = min(max(0, offset), max(0, remaining - 1))
-        rows = sql.pair_rows(con, seed=request.seed, limit=1, offset=offset, **common)
+        rows, remaining = sql.pair_rows(con, seed=request.seed, limit=1, offset=offset,
+                                        **common)
+        if remaining is None:  # past the end (pairs left the queue), or none at all
+            remaining = sql.count_pairs(con, **common) if offset else 0
+            offset = max(0, remaining - 1)
+            if remaining:
+                rows, _ = sql.pair_rows(con, seed=request.seed, limit=1, offset=offset,
+                                        **common)
         if not rows:
             return PairQueue(None, remaining, offset)
         row = rows[0]
@@ -122,3 +131,9 @@ def vote(store: Store, pair: PairView, choice: str, *, annotator: str, rubric: s
                                   rubric_version=rubric_version, comment=comment)
     result = store.add_preferences([preference])
     return Saved(preference, pending=result.pending is not None)
+
+
+def standings(store: Store, *, dataset: str | None = None) -> Pairwise:
+    """The head-to-head win rates and Bradley–Terry ratings of the dataset's pairwise
+    verdicts, people's and judges' (the Pairwise page's standings)."""
+    return pairwise_standings(store, Selection(dataset))

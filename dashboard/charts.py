@@ -7,6 +7,7 @@ Functions take the records of `dashboard.metrics` and `dashboard.calibration` an
 
 from __future__ import annotations
 
+import html
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -25,6 +26,14 @@ PALETTE = ("#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#F
            "#9D755D")
 
 
+def plain(name: str) -> str:
+    """A name (a judge's, a system's) as plotly shows it: plotly reads a subset of HTML in
+    titles, legends, tick labels and hover labels (<a href>, <b>, <span style>), and %{...}
+    as a template in hover texts; with < > & as entities and % as &#37; the name is shown as
+    written and nothing in it is markup. Names enter a hover template only as `customdata`."""
+    return html.escape(name, quote=False).replace("%", "&#37;")
+
+
 def _rater_label(h: Histogram) -> str:
     return "people" if h.rater_kind == "human" else h.rater
 
@@ -39,16 +48,19 @@ def rating_histograms(histograms: Sequence[Histogram], *,
             counts[value] = counts.get(value, 0) + count
     names = sorted(panels, key=lambda n: (n == "people", n))
     systems = sorted({s for p in panels.values() for s in p})
-    fig = make_subplots(rows=1, cols=max(1, len(names)), subplot_titles=names or ["no ratings"],
+    fig = make_subplots(rows=1, cols=max(1, len(names)),
+                        subplot_titles=[plain(n) for n in names] or ["no ratings"],
                         shared_yaxes=True)
     ticks = list(range(int(scale[0]), int(scale[1]) + 1)) if scale else None
     for col, name in enumerate(names, start=1):
         for index, system in enumerate(systems):
             counts = panels[name].get(system, {})
-            fig.add_bar(x=list(counts), y=list(counts.values()), name=system,
-                        marker_color=PALETTE[index % len(PALETTE)], legendgroup=system,
+            fig.add_bar(x=list(counts), y=list(counts.values()), name=plain(system),
+                        marker_color=PALETTE[index % len(PALETTE)], legendgroup=plain(system),
                         showlegend=col == 1, row=1, col=col,
-                        hovertemplate=f"{system}<br>rating %{{x}}: %{{y}}<extra>{name}</extra>")
+                        customdata=[[plain(system), plain(name)]] * len(counts),
+                        hovertemplate="%{customdata[0]}<br>rating %{x}: %{y}"
+                                      "<extra>%{customdata[1]}</extra>")
         fig.update_xaxes(tickvals=ticks, title_text="rating", row=1, col=col)
     fig.update_yaxes(title_text="responses", row=1, col=1)
     fig.update_layout(barmode="group", height=320, legend_title_text="system", **_LAYOUT)
@@ -62,9 +74,9 @@ def confusion_heatmap(confusion: Confusion, *, judge: str) -> go.Figure:
         z=confusion.counts, x=labels, y=labels, colorscale="Blues", showscale=False,
         text=confusion.counts, texttemplate="%{text}",
         hovertemplate="judge %{y}, person %{x}: %{z}<extra></extra>"))
-    fig.update_layout(title=f"{judge} against people", height=300, width=340, **_LAYOUT)
+    fig.update_layout(title=f"{plain(judge)} against people", height=300, width=340, **_LAYOUT)
     fig.update_xaxes(title_text="person", type="category")
-    fig.update_yaxes(title_text=judge, type="category", autorange="reversed")
+    fig.update_yaxes(title_text=plain(judge), type="category", autorange="reversed")
     return fig
 
 
@@ -75,7 +87,9 @@ def win_rate_matrix(head_to_head: Sequence[HeadToHead]) -> go.Figure:
     z = [[lookup[(a, b)].value if (a, b) in lookup else None for b in systems] for a in systems]
     text = [[f"{v:.2f}" if v is not None and not math.isnan(v) else "" for v in row]
             for row in z]
-    fig = go.Figure(go.Heatmap(z=z, x=systems, y=systems, zmin=0, zmax=1, colorscale="RdBu",
+    # Tick and hover labels are the escaped names (the hover template shows %{x} and %{y}).
+    labels = [plain(s) for s in systems]
+    fig = go.Figure(go.Heatmap(z=z, x=labels, y=labels, zmin=0, zmax=1, colorscale="RdBu",
                                text=text, texttemplate="%{text}", colorbar={"title": "win rate"},
                                hovertemplate="%{y} over %{x}: %{z:.3f}<extra></extra>"))
     fig.update_layout(title="Win rate of row over column", height=340, **_LAYOUT)
@@ -87,7 +101,7 @@ def bradley_terry_ratings(standings: Sequence[Standing]) -> go.Figure:
     """Elo-scale ratings with their bootstrap intervals, best first."""
     shown = [s for s in standings if not math.isnan(s.rating)]
     fig = go.Figure(go.Scatter(
-        x=[s.rating for s in shown], y=[s.system for s in shown], mode="markers",
+        x=[s.rating for s in shown], y=[plain(s.system) for s in shown], mode="markers",
         marker={"size": 10, "color": PALETTE[0]},
         error_x={"type": "data", "symmetric": False,
                  "array": [s.high - s.rating for s in shown],

@@ -3,22 +3,21 @@ what of a judge's configuration may be shown.
 
 No API key is ever shown: a judge is described by its model strings and endpoints, and a key
 by the name of its environment variable and whether that variable is set. Error texts pass
-through `redact`, which removes the value of every key variable the panel could use.
+through `redact`, which removes every key (`dashboard.judging.scrub_secrets`).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from dashboard.judging import (
-    Judge, Panel, RunPlan, RunSummary, list_rubrics, load_panel, load_rubric, plan_run,
+    Judge, Panel, PanelError, Rubric, RunPlan, RunSummary, load_panel, plan_run, scrub_secrets,
 )
-from dashboard.judging.panel import ENV_REFERENCE, PANELS_DIR
+from dashboard.judging.panel import PANELS_DIR, panel_from_models
 from dashboard.store import Store, choices_sql
 
 Row = dict[str, Any]
@@ -28,22 +27,53 @@ PROVIDER_KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
                  "groq": "GROQ_API_KEY", "gemini": "GEMINI_API_KEY",
                  "cohere": "COHERE_API_KEY", "deepseek": "DEEPSEEK_API_KEY"}
 NO_KEY_PROVIDERS = frozenset({"ollama", "ollama_chat", "hosted_vllm", "judgeboard"})
-_KEY_PATTERN = re.compile(r"\b(?:sk|pk|rk|key)-[A-Za-z0-9_\-]{8,}|(?<=Bearer )\S+")
-REDACTED = "[redacted]"
 # Planning renders every prompt in memory (about 9 KB and 90 µs per target measured on this
 # machine); the dashboard process serves every session, so it plans at most this many.
 PLAN_LIMIT = 50_000
+# Where a request's panel comes from: a file of data/panels/ by name, or typed model strings.
+PANEL_FILE, MODEL_STRINGS = "file", "models"
 
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What the page's widgets ask for; a stored plan is reused only for the same request."""
+    """What the page's widgets ask for; a stored plan is reused only for the same request.
 
-    panel: str  # a panel file's path, or comma-separated LiteLLM model strings
+    `panel` is the name of a panel file of data/panels/ (`source` PANEL_FILE), or
+    comma-separated LiteLLM model strings (`source` MODEL_STRINGS), never a path."""
+
+    panel: str
     rubric: str
     dataset: str | None = None
     systems: tuple[str, ...] | None = None
     pairwise: tuple[str, str] | None = None
+    source: str = MODEL_STRINGS
+
+
+@dataclass(frozen=True)
+class PlanSize:
+    """How many responses (or pairs) a request would judge, and whether the page plans it:
+    planning renders every prompt in memory, so the dashboard plans at most PLAN_LIMIT."""
+
+    n_targets: int
+    pairwise: bool = False
+
+    @property
+    def can_plan(self) -> bool:
+        return 0 < self.n_targets <= PLAN_LIMIT
+
+    @property
+    def problem(self) -> str | None:
+        """Why the request is not planned (None when it is)."""
+        unit = "pairs" if self.pairwise else "responses"
+        if self.n_targets == 0:
+            return (f"Nothing matches this selection: no {unit} to judge. Pick another "
+                    "dataset in the sidebar, other systems, or a rubric for this dataset's "
+                    "task types.")
+        if self.n_targets > PLAN_LIMIT:
+            return (f"This selection has {self.n_targets:,} {unit} to judge; the dashboard "
+                    f"plans at most {PLAN_LIMIT:,} at a time. Narrow it with the dataset or "
+                    "the systems, or run `judgeboard judge` in a shell.")
+        return None
 
 
 def panel_files() -> list[Path]:
@@ -51,44 +81,52 @@ def panel_files() -> list[Path]:
     return sorted(PANELS_DIR.glob("*.toml"))
 
 
-def rubric_names() -> list[str]:
-    return [r.name for r in list_rubrics()]
+def panel_names() -> list[str]:
+    return [path.stem for path in panel_files()]
 
 
-def count_targets(store: Store, request: RunRequest) -> int:
-    """How many responses (or pairs) the request would judge, without planning it."""
-    rubric = load_rubric(request.rubric)
+def build_panel(spec: str, *, source: str) -> Panel | None:
+    """The panel of a file of data/panels/ chosen by name (`source` PANEL_FILE), or of typed
+    model strings (None when none is typed). A typed text is never read as a path, so a
+    dashboard user cannot make the server read any other file."""
+    if source == PANEL_FILE:
+        files = {path.stem: path for path in panel_files()}
+        if spec not in files:
+            raise PanelError(f"no panel named {spec!r} in data/panels/")
+        return load_panel(files[spec])
+    if not spec.strip():
+        return None
+    return panel_from_models(spec.split(","))
+
+
+def count_targets(store: Store, request: RunRequest, *,
+                  task_types: tuple[str, ...] = ()) -> PlanSize:
+    """How many responses (or pairs) the request would judge, without planning it;
+    `task_types` are the rating rubric's (empty: every task type)."""
     with store.connection() as con:
         if request.pairwise is not None:
-            return choices_sql.count_pair_targets(con, dataset=request.dataset,
-                                                  system_a=request.pairwise[0],
-                                                  system_b=request.pairwise[1])
-        return choices_sql.count_rating_targets(con, dataset=request.dataset,
-                                                systems=request.systems,
-                                                task_types=rubric.task_types)
+            return PlanSize(choices_sql.count_pair_targets(
+                con, dataset=request.dataset, system_a=request.pairwise[0],
+                system_b=request.pairwise[1]), pairwise=True)
+        return PlanSize(choices_sql.count_rating_targets(
+            con, dataset=request.dataset, systems=request.systems, task_types=task_types))
 
 
-def make_plan(store: Store, request: RunRequest) -> RunPlan:
+def make_plan(store: Store, request: RunRequest, rubric: Rubric) -> RunPlan:
     """The plan of the request; raises PanelError, RubricError or PlanError with a message
     that says what to change."""
-    return plan_run(store, load_panel(request.panel), load_rubric(request.rubric),
-                    dataset=request.dataset, systems=request.systems, pairwise=request.pairwise)
-
-
-def _env_names(judge: Judge) -> list[str]:
-    names = [judge.api_key_env] if judge.api_key_env else []
-    for deployment in judge.model_list:
-        key = str(deployment.get("litellm_params", {}).get("api_key") or "")
-        if key.startswith(ENV_REFERENCE):
-            names.append(key[len(ENV_REFERENCE):])
-    return names
+    panel = build_panel(request.panel, source=request.source)
+    if panel is None:
+        raise PanelError("no judge given: type one or more LiteLLM model strings")
+    return plan_run(store, panel, rubric, dataset=request.dataset, systems=request.systems,
+                    pairwise=request.pairwise)
 
 
 def key_status(judge: Judge) -> str:
     """Which variable holds the judge's key and whether it is set; never the key itself."""
     if judge.is_baseline:
         return "no key needed"
-    names = _env_names(judge)
+    names = list(judge.key_env_names)
     if not names:
         provider = judge.model.split("/", 1)[0]
         if provider in NO_KEY_PROVIDERS:
@@ -101,12 +139,13 @@ def key_status(judge: Judge) -> str:
 
 
 def _endpoint(url: str | None) -> str:
-    """An api_base without any user:password part."""
+    """An api_base without any user:password part, query (`?key=...`) or fragment: only
+    where the judge is served."""
     if not url:
         return ""
     parts = urlsplit(url)
     host = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def judge_rows(panel: Panel) -> list[Row]:
@@ -137,9 +176,19 @@ def plan_rows(plan: RunPlan) -> list[Row]:
     return rows
 
 
+def plan_outcome(plan: RunPlan) -> str:
+    """"empty" (nothing matches the selection), "cached" (every call is made and every
+    result stored) or "work" (calls to make, or cached answers to store)."""
+    if plan.n_targets == 0:
+        return "empty"
+    if plan.calls_needed > 0 or any(c.missing for c in plan.cached):
+        return "work"
+    return "cached"
+
+
 def has_work(plan: RunPlan) -> bool:
     """Calls to make, or cached answers whose results are not stored for every target."""
-    return plan.calls_needed > 0 or any(c.missing for c in plan.cached)
+    return plan_outcome(plan) == "work"
 
 
 def summary_rows(summary: RunSummary) -> list[Row]:
@@ -159,21 +208,21 @@ def summary_rows(summary: RunSummary) -> list[Row]:
 
 
 def redact(text: str, panel: Panel | None = None) -> str:
-    """The text without the value of any key variable the panel (or a provider) could use,
-    nor anything shaped like a key."""
-    names = set(PROVIDER_KEYS.values())
-    for judge in panel.judges if panel else ():
-        names.update(_env_names(judge))
-    for name in names:
-        value = os.environ.get(name)
-        if value and len(value) >= 4:
-            text = text.replace(value, REDACTED)
-    return _KEY_PATTERN.sub(REDACTED, text)
+    """The text without any key: the value of every key variable of the environment
+    (LiteLLM's provider defaults and the like) and of the panel's judges, and anything
+    shaped like a key (`dashboard.judging.scrub_secrets`)."""
+    names = [name for judge in (panel.judges if panel else ()) for name in judge.key_env_names]
+    return scrub_secrets(text, env_names=names)
 
 
-def failures(summary: RunSummary, panel: Panel | None = None) -> list[tuple[str, str]]:
-    """(what failed, the last error, redacted) for each judge that had failures."""
-    return [(f"{j.judge}: {j.failures} call(s) failed; they are retried by the next run",
-             redact(j.last_error or "no error text", panel))
+@dataclass(frozen=True)
+class JudgeFailure:
+    judge: str
+    failures: int
+    last_error: str  # redacted
+
+
+def failures(summary: RunSummary, panel: Panel | None = None) -> list[JudgeFailure]:
+    """Each judge that had failed calls, with its last error (redacted)."""
+    return [JudgeFailure(j.judge, j.failures, redact(j.last_error or "no error text", panel))
             for j in summary.judges if j.failures]
-

@@ -13,8 +13,11 @@ POSITION_KEY = "annotate_position"
 FLASH_KEY = "annotate_saved"
 
 
-def _request(annotator: str, dataset: str | None) -> tuple[QueueRequest, annotation.Rubric]:
-    rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating")}
+def _request(annotator: str, dataset: str | None
+             ) -> tuple[QueueRequest, annotation.Rubric] | None:
+    rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
+    if not rubrics:
+        return None
     used = ui.cached(metrics.default_rubric, Selection(dataset))
     # The rubric picked on another page comes first, then the most used one.
     first = annotation.default_rubric_name(
@@ -31,12 +34,18 @@ def _request(annotator: str, dataset: str | None) -> tuple[QueueRequest, annotat
                         task_types=rubric.task_types, seed=int(seed)), rubric
 
 
+FORM = "annotate_form"
+EMPTY_FORM = {"annotate_value": None, "annotate_override": None, "annotate_comment": ""}
+
+
 def _form(detail: browse.ResponseDetail, request: QueueRequest,
           rubric: annotation.Rubric) -> None:
     scale = (rubric.scale_low, rubric.scale_high)
     judged = {e.rating.rating_id: e for e in detail.judge_ratings
               if e.current and e.rating.rubric == request.rubric}
-    with st.form("annotate_form", clear_on_submit=True):
+    widgets.restore_form(FORM)
+    # Not cleared on submit: a refused label (no comment on an override...) keeps its input.
+    with st.form(FORM, clear_on_submit=False):
         value = st.radio(f"Your rating ({scale[0]:g} = worst, {scale[1]:g} = best)",
                          annotation.scale_points(*scale), index=None, horizontal=True,
                          format_func=lambda v: f"{v:g}", key="annotate_value")
@@ -53,12 +62,12 @@ def _form(detail: browse.ResponseDetail, request: QueueRequest,
         saved = annotation.rate(
             ui.get_store(), detail.response.response_id, annotator=request.annotator,
             rubric=rubric.name, rubric_version=rubric.version, value=value, scale=scale,
-            comment=comment, overrides=overrides)
+            comment=comment, overrides=overrides, detail=detail)
     except AnnotationError as error:
-        st.error(str(error))
+        st.error(ui.md_escape(error))
         return
-    ui.after_write()
-    widgets.forget("annotate_value", "annotate_override", "annotate_comment")
+    ui.after_write(pending=saved.pending)
+    widgets.clear_form(FORM, EMPTY_FORM)
     kind = "override" if overrides else "rating"
     st.session_state[FLASH_KEY] = (f"Saved your {kind} ({value:g}) as "
                                    f"{widgets.as_code(request.annotator)}."
@@ -87,7 +96,11 @@ def run() -> None:
         st.success(flash)
     if not chosen.annotator:
         st.warning("Type your name in the sidebar's Annotator box: ratings are saved with it.")
-    request, rubric = _request(chosen.annotator, chosen.dataset)
+    picked = _request(chosen.annotator, chosen.dataset)
+    if picked is None:
+        st.info("No rating rubric can be used: see the rubric files on the Run judges page.")
+        return
+    request, rubric = picked
     if st.session_state.get("annotate_last") != request:
         st.session_state["annotate_last"] = request
         st.session_state[POSITION_KEY] = 0

@@ -1,27 +1,30 @@
-"""Data: the datasets with their counts; import a file (the CLI's importer); delete a dataset."""
+"""Data: the datasets with their counts; import a file (the CLI's importer); delete a dataset;
+export the ratings and preferences."""
 
 import streamlit as st
 
 from dashboard import ui, uploads
 from dashboard.ingest import ALL_FORMATS
 from dashboard.store import Store
-from dashboard.ui import panels
+from dashboard.ui import downloads, panels
 
 FLASH_KEY, PICK_KEY, CONFIRM_KEY = "jb_data_flash", "jb_delete_pick", "jb_delete_confirm"
 DETECT = "detect from the columns"
 
 
-def _done(kind: str, lines: list[str]) -> None:
+def _done(kind: str, headline: str, lines: list[str]) -> None:
     """Say what happened after the rerun that shows the new list (and the new sidebar)."""
     ui.after_write()
-    st.session_state[FLASH_KEY] = (kind, lines)
+    st.session_state[FLASH_KEY] = (kind, headline, lines)
     st.rerun()
 
 
 st.title("Data")
-kind, lines = st.session_state.pop(FLASH_KEY, (None, []))
-for line in lines:
-    (st.success if kind == "success" else st.info)(line)
+if flash := st.session_state.pop(FLASH_KEY, None):
+    kind, headline, lines = flash
+    (st.success if kind == "success" else st.info)(headline)
+    if lines:  # the importer's report names files and datasets: plain text, never Markdown
+        st.text("\n".join(lines))
 
 datasets = ui.cached(Store.list_datasets)
 if not datasets:
@@ -49,28 +52,34 @@ with st.form("jb_upload"):
 if submitted and upload is None:
     st.warning("Choose a file first.")
 elif submitted:
-    bar = st.progress(0.0, text=f"importing {upload.name}")
+    bar = st.progress(0.0, text=f"importing {ui.md_escape(upload.name)}")
     try:
         report = uploads.import_upload(
             ui.get_store(), upload.name, upload, dataset=dataset, system=system,
             fmt=None if fmt == DETECT else fmt, mapping=mapping,
-            on_progress=lambda stage, f: bar.progress(f if f is not None else 1.0, text=stage))
+            on_progress=lambda stage, f: bar.progress(f if f is not None else 1.0,
+                                                      text=ui.md_escape(stage)))
     except uploads.UploadError as error:
         bar.empty()
-        st.error(str(error))
+        st.error("The file was not imported; nothing was written.")
+        ui.show_text(str(error), label="what the importer says")
     else:
-        _done("success", report.lines(names_only=True))
+        _done("success", "Imported.", report.lines(names_only=True))
 
 st.subheader("Delete a dataset")
 names = [d.name for d in datasets]
 name = st.selectbox("Dataset", names, index=None, key=PICK_KEY, placeholder="choose one")
 if name is not None:
     chosen = next(d for d in datasets if d.name == name)
-    st.warning(f"This deletes {name} with its {chosen.n_items:,} items, "
+    st.warning(f"This deletes {ui.md_escape(name)} with its {chosen.n_items:,} items, "
                f"{chosen.n_responses:,} responses, {chosen.n_ratings:,} ratings, "
                f"{chosen.n_preferences:,} preferences and its judge calls. It cannot be undone.")
     confirm = st.text_input("Type the dataset's name to confirm", key=CONFIRM_KEY)
     if st.button("Delete", disabled=confirm.strip() != name, key="jb_delete_button"):
         ui.get_store().delete_dataset(name)
         del st.session_state[PICK_KEY], st.session_state[CONFIRM_KEY]
-        _done("info", [f"Deleted {name}."])
+        _done("info", f"Deleted {ui.md_escape(name)}.", [])
+
+if datasets:
+    st.subheader("Export")
+    downloads.export_download_buttons(ui.filters().dataset)

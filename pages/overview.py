@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard import charts, metrics, selections, tables, ui
 from dashboard.store.metrics_sql import Selection
-from dashboard.ui import panels
+from dashboard.ui import downloads, panels
 
 st.title("Overview")
 dataset = ui.filters().dataset
@@ -14,6 +14,7 @@ if not ui.cached(selections.dataset_names):
     st.info("The database is empty. Import a file on the **Data** page "
             "(or `judgeboard import PATH`).")
     st.stop()
+downloads.report_download_button(dataset)
 
 left, right = st.columns(2)
 with left:
@@ -54,4 +55,4 @@ if view.pairwise.bradley_terry:
     with right:
         st.plotly_chart(charts.win_rate_matrix(view.pairwise.head_to_head), width="stretch")
     if view.pairwise.note:
-        st.caption(view.pairwise.note)
+        st.caption(ui.md_escape(view.pairwise.note))

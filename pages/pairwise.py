@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
-from dashboard import annotation, browse, browse_pairs, charts, metrics, ui
+from dashboard import annotation, browse_pairs, charts, selections, ui
 from dashboard.browse_pairs import PairRequest, VoteError
-from dashboard.store.metrics_sql import Selection
 from dashboard.ui import widgets
 
 POSITION_KEY = "pairwise_position"
@@ -14,9 +15,11 @@ FLASH_KEY = "pairwise_saved"
 CHOICES = {"left": "A (left)", "right": "B (right)", "tie": "Tie"}
 
 
-def _request(annotator: str, dataset: str | None, systems: tuple[str, ...]
-             ) -> tuple[PairRequest, annotation.Rubric]:
-    rubrics = {r.name: r for r in annotation.rubrics_of_kind("pairwise")}
+def _request(annotator: str, dataset: str | None, systems: Sequence[str]
+             ) -> tuple[PairRequest, annotation.Rubric] | None:
+    rubrics = {r.name: r for r in annotation.rubrics_of_kind("pairwise", ui.rubrics())}
+    if not rubrics:
+        return None
     first, second, third, fourth = st.columns([2, 2, 2, 1])
     widgets.keep_valid("pairwise_system_a", systems)
     widgets.keep_valid("pairwise_system_b", systems)
@@ -41,8 +44,14 @@ def _pair(view: browse_pairs.PairView) -> None:
             widgets.show_contexts(response)
 
 
+FORM = "pairwise_form"
+EMPTY_FORM = {"pairwise_choice": None, "pairwise_comment": ""}
+
+
 def _form(view: browse_pairs.PairView, request: PairRequest, rubric: annotation.Rubric) -> None:
-    with st.form("pairwise_form", clear_on_submit=True):
+    widgets.restore_form(FORM)
+    # Not cleared on submit: a refused vote keeps its comment.
+    with st.form(FORM, clear_on_submit=False):
         choice = st.radio("Which answer is better?", list(CHOICES), index=None,
                           horizontal=True, format_func=CHOICES.get, key="pairwise_choice")
         comment = st.text_input("Comment (optional)", key="pairwise_comment")
@@ -57,10 +66,10 @@ def _form(view: browse_pairs.PairView, request: PairRequest, rubric: annotation.
                                   rubric=rubric.name, rubric_version=rubric.version,
                                   comment=comment)
     except VoteError as error:
-        st.error(str(error))
+        st.error(ui.md_escape(error))
         return
-    ui.after_write()
-    widgets.forget("pairwise_choice", "pairwise_comment")
+    ui.after_write(pending=saved.pending)
+    widgets.clear_form(FORM, EMPTY_FORM)
     st.session_state[FLASH_KEY] = (f"Saved your vote ({CHOICES[choice]}) as "
                                    f"{widgets.as_code(request.annotator)}."
                                    + (widgets.PENDING_NOTE if saved.pending else ""))
@@ -69,7 +78,7 @@ def _form(view: browse_pairs.PairView, request: PairRequest, rubric: annotation.
 
 def _standings(dataset: str | None) -> None:
     st.header("Standings")
-    found = ui.cached(metrics.overview, Selection(dataset)).pairwise
+    found = ui.cached(browse_pairs.standings, dataset=dataset)
     if not found.head_to_head:
         st.info("No pairwise verdicts yet — vote above, or run a pairwise rubric on the Run "
                 "judges page.")
@@ -89,14 +98,18 @@ def run() -> None:
     chosen = ui.filters()
     if flash := st.session_state.pop(FLASH_KEY, None):
         st.success(flash)
-    systems = ui.cached(browse.filter_options, dataset=chosen.dataset).systems
+    systems = ui.cached(selections.dataset_systems, dataset=chosen.dataset)
     if len(systems) < 2:
         st.info("Pairwise needs answers from two systems to the same questions: import a "
                 "second system's answers on the Data page.")
         return
     if not chosen.annotator:
         st.warning("Type your name in the sidebar's Annotator box: votes are saved with it.")
-    request, rubric = _request(chosen.annotator, chosen.dataset, systems)
+    picked = _request(chosen.annotator, chosen.dataset, systems)
+    if picked is None:
+        st.info("No pairwise rubric can be used: see the rubric files on the Run judges page.")
+        return
+    request, rubric = picked
     if st.session_state.get("pairwise_last") != request:
         st.session_state["pairwise_last"] = request
         st.session_state[POSITION_KEY] = 0
@@ -104,7 +117,7 @@ def run() -> None:
         queue = ui.cached(browse_pairs.next_pair, request,
                           offset=st.session_state.get(POSITION_KEY, 0))
     except VoteError as error:
-        st.warning(str(error))
+        st.warning(ui.md_escape(error))
         queue = None
     if queue is not None and queue.pair is None:
         st.info("No pair left for you here: pick two other systems or another dataset.")

@@ -18,7 +18,7 @@ from dashboard import annotation, browse, browse_pairs, calibration, metrics
 from dashboard.annotation import AnnotationError, QueueRequest
 from dashboard.browse import FailureFilter
 from dashboard.browse_pairs import PairRequest, VoteError
-from dashboard.store import browse_sql
+from dashboard.store import Store, browse_sql
 from dashboard.store.metrics_sql import Selection
 from tests import builders
 
@@ -265,3 +265,52 @@ def test_filter_options_list_the_judges_of_the_rubric(store, toy):
     assert browse.filter_options(store, dataset="toy", rubric=RUBRIC).judges == ("j1", "j2")
     assert browse.filter_options(store, dataset="toy", rubric="other").judges == ()
     assert browse.filter_options(store, dataset="none", rubric=RUBRIC).systems == ()
+
+
+def test_the_pair_queue_counts_in_one_query_and_clamps_past_the_end(store, toy):
+    request = PairRequest("good", "bad", "zoe", dataset="toy", seed=3)
+    orders = [browse_pairs.next_pair(store, request, offset=n) for n in range(3)]
+    assert [q.remaining for q in orders] == [3, 3, 3] and [q.offset for q in orders] == [0, 1, 2]
+    with store.connection() as con:
+        rows, total = browse_sql.pair_rows(con, system_a="good", system_b="bad", dataset="toy",
+                                           annotator="zoe", seed=3, limit=2, offset=1)
+    assert total == 3 and [r["item_id"] for r in rows] == [
+        q.pair.item.item_id for q in orders[1:]]
+    past = browse_pairs.next_pair(store, request, offset=7)  # e.g. after votes elsewhere
+    assert (past.offset, past.remaining) == (2, 3)
+    assert past.pair.item.item_id == orders[2].pair.item.item_id
+    assert browse_pairs.next_pair(store, PairRequest("good", "bad", "zoe", "none")) == \
+        browse_pairs.PairQueue(None, 0, 0)
+
+
+def test_an_override_checks_the_detail_without_opening_the_busy_file(store, toy):
+    """While another process holds the file, the override is checked against the ratings the
+    page showed, and kept in the spool; it lands once the file is free."""
+    from tests.pages.helpers import database_held
+
+    target = toy["bad"][0]
+    detail = browse.response_detail(store, target.response_id)
+    judged = next(e for e in detail.judge_ratings if e.rating.rater == "j1")
+    human = detail.human_ratings[0]
+    values = {"annotator": "zoe", "rubric": RUBRIC, "rubric_version": "1", "value": 4,
+              "scale": (1, 5), "comment": "It is right.", "detail": detail}
+    busy = Store(store.path, wait_s=0.2)
+    with database_held(store.path):
+        with pytest.raises(AnnotationError, match="not a judge's rating of this answer"):
+            annotation.rate(busy, target.response_id, overrides=human.rating.rating_id,
+                            **values)
+        saved = annotation.rate(busy, target.response_id, overrides=judged.rating.rating_id,
+                                **values)
+        assert saved.pending and len(busy.spool.ready_files()) == 1
+    after = browse.response_detail(store, target.response_id)  # applies the spool first
+    assert after.find(judged.rating.rating_id).overridden_by == (saved.record.rating_id,)
+    assert after.find(saved.record.rating_id).rating.overrides == judged.rating.rating_id
+
+
+def test_the_pairwise_standings_are_the_overviews(store, toy):
+    items, good, bad = toy["items"], toy["good"], toy["bad"]
+    store.add_preferences([builders.preference(it, g, b, "j1", v) for it, g, b, v in zip(
+        items, good, bad, ("A", "A", "tie"))])
+    found = browse_pairs.standings(store, dataset="toy")
+    assert found.head_to_head and found == metrics.overview(store, Selection("toy")).pairwise
+    assert browse_pairs.standings(store, dataset="none").head_to_head == ()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dashboard.commands import open_store
+from dashboard import selections
+from dashboard.commands import CommandError, open_store
 
 
 def register(subparsers: Any) -> None:
@@ -17,6 +18,11 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     store = open_store(args)
     if args.delete:
+        known = selections.dataset_names(store)
+        if args.delete not in known:
+            # A misspelt name must not look like a deletion that worked.
+            raise CommandError(f"no dataset named {args.delete!r} (datasets: "
+                               f"{', '.join(known) or 'none'}); nothing was deleted")
         store.delete_dataset(args.delete)
         print(f"deleted dataset {args.delete!r}")
         return 0

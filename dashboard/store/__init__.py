@@ -133,9 +133,9 @@ class Store:
         with self.connection() as con:
             return reads.list_datasets(con)
 
-    def fingerprint(self) -> tuple:
+    def fingerprint(self, *, wait_s: float | None = None) -> tuple:
         """Changes whenever the data does; the dashboard keys its cached reads on it."""
-        with self.connection() as con:
+        with self.connection(wait_s=wait_s) as con:
             return reads.fingerprint(con)
 
     def delete_dataset(self, name: str) -> None:

@@ -227,13 +227,6 @@ def rating_history(con: Connection, response_id: str) -> list[dict[str, Any]]:
         ORDER BY g.created_utc, g.rating_id""", {"id": response_id}))
 
 
-def is_judge_rating(con: Connection, rating_id: str, response_id: str) -> bool:
-    """Whether `rating_id` is a judge's rating of `response_id`."""
-    return con.execute(
-        "SELECT count(*) > 0 FROM ratings WHERE rating_id = $rid AND response_id = $id "
-        "AND rater_kind = 'llm'", {"rid": rating_id, "id": response_id}).fetchone()[0]
-
-
 # Pairs of responses to one item by two systems, oriented as earlier verdicts on the pair
 # were (so that a person's vote and a judge's verdict land on the same pair key), else with
 # system_a's response as A.
@@ -263,14 +256,21 @@ _PAIRS = """
 
 
 def pair_rows(con: Connection, *, system_a: str, system_b: str, dataset: str | None,
-              annotator: str, seed: int, limit: int, offset: int) -> list[dict[str, Any]]:
-    """Pairs `annotator` has not voted on, in a random order fixed by `seed`."""
-    return _dicts(con.execute(
-        f"SELECT item_id, dataset, response_a, response_b FROM ({_PAIRS}) "
+              annotator: str, seed: int, limit: int, offset: int
+              ) -> tuple[list[dict[str, Any]], int | None]:
+    """Pairs `annotator` has not voted on, in a random order fixed by `seed`; and how many
+    there are (None when the window is empty)."""
+    rows = _dicts(con.execute(
+        f"SELECT item_id, dataset, response_a, response_b, count(*) OVER () AS total "
+        f"FROM ({_PAIRS}) "
         "ORDER BY md5(concat_ws(chr(31), $seed, item_id, response_a, response_b)), item_id "
         "LIMIT $limit OFFSET $offset",
         {"system_a": system_a, "system_b": system_b, "dataset": dataset,
          "annotator": annotator, "seed": str(seed), "limit": limit, "offset": offset}))
+    total = rows[0]["total"] if rows else None
+    for row in rows:
+        del row["total"]
+    return rows, total
 
 
 def count_pairs(con: Connection, *, system_a: str, system_b: str, dataset: str | None,

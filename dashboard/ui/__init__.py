@@ -9,6 +9,7 @@ the cache at once.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -16,20 +17,25 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from dashboard import selections
+from dashboard.judging import Rubric, list_rubrics
 from dashboard.settings import resolve_db_path
-from dashboard.store import Store
+from dashboard.store import Store, StoreBusy
 
 T = TypeVar("T")
 
 ALL = "All datasets"
 DATASET_KEY = "jb_dataset"
 ANNOTATOR_KEY = "jb_annotator"
+# The dashboard never holds the file for long: a short wait, then the page says it is busy
+# (a write goes to the spool instead).
+WAIT_S = 10.0
+# While another process holds the file, a run shows what was read last rather than waiting.
+FINGERPRINT_WAIT_S = 2.0
 
 
 @st.cache_resource(show_spinner=False)
 def _store_for(path: str) -> Store:
-    # The dashboard never holds the file for long: a short wait, then the page says it is busy.
-    return Store(path, wait_s=10.0)
+    return Store(path, wait_s=WAIT_S)
 
 
 def get_store() -> Store:
@@ -64,20 +70,37 @@ def filters() -> Filters:
 
 
 FINGERPRINT_KEY = "jb_fingerprint"
+LAST_FINGERPRINT_KEY = "jb_last_fingerprint"
+RUBRICS_KEY = "jb_rubrics"
 
 
 def begin_run() -> None:
-    """Start of a script run (app.py): the database's fingerprint is read again, once."""
+    """Start of a script run (app.py): the database's fingerprint and the rubric files are
+    read again, once."""
     st.session_state.pop(FINGERPRINT_KEY, None)
+    st.session_state.pop(RUBRICS_KEY, None)
+
+
+def _read_version(store: Store, known: tuple | None) -> tuple:
+    """The path and row counts; when another process holds the file and this session has
+    read them before, the last ones, so that the page shows the cached reads instead of
+    waiting (a write made meanwhile waits in the spool; applying it changes the counts)."""
+    try:
+        # The path is in the key too: two databases with equal row counts still differ.
+        return (str(store.path), *store.fingerprint(wait_s=FINGERPRINT_WAIT_S if known else None))
+    except StoreBusy:
+        if known is None:
+            raise
+        return known
 
 
 def _version(store: Store) -> tuple:
     """The database's path and fingerprint, read once per script run and after each write."""
     version = st.session_state.get(FINGERPRINT_KEY)
     if version is None or version[0] != str(store.path):
-        # The path is in the key too: two databases with equal row counts still differ.
-        version = (str(store.path), *store.fingerprint())
-        st.session_state[FINGERPRINT_KEY] = version
+        last = st.session_state.get(LAST_FINGERPRINT_KEY)
+        version = _read_version(store, last if last and last[0] == str(store.path) else None)
+        st.session_state[FINGERPRINT_KEY] = st.session_state[LAST_FINGERPRINT_KEY] = version
     return version
 
 
@@ -94,10 +117,22 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return _cached_call(fn, name, _version(store), args, tuple(sorted(kwargs.items())))
 
 
-def after_write() -> None:
-    """Forget cached reads once this session has written."""
-    st.session_state.pop(FINGERPRINT_KEY, None)
-    _cached_call.clear()
+def after_write(*, pending: bool = False) -> None:
+    """Read the fingerprint again once this session has written: the write changed it, so
+    every cached read misses and is recomputed (other sessions see it on their next run). A
+    write kept in the spool (`pending`) changed nothing yet: the counts change when it is
+    applied, and that alone refreshes the reads, while the cached ones keep the page usable
+    as the file is busy."""
+    if not pending:
+        st.session_state.pop(FINGERPRINT_KEY, None)
+
+
+def rubrics() -> list[Rubric]:
+    """The rubric files, read once per script run (several pickers use them)."""
+    found = st.session_state.get(RUBRICS_KEY)
+    if found is None:
+        found = st.session_state[RUBRICS_KEY] = list_rubrics()
+    return found
 
 
 def show_text(text: str | None, *, label: str | None = None, height: int | None = None) -> None:
@@ -106,6 +141,23 @@ def show_text(text: str | None, *, label: str | None = None, height: int | None 
     if label:
         st.caption(label)
     st.code(text if text else "(empty)", language=None, wrap_lines=True, height=height)
+
+
+# Markdown (and Streamlit's extensions: :icons:, :color[...], $math$) reads these; a
+# backslash makes each one a literal character. < > & become entities, so no HTML tag,
+# autolink or entity survives; "." ":" "@" are escaped so that no bare URL, www. address or
+# e-mail becomes a link.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~$:@.])")
+_LINE_START = re.compile(r"(?m)^(\s*)([-=])")
+
+
+def md_escape(text: object) -> str:
+    """`text` (a name, a file name, an error message) made safe to put inside a Markdown
+    string given to Streamlit (st.caption, st.info, st.error...): it renders as the same
+    characters, and nothing in it becomes a link, an image, HTML or formatting."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", str(text))
+    escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
 
 
 def fmt_estimate(estimate: Any, *, digits: int = 2) -> str:

@@ -7,7 +7,7 @@ captions given to Streamlit hold only this module's own words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
@@ -142,12 +142,25 @@ def keep_valid(key: str, options: Sequence[object]) -> None:
         del st.session_state[key]
 
 
-def forget(*keys: str) -> None:
-    """Drop widgets' values, so that they start empty on the next run. `clear_on_submit`
-    does this in the browser; doing it here too keeps a rating from carrying over to the
-    next answer whatever the client."""
-    for key in keys:
+def _reset_key(form: str) -> str:
+    return f"{form}__reset"
+
+
+def clear_form(form: str, defaults: Mapping[str, object]) -> None:
+    """After a successful submit: empty the form's widgets on the next run (call
+    `restore_form` before drawing them). A form keeps what was typed when a submit fails
+    (`clear_on_submit=False`), so it is emptied here, on success only. Dropping the values
+    now and assigning the defaults before the widgets exist makes Streamlit send them to the
+    browser too, which otherwise keeps showing (and would submit again) the old choice."""
+    for key in defaults:
         st.session_state.pop(key, None)
+    st.session_state[_reset_key(form)] = dict(defaults)
+
+
+def restore_form(form: str) -> None:
+    """Apply a pending `clear_form` (before the form's widgets are drawn)."""
+    for key, value in st.session_state.pop(_reset_key(form), {}).items():
+        st.session_state[key] = value
 
 
 def rating_label(entry: RatingEntry) -> str:

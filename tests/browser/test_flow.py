@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from dashboard import annotation
 from dashboard.annotation import QueueRequest
@@ -97,12 +98,21 @@ def _human_ratings(store: Store) -> list[tuple]:
 
 def _open_a_detail(page: Page) -> None:
     """On Failures, open the first answer of the list in the detail view."""
-    # The keyboard opens the selectbox's list reliably (a click on its text field may not).
+    # The keyboard opens the selectbox's list reliably (a click on its text field may not);
+    # a relayout right after the screenshot's resize can close it again, so it is reopened.
     chooser = page.get_by_role("combobox", name="Open an answer")
-    chooser.focus()
-    chooser.press("ArrowDown")
-    expect(page.get_by_role("option").first).to_be_visible()
-    page.get_by_role("option").first.click()
+    option = page.get_by_role("option").first
+    for attempt in range(3):
+        settled(page)
+        chooser.focus()
+        chooser.press("ArrowDown")
+        try:
+            option.wait_for(state="visible", timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+    option.click()
     expect(page.get_by_text("Judges", exact=True)).to_be_visible(timeout=STEP_TIMEOUT_MS)
     settled(page)
     page.set_viewport_size({"width": VIEWPORT["width"], "height": DETAIL_SHOT_HEIGHT})
@@ -128,6 +138,12 @@ def _annotate(page: Page) -> None:
     expect(page.get_by_test_id("stAlert").filter(has_text="Saved your rating (2) as")
            ).to_contain_text(ANNOTATOR, timeout=STEP_TIMEOUT_MS)
     settled(page)
+    # The next answer starts with an empty form in the browser too (the form is emptied on
+    # success only, by the server, so that a refused label keeps its input).
+    expect(page.get_by_role("textbox", name="Comment (required for an override)")
+           ).to_have_value("")
+    expect(page.get_by_test_id("stRadioGroup").get_by_role("radio", checked=True)
+           ).to_have_count(0)
 
 
 def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store: Store) -> None:

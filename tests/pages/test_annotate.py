@@ -3,11 +3,12 @@ override with the annotator's name, and the numbers on Overview and Calibration 
 
 from __future__ import annotations
 
-from dashboard import annotation, browse, calibration, metrics
+from dashboard import annotation, browse, calibration, metrics, ui
 from dashboard.annotation import QueueRequest
 from dashboard.store.metrics_sql import Selection
+from dashboard.ui import widgets
 from tests import builders
-from tests.pages.helpers import open_page, texts
+from tests.pages.helpers import database_held, open_page, texts
 
 PAGE = "../pages/annotate.py"
 RUBRIC = "likert-rag"
@@ -158,3 +159,57 @@ def test_an_annotator_name_is_never_read_as_markdown(app, sample_store):
         "Saved your rating (4) as `![x](http://127.0.0.1:9/x.png) '<img src=x onerror=alert(1)>'`."]
     with sample_store.connection() as con:
         assert con.execute("SELECT count(*) FROM ratings WHERE rater = ?", [name]).fetchone() == (1,)
+
+
+def _judged_first(store):
+    """The first answer of zoe's queue, with a judge's rating of 5 to override."""
+    first = _current(store, "zoe").entries[0]
+    judge = builders.rating(first, "j-alpha", 5, explanation="All correct.")
+    store.add_ratings([judge])
+    return first, judge
+
+
+def test_a_refused_label_keeps_what_was_typed(app, sample_store):
+    first, judge = _judged_first(sample_store)
+    _start(app, annotator="zoe")
+    app.radio(key="annotate_value").set_value(1.0)
+    app.selectbox(key="annotate_override").set_value(judge.rating_id)
+    _submit(app)
+    assert any("needs a comment" in e for e in texts(app, "error"))
+    assert app.radio(key="annotate_value").value == 1.0
+    assert app.selectbox(key="annotate_override").value == judge.rating_id
+    # Only the missing comment is added: the rating and the override were kept.
+    app.text_input(key="annotate_comment").set_value("Band B13 does not exist.")
+    _submit(app)
+    assert texts(app, "success") == ["Saved your override (1) as `zoe`."]
+    assert _human_rows(sample_store, "zoe") == [
+        (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)]
+    # A saved label empties the form for the next answer.
+    assert app.radio(key="annotate_value").value is None
+    assert app.selectbox(key="annotate_override").value is None
+    assert app.text_input(key="annotate_comment").value == ""
+
+
+def test_an_override_is_kept_while_another_process_holds_the_database(
+        app, sample_store, monkeypatch):
+    # The dashboard's waits, shortened: the file stays held for as long as the test says.
+    monkeypatch.setattr(ui, "WAIT_S", 1.0)
+    monkeypatch.setattr(ui, "FINGERPRINT_WAIT_S", 0.2)
+    first, judge = _judged_first(sample_store)
+    _start(app, annotator="zoe")
+    app.radio(key="annotate_value").set_value(1.0)
+    app.selectbox(key="annotate_override").set_value(judge.rating_id)
+    app.text_input(key="annotate_comment").set_value("Band B13 does not exist.")
+    with database_held(sample_store.path):
+        _submit(app)  # the page runs on what it read last, and the write goes to the spool
+        assert texts(app, "success") == ["Saved your override (1) as `zoe`."
+                                         + widgets.PENDING_NOTE]
+        assert len(sample_store.spool.ready_files()) == 1
+        assert app.radio(key="annotate_value").value is None
+    # The next process to open the file applies it.
+    assert _human_rows(sample_store, "zoe") == [
+        (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)]
+    assert not sample_store.spool.ready_files()
+    app.run()
+    assert not app.exception
+    assert "Answer 1 of" in " ".join(texts(app, "text"))

@@ -128,3 +128,17 @@ def test_the_page_renders_on_an_empty_database(app_for, store: Store) -> None:
     app.run()
     assert not app.exception
     assert any("database is empty" in i.value for i in app.info)
+
+
+def test_the_cli_refuses_to_delete_an_unknown_dataset(sample_store: Store, capsys) -> None:
+    before = _state(sample_store)
+    status = cli_main(["--db", str(sample_store.path), "datasets", "--delete", "eo-mcq"])
+    captured = capsys.readouterr()
+    assert status != 0 and captured.out == ""
+    assert captured.err.strip() == (
+        "judgeboard datasets: error: no dataset named 'eo-mcq' (datasets: eo-conversational, "
+        "eo-hallucination, eo-mcqa, eo-rag); nothing was deleted")
+    assert _state(sample_store) == before
+    assert cli_main(["--db", str(sample_store.path), "datasets", "--delete", "eo-mcqa"]) == 0
+    assert capsys.readouterr().out.strip() == "deleted dataset 'eo-mcqa'"
+    assert "eo-mcqa" not in _names(sample_store)

@@ -116,3 +116,18 @@ def test_answers_are_shown_as_text(app, sample_store):
              "error", "success")
     assert not any("<script>" in v or "![x]" in v or "onerror" in v
                    for kind in kinds for v in texts(app, kind))
+
+
+def test_a_refused_vote_keeps_the_comment_and_a_saved_one_clears_the_form(app, sample_store):
+    _start(app, annotator="zoe")
+    app.text_input(key="pairwise_comment").set_value("Both cite the band.")
+    _submit(app)
+    assert texts(app, "error") == ["Pick A, B or Tie before saving."]
+    assert app.text_input(key="pairwise_comment").value == "Both cite the band."
+    app.radio(key="pairwise_choice").set_value("tie")  # the comment is not typed again
+    _submit(app)
+    assert texts(app, "success") == ["Saved your vote (Tie) as `zoe`."]
+    assert [(row[5], row[7]) for row in _votes(sample_store, human=True)] == [
+        ("tie", "Both cite the band.")]
+    assert app.radio(key="pairwise_choice").value is None
+    assert app.text_input(key="pairwise_comment").value == ""

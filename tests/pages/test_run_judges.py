@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.judging import PanelError
 from dashboard.store import Store
 
 PAGE = "../pages/run_judges.py"
@@ -149,3 +151,84 @@ def test_redact_removes_key_values_and_key_shapes(monkeypatch) -> None:
     [row] = runs.judge_rows(panel)
     assert row["api_base"] == "http://127.0.0.1:8000/v1"  # no user:password
     assert row["key"] == "MY_VLLM_KEY set"
+
+
+def test_a_selection_with_nothing_to_judge_says_so(app: AppTest, sample_store: Store) -> None:
+    from dashboard import runs
+    from dashboard.judging import load_rubric
+
+    app.switch_page(PAGE)
+    app.session_state["jb_dataset"] = "eo-mcqa"  # multiple choice only: nothing likert-rag rates
+    app.run()
+    app.selectbox(key="jb_run_rubric").set_value("likert-rag").run()
+    assert not app.exception
+    assert any("Nothing matches this selection" in i.value for i in app.info)
+    assert not any("cached" in s.value for s in app.success)
+    assert app.button(key="jb_run_plan_button").disabled
+    # A plan of no target is "empty", not "everything cached".
+    request = runs.RunRequest("offline", "likert-rag", "eo-mcqa", source=runs.PANEL_FILE)
+    plan = runs.make_plan(sample_store, request, load_rubric("likert-rag"))
+    assert plan.n_targets == 0 and runs.plan_outcome(plan) == "empty"
+    assert not runs.has_work(plan)
+
+
+def test_an_endpoint_is_shown_without_credentials_query_or_fragment() -> None:
+    from dashboard import runs
+    from dashboard.judging.panel import panel_from_toml
+
+    panel = panel_from_toml(
+        '[[judges]]\nmodel = "hosted_vllm/x"\n'
+        'api_base = "https://user:pw@127.0.0.1:8000/v1?key=sk-query-secret&x=1#token=frag"\n')
+    [row] = runs.judge_rows(panel)
+    assert row["api_base"] == "https://127.0.0.1:8000/v1"
+
+
+def test_typed_model_strings_never_load_a_file(app: AppTest, tmp_path) -> None:
+    """The typed box builds judges from model strings only: a path to a TOML file on the
+    server (here a panel whose judge has a telling name) is a model string, not a file."""
+    from dashboard import runs
+
+    panel_file = tmp_path / "server-side.toml"
+    panel_file.write_text('[[judges]]\nname = "read-from-the-server"\n'
+                          'model = "judgeboard/baseline"\n', encoding="utf-8")
+    _open(app)
+    app.radio(key="jb_run_source").set_value("Model strings").run()
+    for typed in (str(panel_file), "offline", "data/panels/offline.toml"):
+        app.text_input(key="jb_run_models").input(typed).run()
+        assert not app.exception
+        judges = next(d.value for d in app.dataframe if "key" in d.value.columns)
+        assert list(judges["judge"]) == [typed] and list(judges["model"]) == [typed]
+        assert "read-from-the-server" not in " ".join(
+            str(e.value) for kind in ("dataframe", "error", "text", "code")
+            for e in app.get(kind))
+    # A panel file is picked by name among data/panels/ only.
+    with pytest.raises(PanelError, match="no panel named"):
+        runs.build_panel(str(panel_file), source=runs.PANEL_FILE)
+    named = runs.build_panel("offline", source=runs.PANEL_FILE)
+    assert [j.model for j in named.judges] == ["judgeboard/baseline"]
+
+
+def test_unusable_rubric_files_are_listed_and_the_others_still_offered(
+        app: AppTest, tmp_path, monkeypatch) -> None:
+    (tmp_path / "broken.toml").write_text('name = "broken"\nkind = [', encoding="utf-8")
+    monkeypatch.setenv("JUDGEBOARD_RUBRICS", str(tmp_path))
+    for page in (PAGE, "../pages/annotate.py", "../pages/pairwise.py"):
+        app.switch_page(page)
+        app.session_state["jb_dataset"] = DATASET
+        app.run()
+        assert not app.exception, page
+    app.switch_page(PAGE).run()
+    assert any("cannot be used" in w.value for w in app.warning)
+    assert any("broken.toml" in t.value for t in app.text)  # named as plain text
+    assert "likert-rag" in app.selectbox(key="jb_run_rubric").options
+
+
+def test_redact_masks_every_provider_key_variable(monkeypatch) -> None:
+    """`redact` is the judge panel's one scrubber: LiteLLM's provider variables beyond the
+    few the page names (Azure, Hugging Face...) are masked too."""
+    from dashboard import runs
+
+    monkeypatch.setenv("AZURE_API_KEY", "azure-secret-0123456789")
+    monkeypatch.setenv("HUGGINGFACE_API_KEY", "hf-secret-0123456789")
+    cleaned = runs.redact("tried azure-secret-0123456789 then hf-secret-0123456789")
+    assert "azure-secret" not in cleaned and "hf-secret" not in cleaned
