@@ -68,3 +68,11 @@ def refresh_auto_scores(store: Store, *, dataset: str | None = None,
         if on_progress:
             on_progress(done, total)
     return done
+
+
+def score_datasets(store: Store, datasets: Sequence[str], *,
+                   on_progress: Progress | None = None) -> int:
+    """Score what an import added (every response of these datasets without scores), as
+    `judgeboard import`, the Data page and the sample do; return how many were scored."""
+    return sum(refresh_auto_scores(store, dataset=name, on_progress=on_progress)
+               for name in datasets)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import dashboard
-from dashboard.autoscore import refresh_auto_scores
+from dashboard.autoscore import score_datasets
 from dashboard.ingest import ImportRequest, import_requests
 from dashboard.store import Store
 
@@ -55,7 +55,7 @@ def ensure_sample(store: Store, *, manifest: Path = MANIFEST) -> Iterator[str]:
         added = ", ".join(f"{n} {table}" for table, n in f.added.items() if n) or "nothing"
         yield f"  {Path(f.file).relative_to(manifest.parent)} -> {', '.join(f.datasets)}: {added}"
     yield f"sample loaded: datasets {', '.join(report.datasets)}"
-    scored = sum(refresh_auto_scores(store, dataset=name) for name in report.datasets)
+    scored = score_datasets(store, report.datasets)
     yield f"  scored {scored} answers against their references"
     yield from rate_sample(store)
 

@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 from dashboard.ingest import ImportReport, IngestError, ProgressCallback, import_path
 from dashboard.ingest.detect import parse_mapping
-from dashboard.autoscore import refresh_auto_scores
+from dashboard.autoscore import score_datasets
 from dashboard.store import Store
 
 EXTENSIONS = ("json", "jsonl", "csv", "parquet")
@@ -57,13 +57,7 @@ def import_upload(store: Store, name: str, data: BinaryIO, *, dataset: str | Non
         except IngestError as error:
             message = str(error).replace(f"{folder}/", "")
             raise UploadError(message + NOTHING_IMPORTED) from error
-    _score(store, report, on_progress)
+    stage = "scoring answers against references"  # as `judgeboard import` does next
+    score_datasets(store, report.datasets, on_progress=None if on_progress is None else
+                   lambda done, total: on_progress(stage, done / total))
     return report
-
-
-def _score(store: Store, report: ImportReport, on_progress: ProgressCallback | None) -> None:
-    """The reference-based metrics of the new responses, as `judgeboard import` does."""
-    stage = "scoring answers against references"
-    for name in report.datasets:
-        refresh_auto_scores(store, dataset=name, on_progress=None if on_progress is None else
-                            lambda done, total: on_progress(stage, done / total))

@@ -103,7 +103,7 @@ def _score(store: Any, report: ImportReport, *, progress: bool) -> None:
     transaction), so the dashboard opens without that wait."""
     from tqdm import tqdm
 
-    from dashboard.autoscore import refresh_auto_scores
+    from dashboard.autoscore import score_datasets
 
     with tqdm(desc="scoring answers against references", unit=" responses", file=sys.stderr,
               leave=False, disable=not progress) as bar:
@@ -112,7 +112,6 @@ def _score(store: Any, report: ImportReport, *, progress: bool) -> None:
             bar.n = done
             bar.refresh()
 
-        scored = sum(refresh_auto_scores(store, dataset=name, on_progress=advance)
-                     for name in report.datasets)
+        scored = score_datasets(store, report.datasets, on_progress=advance)
     if scored:
         print(f"scored {scored} responses against their references")

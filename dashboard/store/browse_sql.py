@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.store import scores_sql as scores
 from dashboard.store.connection import Connection
 
 # Scores compare within this tolerance, so that a bound of 0.25 keeps a rating of exactly 2/5.
@@ -49,10 +50,8 @@ def like_pattern(text: str | None) -> str | None:
 
 
 # Per response: panel, human and effective scores, judge spread, counts. $judge may be NULL.
-_PER_RESPONSE = """
-    SELECT response_id,
-           avg(norm) FILTER (WHERE rater_kind = 'llm') AS panel,
-           avg(norm) FILTER (WHERE rater_kind = 'human') AS human,
+_PER_RESPONSE = f"""
+    SELECT response_id, {scores.PANEL} AS panel, {scores.HUMAN} AS human,
            max(norm) FILTER (WHERE rater_kind = 'llm')
              - min(norm) FILTER (WHERE rater_kind = 'llm') AS spread,
            count(norm) FILTER (WHERE rater_kind = 'llm') AS n_judges,
@@ -60,10 +59,8 @@ _PER_RESPONSE = """
            count(*) FILTER (WHERE rater_kind = 'human' AND rater = $annotator) AS n_mine,
            any_value(norm) FILTER (WHERE rater_kind = 'llm' AND rater = $judge) AS judge_score,
            count(*) FILTER (WHERE rater_kind = 'llm' AND rater = $judge) AS n_judge_rows
-    FROM (SELECT response_id, rater_kind, rater,
-                 (value - scale_low) / nullif(scale_high - scale_low, 0) AS norm
-          FROM current_ratings WHERE rubric = $rubric) g
-    SEMI JOIN selected USING (response_id)
+    FROM ({scores.NORMALIZED}) g SEMI JOIN selected USING (response_id)
+    WHERE g.rubric = $rubric
     GROUP BY response_id"""
 
 # Only ids and short columns travel through the ranking; texts are joined to the page at the end.

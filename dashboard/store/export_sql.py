@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dashboard.store import scores_sql as scores
 from dashboard.store.connection import Connection
 
 # Writer options per file format; code constants, never user input.
@@ -37,19 +38,14 @@ _ITEM_FIELDS = ("dataset", "task_type", "question", "reference_answers", "refere
 _JUDGEMENT_FIELDS = ("rater_kind", "rater", "rubric", "rubric_version")
 _NOTE_FIELDS = ("unscored_reason", "explanation", "raw_output", "comment")
 
-# The effective score of each response under each rubric, normalized onto [0, 1]: the mean of
-# people's current ratings where there is one, else the panel's mean of the judges' current
-# scored ratings (`metrics_sql.response_score_histograms`, panel method "mean").
-_EFFECTIVE = """
-    SELECT response_id, rubric,
-           coalesce(avg(norm) FILTER (WHERE rater_kind = 'human'),
-                    avg(norm) FILTER (WHERE rater_kind = 'llm')) AS effective_score,
+# The effective score of each response under each rubric (`scores_sql`), and where it comes
+# from: people, or the judges' panel.
+_EFFECTIVE = f"""
+    SELECT response_id, rubric, {scores.EFFECTIVE} AS effective_score,
            CASE WHEN count(norm) FILTER (WHERE rater_kind = 'human') > 0 THEN 'human'
                 WHEN count(norm) FILTER (WHERE rater_kind = 'llm') > 0 THEN 'panel'
            END AS effective_source
-    FROM (SELECT response_id, rubric, rater_kind,
-                 (value - scale_low) / nullif(scale_high - scale_low, 0) AS norm
-          FROM current_ratings)
+    FROM ({scores.NORMALIZED})
     GROUP BY response_id, rubric"""
 # The rows of the ratings file: every rating with its response and item, every response
 # nobody rated, and every item without responses.
@@ -155,10 +151,10 @@ def read_records(con: Connection, kind: str, *, dataset: str | None) -> list[dic
 
 
 # The report's worst answers: the current ratings of the chosen rubric on the selection.
-_RATED = """
-    SELECT g.*, r.system, r.dataset,
-           (g.value - g.scale_low) / nullif(g.scale_high - g.scale_low, 0) AS norm
-    FROM current_ratings g JOIN responses r ON r.response_id = g.response_id
+_RATED = f"""
+    SELECT g.*, r.system, r.dataset
+    FROM (SELECT *, {scores.NORM} AS norm FROM current_ratings) g
+    JOIN responses r ON r.response_id = g.response_id
     WHERE g.rubric = $rubric AND ($dataset IS NULL OR r.dataset = $dataset)"""
 
 
@@ -169,9 +165,7 @@ def worst_responses(con: Connection, *, dataset: str | None, rubric: str,
     cursor = con.execute(f"""
         WITH rated AS ({_RATED}),
         worst AS (
-            SELECT response_id,
-                   coalesce(avg(norm) FILTER (WHERE rater_kind = 'human'),
-                            avg(norm) FILTER (WHERE rater_kind = 'llm')) AS effective_score
+            SELECT response_id, {scores.EFFECTIVE} AS effective_score
             FROM rated GROUP BY response_id
             HAVING effective_score IS NOT NULL
             ORDER BY effective_score, response_id LIMIT $limit)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.store import scores_sql as scores
 from dashboard.store.connection import Connection
 
 # The selected responses: one dataset (or all) and some systems (or all).
@@ -21,11 +22,10 @@ _SELECTED = """
     WHERE ($dataset IS NULL OR dataset = $dataset)
       AND ($systems IS NULL OR list_contains($systems, system))"""
 
-# Current ratings of the chosen rubric on the selected responses, normalized onto [0, 1].
+# Current ratings of the chosen rubric on the selected responses.
 _RATED = f"""
     SELECT s.response_id, s.item_id, s.system, g.rater_kind, g.rater, g.value,
-           g.scale_low, g.scale_high,
-           (g.value - g.scale_low) / nullif(g.scale_high - g.scale_low, 0) AS norm
+           g.scale_low, g.scale_high
     FROM current_ratings g JOIN ({_SELECTED}) s USING (response_id)
     WHERE g.rubric = $rubric"""
 
@@ -87,22 +87,16 @@ def response_score_histograms(con: Connection, sel: Selection, *,
                               panel_method: str = "mean") -> list[tuple]:
     """(system, kind, normalized value, count) for kind in panel, human and effective.
 
-    Per response: the panel score aggregates the judges' normalized scores (mean or median),
-    skipping unscored ratings; the human score is the mean of people's normalized ratings;
-    the effective score is the human score where there is one, the panel's otherwise. This
-    is `scoring.judge.panel_aggregate_matrix`'s rule, done where the rows are
-    (`tests/test_metrics.py` checks that the two agree). Ratings are reduced per response
-    before they meet the responses table: one row per response joins, not one per rating.
+    The scores of `scores_sql` (the panel by mean, or by median), computed where the rows
+    are. Ratings are reduced per response before they meet the responses table: one row per
+    response joins, not one per rating.
     """
-    aggregate = {"mean": "avg", "median": "median"}[panel_method]
+    panel = {"mean": scores.PANEL,
+             "median": "median(norm) FILTER (WHERE rater_kind = 'llm')"}[panel_method]
     return con.execute(f"""
         WITH per_response AS (
-            SELECT response_id,
-                   {aggregate}(norm) FILTER (WHERE rater_kind = 'llm') AS panel,
-                   avg(norm) FILTER (WHERE rater_kind = 'human') AS human
-            FROM (SELECT response_id, rater_kind,
-                         (value - scale_low) / nullif(scale_high - scale_low, 0) AS norm
-                  FROM current_ratings WHERE rubric = $rubric)
+            SELECT response_id, {panel} AS panel, {scores.HUMAN} AS human
+            FROM ({scores.NORMALIZED}) WHERE rubric = $rubric
             GROUP BY response_id),
         selected AS (
             SELECT s.system, p.panel, p.human
@@ -110,6 +104,7 @@ def response_score_histograms(con: Connection, sel: Selection, *,
         scores AS (
             SELECT system, 'panel' AS kind, panel AS v FROM selected
             UNION ALL SELECT system, 'human', human FROM selected
+            -- the effective score: people's where there is one, else the panel's
             UNION ALL SELECT system, 'effective', coalesce(human, panel) FROM selected)
         SELECT system, kind, round(v, 9) AS v, count(*) FROM scores
         WHERE v IS NOT NULL GROUP BY ALL ORDER BY ALL""",
