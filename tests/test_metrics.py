@@ -84,8 +84,8 @@ def test_auto_scores_come_from_scoring(store):
     row = _row(view, "s")
     refs = list(it.reference_answers)
     assert row.em.value == pytest.approx(qa.multi_reference("Eiffel Tower", refs, qa.exact_match))
-    assert row.f1.value == pytest.approx(
-        round(qa.multi_reference("Eiffel Tower", refs, qa.token_f1), 4))
+    # the estimate is exact (bins only serve the bootstrap)
+    assert row.f1.value == pytest.approx(qa.multi_reference("Eiffel Tower", refs, qa.token_f1))
     assert autoscore.refresh_auto_scores(store) == 0  # already stored: nothing recomputed
 
 

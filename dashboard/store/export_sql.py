@@ -126,12 +126,13 @@ _SELECTS = {"ratings": ratings_select, "preferences": preferences_select}
 def count_rows(con: Connection, *, dataset: str | None) -> dict[str, int]:
     """Rows of each file an export of `dataset` writes ("ratings", "preferences"), and how
     many rows of the ratings file hold no rating ("without_rating")."""
-    row = con.execute(f"""
-        SELECT (SELECT count(*) {_RATING_ROWS} {_IN_DATASET}),
-               (SELECT count(*) - count(g.rating_id) {_RATING_ROWS} {_IN_DATASET}),
-               (SELECT count(*) FROM preferences p JOIN items i USING (item_id)
-                {_IN_DATASET})""", {"dataset": dataset}).fetchone()
-    return {"ratings": int(row[0]), "preferences": int(row[2]), "without_rating": int(row[1])}
+    rows, without = con.execute(f"""
+        SELECT count(*), count(*) - count(g.rating_id) {_RATING_ROWS} {_IN_DATASET}""",
+        {"dataset": dataset}).fetchall()[0]
+    preferences = con.execute(f"""
+        SELECT count(*) FROM preferences p JOIN items i USING (item_id) {_IN_DATASET}""",
+        {"dataset": dataset}).fetchall()[0][0]
+    return {"ratings": int(rows), "preferences": int(preferences), "without_rating": int(without)}
 
 
 def copy_records(con: Connection, kind: str, path: str, *, fmt: str,
