@@ -56,7 +56,8 @@ def export_download_buttons(dataset: str | None, *, key: str = "jb_export") -> N
                                key=f"{key}_format") or FORMATS[0]
     st.caption("Every rating and preference, current and superseded, with its provenance "
                "(rater, rubric version, created_utc, is_current); ratings carry the "
-               "response's effective score. `judgeboard import` reads the files back.")
+               "response's effective score, and the ratings file also holds every item and "
+               "response nobody rated. `judgeboard import` reads the files back.")
     for column, kind in zip(st.columns(len(KINDS)), KINDS):
         with column:
             st.download_button(
