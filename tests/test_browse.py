@@ -286,7 +286,7 @@ def test_the_pair_queue_counts_in_one_query_and_clamps_past_the_end(store, toy):
 def test_an_override_checks_the_detail_without_opening_the_busy_file(store, toy):
     """While another process holds the file, the override is checked against the ratings the
     page showed, and kept in the spool; it lands once the file is free."""
-    from tests.pages.helpers import database_held
+    from tests.support.locks import database_held
 
     target = toy["bad"][0]
     detail = browse.response_detail(store, target.response_id)

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 from dashboard.cli import main
 from dashboard.ids import content_id
@@ -15,8 +9,8 @@ from dashboard.judging import BackgroundLoop, load_rubric, plan_run, reparse, ru
 from dashboard.store import Store
 from dashboard.types import JudgeCall, Preference, Rating
 from tests.judging.conftest import judge, panel, seed
-from tests.paths import REPO_ROOT
 from tests.support.judge_server import JudgeServer, ModelScript, always
+from tests.support.locks import database_held
 
 UNREADABLE = "I would give this answer four out of five."
 
@@ -83,28 +77,6 @@ def test_reparse_supersedes_unscored_rows_from_the_stored_output(store: Store,
     # [[B]] with B shown first means the canonical response_a won.
     assert (verdict, shown, replaced) == ("A", "B", preference_id)
     assert reparse(store).ratings_checked == 0  # nothing unscored is left
-
-
-@contextmanager
-def database_held(path: Path) -> Iterator[None]:
-    """Another process holding the DuckDB file, as the dashboard or a long import would."""
-    code = textwrap.dedent(f"""
-        import sys
-        from dashboard.store.connection import Database
-        with Database({str(path)!r}).connect():
-            print("held", flush=True)
-            sys.stdin.readline()
-    """)
-    holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        holder.wait(timeout=30)
 
 
 def test_a_run_completes_while_another_process_holds_the_database(

@@ -1,17 +1,11 @@
-"""Steps the page tests share: open a page as a user would, read what it shows, hold the
-database from another process."""
+"""Steps the page tests share: open a page as a user would, read what it shows."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.paths import REPO_ROOT
 
 
 def open_page(app: AppTest, page: str, *, dataset: str | None = None,
@@ -31,31 +25,6 @@ def open_page(app: AppTest, page: str, *, dataset: str | None = None,
 def texts(app: AppTest, kind: str) -> list[str]:
     """The values of every element of one kind (e.g. "code", "markdown") on the page."""
     return [element.value for element in getattr(app, kind)]
-
-
-HOLDER = """
-import sys
-from dashboard.store import Store
-store = Store(sys.argv[1])
-with store.connection():
-    print("holding", flush=True)
-    sys.stdin.readline()
-"""
-
-
-@contextmanager
-def database_held(path: Path) -> Iterator[subprocess.Popen[str]]:
-    """Another process holds the DuckDB file (as `judgeboard import` does) until the block
-    ends; a `Store` of this process then waits and gives up with StoreBusy."""
-    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], cwd=REPO_ROOT,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None and process.stdout.readline().strip() == "holding"
-        yield process
-    finally:
-        if process.poll() is None:
-            process.communicate("\n", timeout=60)
-    assert process.returncode == 0
 
 
 def markdown_texts(app: AppTest) -> list[str]:

@@ -8,7 +8,8 @@ from dashboard.annotation import QueueRequest
 from dashboard.store.metrics_sql import Selection
 from dashboard.ui import widgets
 from tests import builders
-from tests.pages.helpers import database_held, open_page, texts
+from tests.pages.helpers import open_page, texts
+from tests.support.locks import database_held
 
 PAGE = "../pages/annotate.py"
 RUBRIC = "likert-rag"

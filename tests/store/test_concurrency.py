@@ -15,7 +15,6 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import pytest
 
 from bench.bench_import import generate_rag_jsonl
 from dashboard.ingest import import_path

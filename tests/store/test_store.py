@@ -18,7 +18,7 @@ from dashboard.store import migrations
 from dashboard.store.spool import Batch
 from dashboard.store.writes import record_row
 from dashboard.types import Item, JudgeCall, Preference, Rating, Response
-from tests.paths import REPO_ROOT
+from tests.support.locks import database_held, release
 
 T0 = datetime(2024, 1, 1, 12, 0, 0)
 
@@ -103,32 +103,11 @@ def test_writes_are_idempotent(store: Store) -> None:
         assert con.execute("SELECT supersedes FROM ratings").fetchone()[0] is None
 
 
-HOLDER = """
-import sys
-from dashboard.store import Store
-store = Store(sys.argv[1])
-with store.connection():
-    print("holding", flush=True)
-    sys.stdin.readline()
-"""
-
-
 @pytest.fixture
 def holder(store: Store) -> Iterator[subprocess.Popen[str]]:
     """Another process holding the database file until the test lets go."""
-    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(store.path)], cwd=REPO_ROOT,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None and process.stdout.readline().strip() == "holding"
+    with database_held(store.path) as process:
         yield process
-    finally:
-        if process.poll() is None:
-            process.communicate("\n", timeout=60)
-
-
-def _release(process: subprocess.Popen[str]) -> None:
-    process.communicate("\n", timeout=60)
-    assert process.returncode == 0
 
 
 def test_a_write_to_a_locked_file_is_spooled_and_applied_later(
@@ -136,7 +115,7 @@ def test_a_write_to_a_locked_file_is_spooled_and_applied_later(
     rating = _rating(4, at=T0)
     result = store.add_ratings([rating], wait_s=0.2)
     assert result.added == 0 and result.pending is not None and result.pending.exists()
-    _release(holder)
+    release(holder)
     assert store.apply_pending() == 1
     assert not result.pending.exists()
     assert _current(store) == [("ana", 4.0)]
@@ -145,7 +124,7 @@ def test_a_write_to_a_locked_file_is_spooled_and_applied_later(
 def test_reads_apply_the_spool_first(store: Store, holder: subprocess.Popen[str]) -> None:
     result = store.add_ratings([_rating(2, at=T0)], wait_s=0.2)
     assert result.pending is not None
-    _release(holder)
+    release(holder)
     assert _current(store) == [("ana", 2.0)]  # store.connection() applied it
 
 
