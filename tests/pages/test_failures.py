@@ -5,7 +5,7 @@ from __future__ import annotations
 from dashboard import annotation, browse
 from dashboard.browse import FailureFilter
 from tests import builders
-from tests.pages.helpers import open_page, texts
+from tests.pages.helpers import markdown_texts, open_page, texts
 
 PAGE = "../pages/failures.py"
 RUBRIC = "likert-rag"
@@ -16,13 +16,6 @@ PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> 
 
 def _open(app, page=PAGE):
     return open_page(app, page)
-
-
-def _rendered_as_markdown(app):
-    """Every element that Streamlit renders as Markdown."""
-    kinds = ("markdown", "caption", "title", "header", "subheader", "info", "warning",
-             "error", "success")
-    return [value for kind in kinds for value in texts(app, kind)]
 
 
 def _table(app):
@@ -93,7 +86,7 @@ def test_model_text_is_shown_as_text_never_as_markdown(app, sample_store):
     assert not app.exception
     assert texts(app, "code").count(PAYLOAD) == 2  # the answer and the explanation
     assert not any("<script>" in v or "![x]" in v or "onerror" in v
-                   for v in _rendered_as_markdown(app))
+                   for v in markdown_texts(app))
 
 
 def test_empty_database_explains_what_to_do(app_for, store):
