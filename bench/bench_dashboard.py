@@ -5,7 +5,7 @@
 
 Steps, each in its own process so that its peak memory (ru_maxrss) is its own:
 1. build: `bench/dashboard_fixture.py` writes the rows with SQL (a fixture generator), then
-   `autoscore.refresh_auto_scores` scores every response once in Python (EM/F1, MCQA, the
+   `reference.refresh_auto_scores` scores every response once in Python (EM/F1, MCQA, the
    hallucination verdict), as the first Overview would; both are timed apart;
 2. one process per page: AppTest runs the page (`dashboard/app.py` routed to it, the sidebar
    at "All datasets") - cold (the first run after the process starts: imports and empty
@@ -49,14 +49,14 @@ def _timed(work: Any) -> float:
 
 def child_build(db: Path, n_items: int) -> dict[str, Any]:
     from bench.dashboard_fixture import build
-    from dashboard import autoscore
+    from dashboard.metrics import reference
     from dashboard.store import Store
 
     store = Store(db, wait_s=60)
     steps = build(store, n_items=n_items, log=lambda line: print(line, file=sys.stderr))
     scored = {}
     steps["auto scores"] = _timed(lambda: scored.update(
-        n=autoscore.refresh_auto_scores(store)))
+        n=reference.refresh_auto_scores(store)))
     with store.connection() as con:
         counts = dict(con.execute("""
             SELECT 'responses', count(*) FROM responses UNION ALL

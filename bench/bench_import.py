@@ -82,7 +82,7 @@ def run_pandas(source: Path, db: Path) -> dict[str, float]:
 
     from dashboard.ids import content_id
     from dashboard.store.connection import Database, transaction
-    from dashboard.store.importing import bulk_write_settings
+    from dashboard.ingest.load_sql import bulk_write_settings
 
     start = time.perf_counter()
     df = pd.read_json(source, lines=True)

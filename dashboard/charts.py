@@ -17,8 +17,9 @@ import plotly.graph_objects as go
 import plotly.offline
 from plotly.subplots import make_subplots
 
-from dashboard.calibration import Confusion
-from dashboard.metrics import HeadToHead, Histogram, Standing
+from dashboard.metrics.calibration import Confusion
+from dashboard.metrics.standings import HeadToHead, Standing
+from dashboard.metrics.overview import Histogram
 
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 40, "r": 20, "t": 50, "b": 40},
            "font": {"size": 12}}

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import annotation, browse, metrics, ui
-from dashboard.annotation import AnnotationError, QueueRequest
-from dashboard.store.metrics_sql import Selection
-from dashboard.ui import panels, widgets
+from dashboard import ui
+from dashboard.metrics import choices
+from dashboard.metrics.selection import Selection
+from dashboard.review import annotation
+from dashboard.review.annotation import AnnotationError, QueueRequest
+from dashboard.review.detail import ResponseDetail, response_detail
+from dashboard.ui import pickers, widgets
 
 POSITION_KEY = "annotate_position"
 FLASH_KEY = "annotate_saved"
@@ -18,10 +21,10 @@ def _request(annotator: str, dataset: str | None
     rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
     if not rubrics:
         return None
-    used = ui.cached(metrics.default_rubric, Selection(dataset))
+    used = ui.cached(choices.default_rubric, Selection(dataset))
     # The rubric picked on another page comes first, then the most used one.
     first = annotation.default_rubric_name(
-        list(rubrics), st.session_state.get(panels.RUBRIC_KEY), used[0] if used else None)
+        list(rubrics), st.session_state.get(pickers.RUBRIC_KEY), used[0] if used else None)
     left, middle, right = st.columns([2, 2, 1])
     name = left.selectbox("Rubric", list(rubrics), key="annotate_rubric",
                           index=widgets.choice_index(list(rubrics), first))
@@ -38,7 +41,7 @@ FORM = "annotate_form"
 EMPTY_FORM = {"annotate_value": None, "annotate_override": None, "annotate_comment": ""}
 
 
-def _form(detail: browse.ResponseDetail, request: QueueRequest,
+def _form(detail: ResponseDetail, request: QueueRequest,
           rubric: annotation.Rubric) -> None:
     scale = (rubric.scale_low, rubric.scale_high)
     judged = {e.rating.rating_id: e for e in detail.judge_ratings
@@ -59,14 +62,13 @@ def _form(detail: browse.ResponseDetail, request: QueueRequest,
     if not submitted:
         return
     try:
-        saved = annotation.rate(
-            ui.get_store(), detail.response.response_id, annotator=request.annotator,
+        saved = ui.write(
+            annotation.rate, detail.response.response_id, annotator=request.annotator,
             rubric=rubric.name, rubric_version=rubric.version, value=value, scale=scale,
             comment=comment, overrides=overrides, detail=detail)
     except AnnotationError as error:
         st.error(ui.md_escape(error))
         return
-    ui.after_write(pending=saved.pending)
     widgets.clear_form(FORM, EMPTY_FORM)
     kind = "override" if overrides else "rating"
     st.session_state[FLASH_KEY] = (f"Saved your {kind} ({value:g}) as "
@@ -111,7 +113,7 @@ def run() -> None:
                 "dataset in the sidebar.")
         return
     _navigation(queue)
-    detail = ui.cached(browse.response_detail, queue.entries[0].response_id)
+    detail = ui.cached(response_detail, queue.entries[0].response_id)
     if detail is None:
         st.warning("That answer is no longer in the database.")
         return

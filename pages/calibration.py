@@ -5,19 +5,20 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import calibration, charts, selections, tables, ui
-from dashboard.store.metrics_sql import Selection
-from dashboard.ui import panels
+from dashboard import charts, ui
+from dashboard.metrics import calibration, tables
+from dashboard.metrics.selection import Selection
+from dashboard.ui import pickers
 
 HEATMAPS_PER_ROW = 3
 
 st.title("Calibration")
 dataset = ui.filters().dataset
-if not ui.cached(selections.dataset_names):
+if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page.")
     st.stop()
 
-rubric = panels.rubric_selector(dataset, page="calibration")
+rubric = pickers.rubric_selector(dataset, page="calibration")
 with st.spinner("Computing the agreement…"):
     result = ui.cached(calibration.calibration,
                        Selection(dataset, rubric.name if rubric else None))
@@ -38,7 +39,7 @@ else:
                "one human rating of the same response; the panel is the mean of its judges, "
                "rounded to the scale for agreement and kappa. Bias is in scale points.")
     if result.judges:
-        panels.table(tables.judge_agreement_rows(result, fmt))
+        pickers.table(tables.judge_agreement_rows(result, fmt))
         columns = st.columns(HEATMAPS_PER_ROW)
         for index, judge in enumerate(result.judges):
             with columns[index % HEATMAPS_PER_ROW]:
@@ -49,7 +50,7 @@ else:
                 "**Run judges** page.")
     if result.humans:
         st.markdown("**People with one another** (responses both rated)")
-        panels.table(tables.rater_pair_rows(result.humans, statistic="kappa (quadratic)"))
+        pickers.table(tables.rater_pair_rows(result.humans, statistic="kappa (quadratic)"))
 
 st.subheader("Pairwise verdicts against people")
 if not result.n_human_preferences:
@@ -61,7 +62,7 @@ else:
                "asked in both orders is reconciled first; the flip rate is the share of such "
                "pairs whose two verdicts disagree.")
     if result.preferences:
-        panels.table(tables.preference_rows(result, fmt))
+        pickers.table(tables.preference_rows(result, fmt))
     if result.human_preferences:
         st.markdown("**People with one another** (pairs both judged)")
-        panels.table(tables.rater_pair_rows(result.human_preferences, statistic="kappa"))
+        pickers.table(tables.rater_pair_rows(result.human_preferences, statistic="kappa"))

@@ -3,10 +3,9 @@ export the ratings and preferences."""
 
 import streamlit as st
 
-from dashboard import ui, uploads
-from dashboard.ingest import ALL_FORMATS
-from dashboard.store import Store
-from dashboard.ui import downloads, panels
+from dashboard import ui
+from dashboard.ingest import ALL_FORMATS, uploads
+from dashboard.ui import downloads, pickers
 
 FLASH_KEY, PICK_KEY, CONFIRM_KEY = "jb_data_flash", "jb_delete_pick", "jb_delete_confirm"
 DETECT = "detect from the columns"
@@ -14,7 +13,6 @@ DETECT = "detect from the columns"
 
 def _done(kind: str, headline: str, lines: list[str]) -> None:
     """Say what happened after the rerun that shows the new list (and the new sidebar)."""
-    ui.after_write()
     st.session_state[FLASH_KEY] = (kind, headline, lines)
     st.rerun()
 
@@ -26,11 +24,11 @@ if flash := st.session_state.pop(FLASH_KEY, None):
     if lines:  # the importer's report names files and datasets: plain text, never Markdown
         st.text("\n".join(lines))
 
-datasets = ui.cached(Store.list_datasets)
+datasets = ui.dataset_summaries()
 if not datasets:
     st.info("The database is empty. Import a file below, or run `judgeboard import PATH`.")
 else:
-    panels.table([{"dataset": d.name, "items": d.n_items, "responses": d.n_responses,
+    pickers.table([{"dataset": d.name, "items": d.n_items, "responses": d.n_responses,
                    "ratings": d.n_ratings, "preferences": d.n_preferences,
                    "tasks": ", ".join(d.task_types), "systems": ", ".join(d.systems)}
                   for d in datasets])
@@ -54,8 +52,8 @@ if submitted and upload is None:
 elif submitted:
     bar = st.progress(0.0, text=f"importing {ui.md_escape(upload.name)}")
     try:
-        report = uploads.import_upload(
-            ui.get_store(), upload.name, upload, dataset=dataset, system=system,
+        report = ui.write(
+            uploads.import_upload, upload.name, upload, dataset=dataset, system=system,
             fmt=None if fmt == DETECT else fmt, mapping=mapping,
             on_progress=lambda stage, f: bar.progress(f if f is not None else 1.0,
                                                       text=ui.md_escape(stage)))
@@ -76,7 +74,7 @@ if name is not None:
                f"{chosen.n_preferences:,} preferences and its judge calls. It cannot be undone.")
     confirm = st.text_input("Type the dataset's name to confirm", key=CONFIRM_KEY)
     if st.button("Delete", disabled=confirm.strip() != name, key="jb_delete_button"):
-        ui.get_store().delete_dataset(name)
+        ui.delete_dataset(name)
         del st.session_state[PICK_KEY], st.session_state[CONFIRM_KEY]
         _done("info", f"Deleted {ui.md_escape(name)}.", [])
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import browse, ui
-from dashboard.browse import FailureFilter
-from dashboard.ui import panels, widgets
+from dashboard import ui
+from dashboard.review import failures
+from dashboard.review.detail import response_detail
+from dashboard.review.failures import FailureFilter
+from dashboard.ui import pickers, widgets
 
 ANY = "(any)"
 PAGE_KEY = "failures_page"
@@ -16,10 +18,10 @@ OPEN_KEY = "failures_open"
 def _filters(dataset: str | None) -> FailureFilter | None:
     top = st.columns(4)
     with top[0]:
-        rubric = panels.rubric_selector(dataset, page="failures")
+        rubric = pickers.rubric_selector(dataset, page="failures")
     if rubric is None:
         return None
-    options = ui.cached(browse.filter_options, dataset=dataset, rubric=rubric.name)
+    options = ui.cached(failures.filter_options, dataset=dataset, rubric=rubric.name)
     choices = {"failures_system": [ANY, *options.systems],
                "failures_task": [ANY, *options.task_types],
                "failures_judge": [ANY, *options.judges]}
@@ -46,7 +48,7 @@ def _filters(dataset: str | None) -> FailureFilter | None:
         min_disagreement=spread or None, search=search.strip() or None)
 
 
-def _table(page: browse.FailurePage) -> None:
+def _table(page: failures.FailurePage) -> None:
     st.dataframe(
         [{"#": page.first + n, "score": r.score, "panel": r.panel, "human": r.human,
           "spread": r.spread, "system": r.system, "dataset": r.dataset, "task": r.task_type,
@@ -56,7 +58,7 @@ def _table(page: browse.FailurePage) -> None:
                        for name in ("score", "panel", "human", "spread")})
 
 
-def _open(page: browse.FailurePage) -> str | None:
+def _open(page: failures.FailurePage) -> str | None:
     labels = {r.response_id: f"#{page.first + n} · {r.system} · "
               + ("unrated" if r.score is None else f"score {r.score:.2f}")
               for n, r in enumerate(page.rows)}
@@ -79,7 +81,7 @@ def run() -> None:
     if st.session_state.get("failures_last") != selection:
         st.session_state["failures_last"] = selection
         st.session_state[PAGE_KEY] = 1
-    page = ui.cached(browse.failures, selection, page=st.session_state.get(PAGE_KEY, 1))
+    page = ui.cached(failures.failures, selection, page=st.session_state.get(PAGE_KEY, 1))
     if not page.total:
         st.info("No answer matches these filters; widen the score range or clear the search.")
         return
@@ -91,7 +93,7 @@ def run() -> None:
     with right:
         response_id = _open(page)
     if response_id:
-        detail = ui.cached(browse.response_detail, response_id)
+        detail = ui.cached(response_detail, response_id)
         if detail is None:
             st.warning("That answer is no longer in the database.")
         else:

@@ -4,13 +4,14 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import charts, metrics, selections, tables, ui
-from dashboard.store.metrics_sql import Selection
-from dashboard.ui import downloads, panels
+from dashboard import charts, ui
+from dashboard.metrics import overview, tables
+from dashboard.metrics.selection import Selection
+from dashboard.ui import downloads, pickers
 
 st.title("Overview")
 dataset = ui.filters().dataset
-if not ui.cached(selections.dataset_names):
+if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page "
             "(or `judgeboard import PATH`).")
     st.stop()
@@ -18,15 +19,15 @@ downloads.report_download_button(dataset)
 
 left, right = st.columns(2)
 with left:
-    rubric = panels.rubric_selector(dataset, page="overview")
+    rubric = pickers.rubric_selector(dataset, page="overview")
 with right:
-    systems = panels.systems_selector(dataset, key="jb_overview_systems")
+    systems = pickers.systems_selector(dataset, key="jb_overview_systems")
 if rubric is None:
     st.info("No ratings yet on this selection. Run the judges on the **Run judges** page, or "
             "rate answers on the **Annotate** page; the reference-based metrics are below.")
 
 with st.spinner("Computing the metrics…"):
-    view = ui.cached(metrics.overview,
+    view = ui.cached(overview.overview,
                      Selection(dataset, rubric.name if rubric else None, systems))
 fmt = partial(ui.fmt_estimate, digits=2)
 st.subheader("Scores per system")
@@ -36,7 +37,7 @@ st.caption("Each cell: mean [95% bootstrap interval]. Judge, panel, human and ef
            "did not parse. Win rate counts a tie as half a win.")
 rows = tables.overview_rows(view, fmt)
 if rows:
-    panels.table(rows)
+    pickers.table(rows)
 else:
     st.info("No responses in this selection.")
 
@@ -51,7 +52,7 @@ if view.pairwise.bradley_terry:
     with left:
         st.plotly_chart(charts.bradley_terry_ratings(view.pairwise.bradley_terry),
                         width="stretch")
-        panels.table(tables.standings_rows(view))
+        pickers.table(tables.standings_rows(view))
     with right:
         st.plotly_chart(charts.win_rate_matrix(view.pairwise.head_to_head), width="stretch")
     if view.pairwise.note:

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from dashboard import annotation, browse_pairs, charts, selections, ui
-from dashboard.browse_pairs import PairRequest, VoteError
+from dashboard import charts, ui
+from dashboard.review import annotation, votes
+from dashboard.review.votes import PairRequest, VoteError
 from dashboard.ui import widgets
 
 POSITION_KEY = "pairwise_position"
@@ -33,7 +34,7 @@ def _request(annotator: str, dataset: str | None, systems: Sequence[str]
     return PairRequest(system_a, system_b, annotator, dataset, int(seed)), rubrics[name]
 
 
-def _pair(view: browse_pairs.PairView) -> None:
+def _pair(view: votes.PairView) -> None:
     widgets.show_item(view.item)
     left, right = st.columns(2)
     for column, side, response in ((left, "A (left)", view.left), (right, "B (right)",
@@ -48,7 +49,7 @@ FORM = "pairwise_form"
 EMPTY_FORM = {"pairwise_choice": None, "pairwise_comment": ""}
 
 
-def _form(view: browse_pairs.PairView, request: PairRequest, rubric: annotation.Rubric) -> None:
+def _form(view: votes.PairView, request: PairRequest, rubric: annotation.Rubric) -> None:
     widgets.restore_form(FORM)
     # Not cleared on submit: a refused vote keeps its comment.
     with st.form(FORM, clear_on_submit=False):
@@ -62,13 +63,12 @@ def _form(view: browse_pairs.PairView, request: PairRequest, rubric: annotation.
         st.error("Pick A, B or Tie before saving.")
         return
     try:
-        saved = browse_pairs.vote(ui.get_store(), view, choice, annotator=request.annotator,
+        saved = ui.write(votes.vote, view, choice, annotator=request.annotator,
                                   rubric=rubric.name, rubric_version=rubric.version,
                                   comment=comment)
     except VoteError as error:
         st.error(ui.md_escape(error))
         return
-    ui.after_write(pending=saved.pending)
     widgets.clear_form(FORM, EMPTY_FORM)
     st.session_state[FLASH_KEY] = (f"Saved your vote ({CHOICES[choice]}) as "
                                    f"{widgets.as_code(request.annotator)}."
@@ -78,7 +78,7 @@ def _form(view: browse_pairs.PairView, request: PairRequest, rubric: annotation.
 
 def _standings(dataset: str | None) -> None:
     st.header("Standings")
-    found = ui.cached(browse_pairs.standings, dataset=dataset)
+    found = ui.cached(votes.standings, dataset=dataset)
     if not found.head_to_head:
         st.info("No pairwise verdicts yet — vote above, or run a pairwise rubric on the Run "
                 "judges page.")
@@ -98,7 +98,7 @@ def run() -> None:
     chosen = ui.filters()
     if flash := st.session_state.pop(FLASH_KEY, None):
         st.success(flash)
-    systems = ui.cached(selections.dataset_systems, dataset=chosen.dataset)
+    systems = ui.dataset_systems(chosen.dataset)
     if len(systems) < 2:
         st.info("Pairwise needs answers from two systems to the same questions: import a "
                 "second system's answers on the Data page.")
@@ -114,7 +114,7 @@ def run() -> None:
         st.session_state["pairwise_last"] = request
         st.session_state[POSITION_KEY] = 0
     try:
-        queue = ui.cached(browse_pairs.next_pair, request,
+        queue = ui.cached(votes.next_pair, request,
                           offset=st.session_state.get(POSITION_KEY, 0))
     except VoteError as error:
         st.warning(ui.md_escape(error))

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from dashboard import runs, selections, ui
-from dashboard.judging import PanelError, PlanError, RubricError, rubric_problems
-from dashboard.ui import panels
+from dashboard import ui
+from dashboard.judging import PanelError, PlanError, RubricError, launcher, rubric_problems
+from dashboard.ui import pickers, runs
 
 FILE_CHOICE, MODELS_CHOICE = "A panel file", "Model strings"
 
@@ -14,23 +14,23 @@ st.caption(f"Dataset: **{ui.md_escape(dataset or 'every dataset')}** (change it 
 
 source = st.radio("Panel", [FILE_CHOICE, MODELS_CHOICE], horizontal=True, key="jb_run_source")
 if source == FILE_CHOICE:
-    names = runs.panel_names()
+    names = launcher.panel_names()
     spec = st.selectbox("Panel file (data/panels/)", names, key="jb_run_panel",
                         index=names.index("offline") if "offline" in names else 0)
 else:
     spec = st.text_input("LiteLLM model strings, comma-separated",
                          placeholder="openai/gpt-4o-mini, judgeboard/baseline",
                          key="jb_run_models")
-kind = runs.PANEL_FILE if source == FILE_CHOICE else runs.MODEL_STRINGS
+kind = launcher.PANEL_FILE if source == FILE_CHOICE else launcher.MODEL_STRINGS
 try:
-    panel = runs.build_panel(spec or "", source=kind)
+    panel = launcher.build_panel(spec or "", source=kind)
 except PanelError as error:
     st.error(ui.md_escape(error))
     st.stop()
 if panel is None:
     st.info("Type one or more model strings; `judgeboard/baseline` is the offline judge.")
     st.stop()
-panels.table(runs.judge_rows(panel))
+pickers.table(launcher.judge_rows(panel))
 
 if problems := rubric_problems():
     st.warning("Some rubric files cannot be used and are left out:")
@@ -43,7 +43,7 @@ rubric = rubrics[st.selectbox("Rubric", list(rubrics), key="jb_run_rubric")]
 st.caption(ui.md_escape(rubric.description))
 pairwise = systems = None
 if rubric.is_pairwise:
-    options = ui.cached(selections.dataset_systems, dataset=dataset)
+    options = ui.dataset_systems(dataset)
     if len(options) < 2:
         st.info("A pairwise rubric compares two systems; this dataset has fewer than two.")
         st.stop()
@@ -51,44 +51,44 @@ if rubric.is_pairwise:
     pairwise = (left.selectbox("System A", options, index=0, key="jb_run_system_a"),
                 right.selectbox("System B", options, index=1, key="jb_run_system_b"))
 else:
-    systems = panels.systems_selector(dataset, key="jb_run_systems")
-request = runs.RunRequest(spec, rubric.name, dataset, systems, pairwise, source=kind)
+    systems = pickers.systems_selector(dataset, key="jb_run_systems")
+request = launcher.RunRequest(spec, rubric.name, dataset, systems, pairwise, source=kind)
 
-size = ui.cached(runs.count_targets, request, task_types=rubric.task_types)
+size = ui.cached(launcher.count_targets, request, task_types=rubric.task_types)
 if size.problem:
     (st.info if size.n_targets == 0 else st.warning)(size.problem)
 if st.button("Plan", key="jb_run_plan_button", disabled=not size.can_plan):
     try:
-        panels.keep_plan(request, runs.make_plan(ui.get_store(), request, rubric))
+        runs.keep_plan(request, ui.call(launcher.make_plan, request, rubric))
     except (PanelError, PlanError, RubricError) as error:
         st.error(ui.md_escape(error))
-plan = panels.kept_plan(request)
+plan = runs.kept_plan(request)
 if plan is not None:
     st.subheader("Plan")
     unit = "judgements" if rubric.is_pairwise else "responses"
     st.caption(f"{plan.n_targets:,} {unit}. A cached call is never paid for again; the cost "
                "is a bound (completions priced at max_tokens), or unknown when LiteLLM has "
                "no price for the model.")
-    panels.table(runs.plan_rows(plan))
-    outcome = runs.plan_outcome(plan)
+    pickers.table(launcher.plan_rows(plan))
+    outcome = launcher.plan_outcome(plan)
     if outcome == "empty":
         st.info("Nothing matches this selection: there is nothing to judge.")
     elif outcome == "cached":
         st.success("Everything is cached: nothing to call.")
     elif st.button(f"Run ({plan.calls_needed:,} calls)", type="primary", key="jb_run_button"):
-        panels.start_run(plan, panel)
+        runs.start_run(plan, panel)
 
-if (stopped := panels.follow_run()) is not None:
+if (stopped := runs.follow_run()) is not None:
     st.error("The run stopped.")
     ui.show_text(stopped, label="error")
 
-if (finished := panels.last_run()) is not None:
+if (finished := runs.last_run()) is not None:
     summary, run_panel = finished
     st.subheader("Last run")
     st.caption(f"Run {summary.run_id[:12]}, rubric {ui.md_escape(summary.rubric)} "
                f"v{ui.md_escape(summary.rubric_version)}, {summary.wall_s:.1f} s.")
-    panels.table(runs.summary_rows(summary))
-    for failed in runs.failures(summary, run_panel):
+    pickers.table(launcher.summary_rows(summary))
+    for failed in launcher.failures(summary, run_panel):
         st.error(f"{ui.md_escape(failed.judge)}: {failed.failures} call(s) failed; they are "
                  "retried by the next run")
         ui.show_text(failed.last_error, label="last error")

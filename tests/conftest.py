@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.sample import ensure_sample
+from dashboard.ingest.sample import ensure_sample
 from dashboard.store import Store
 
 DB_NAME = "judgeboard.duckdb"

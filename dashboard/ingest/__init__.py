@@ -7,7 +7,7 @@ and turns bad input into an `IngestError` naming the file, the record and the fi
 """
 
 from dashboard.ingest.errors import IngestError
-from dashboard.ingest.formats import ALL_FORMATS
+from dashboard.ingest.detect import ALL_FORMATS
 from dashboard.ingest.runner import (
     FileReport, ImportReport, ImportRequest, ProgressCallback, import_path, import_requests,
 )

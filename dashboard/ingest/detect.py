@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from dashboard.ingest.errors import IngestError
-from dashboard.ingest.formats import ADAPTERS, FORMATS, TEXT
+from dashboard.ingest.adapters import ADAPTERS
+from dashboard.ingest.formats import FORMATS, TEXT
+from dashboard.ingest.plan import Columns
 
+# Every format `--format` accepts: the published sets first, then the plain formats.
+ALL_FORMATS: tuple[str, ...] = (*ADAPTERS, *FORMATS)
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv",
              ".parquet": "parquet", ".pq": "parquet"}
 # A text field's column may be read as text, JSON, or as null in every record (an export of
@@ -40,22 +43,6 @@ def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
     return mapping
 
 
-@dataclass(frozen=True)
-class Columns:
-    """A file's columns as the importer sees them, after --map: name -> (file column, type)."""
-
-    view: dict[str, tuple[str, str]]
-    file_columns: tuple[str, ...]
-
-    @property
-    def names(self) -> frozenset[str]:
-        return frozenset(self.view)
-
-    def type_of(self, name: str) -> str | None:
-        found = self.view.get(name)
-        return found[1] if found else None
-
-
 def mapped_columns(path: Path, described: Sequence[tuple[str, str]],
                    mapping: Mapping[str, str]) -> Columns:
     types = dict(described)
@@ -82,8 +69,8 @@ def _fits(fmt_name: str, columns: Columns) -> bool:
 
 def detect_format(columns: Columns) -> str | None:
     """The adapter or format whose keys the file has, most specific first; None if none."""
-    for name, key_sets in ADAPTERS.items():
-        if any(keys <= columns.names for keys in key_sets):
+    for name, adapter in ADAPTERS.items():
+        if any(keys <= columns.names for keys in adapter.detect):
             return name
     return next((name for name in FORMATS if _fits(name, columns)), None)
 

@@ -1,22 +1,44 @@
-"""The input formats judgeboard knows without a mapping (see /work/notes/formats.md).
+"""The input formats judgeboard knows without a mapping (docs/formats.md).
 
 Plain data: for each format, its fields, what kind of value each holds, which are required,
-and which stage column each fills. The store turns these into SQL (`store/importing_fields.py`)
-and the error locator into Python checks (`ingest/locate.py`). The real public sets (PandaLM,
-AlpacaEval, LLMBar, NQ-open, MT-Bench) have their own adapters and are listed in ADAPTERS.
+and which stage column each fills. `fields_sql.py` and `stage_sql.py` turn these into SQL
+and `locate.py` into Python checks. The real public sets (PandaLM,
+AlpacaEval, LLMBar, NQ-open, MT-Bench) have their own adapters (`ingest/adapters/`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from dashboard.store.importing_fields import (
-    HISTORY, KEY, LABEL, LETTERS, NUMBER, OBJECT, OPTIONS, PASSAGE, RATER_KIND, SCALAR_TEXT,
-    SIDE, STRINGS, TASK, TEXT, TEXTS, TIMESTAMP, VERDICT,
-)
-from dashboard.store.importing_stage import (
-    PAIR, PREFERENCE, RATED, RATING, RESPONDED, SINGLE,
-)
+# Kinds of value a field of an imported file holds; the stage column holds the normalized form
+# (`fields_sql.py` turns each kind into SQL, `locate.py` into Python checks).
+TEXT = "text"  # a string
+KEY = "key"  # a string or a whole number, kept as text (ids, versions)
+SCALAR_TEXT = "scalar_text"  # a string, number or boolean, kept as text (a model's verdict)
+TEXTS = "texts"  # a string or a list of strings -> a list
+PASSAGE = "passage"  # a string or a list of strings -> one string, paragraphs joined
+STRINGS = "strings"  # a list of strings
+OPTIONS = "options"  # a list of option texts, or an object {"A": text, ...}
+LETTERS = "letters"  # "B", "A, C" or ["A", "C"] -> a list of capital letters
+LABEL = "label"  # hallucination gold: true/yes/hallucinated/1 or false/no/faithful/0
+NUMBER = "number"  # a number (or a numeric string, as CSV has)
+HISTORY = "history"  # [{"role", "content"}, ...] or alternating user/assistant strings
+VERDICT = "verdict"  # "A", "B" or "tie"
+SIDE = "side"  # "A" or "B"
+RATER_KIND = "rater_kind"  # "llm" or "human"
+TASK = "task"  # one of dashboard.types.TASK_TYPES
+TIMESTAMP = "timestamp"  # an ISO date-time
+OBJECT = "object"  # a JSON object (metadata), or its JSON text
+
+# Shapes of a record: what one record of a format holds.
+SINGLE = "single"  # one response per record
+PAIR = "pair"  # two responses per record (answer_a, answer_b), maybe a preference
+RATING = "rating"  # one response and one rating per record
+PREFERENCE = "preference"  # two responses and one preference per record
+# Groups of fields a rating record may leave out whole: its rating (an item and a response
+# nobody rated), or its rating and its response (an item alone).
+RATED = "rated"
+RESPONDED = "responded"
 
 
 @dataclass(frozen=True)
@@ -139,14 +161,3 @@ PREFERENCES = Format("preferences", PREFERENCE, "pairwise", (
 # Detection tries these in order: the most specific key sets first.
 FORMATS: dict[str, Format] = {f.name: f for f in (
     RATINGS, PREFERENCES, PAIRWISE, MCQA, HALLUCINATION, CONVERSATIONAL, RAG)}
-
-# The adapters for real public sets, each recognised by keys only its files have.
-ADAPTERS: dict[str, tuple[frozenset[str], ...]] = {
-    "mt_bench": (frozenset({"question_id", "judgment", "user_prompt"}),),
-    "nq_open": (frozenset({"question", "def_correct_predictions"}),),
-    "llmbar": (frozenset({"input", "output_1", "output_2"}),),
-    "alpaca_eval": (frozenset({"instruction", "generator_1", "generator_2", "preference"}),),
-    "pandalm": (frozenset({"idx", "annotator1", "response1", "response2"}),
-                frozenset({"idx", "gpt_result"}), frozenset({"idx", "pandalm_result"})),
-}
-ALL_FORMATS: tuple[str, ...] = (*ADAPTERS, *FORMATS)

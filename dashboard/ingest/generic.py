@@ -6,43 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dashboard.ids import utc_now
-from dashboard.ingest.detect import Columns
 from dashboard.ingest.errors import IngestError
 from dashboard.ingest.formats import FORMATS, PAIR, PREFERENCE, RATING, SINGLE, Format
+from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.ingest.locate import jsonl_line, locate
-from dashboard.store import importing
+from dashboard.ingest import load_sql
 from dashboard.store.connection import Connection, DatabaseError
-from dashboard.store.importing_stage import (
-    StageField, StagePlan, stage_params, stage_select, stage_sql,
-)
+from dashboard.ingest.stage_sql import StageField, StagePlan, stage_params, stage_select, stage_sql
 from dashboard.store.writes import ensure_dataset
 from dashboard.types import TASK_TYPES, Dataset
-
-
-@dataclass(frozen=True)
-class FilePlan:
-    """One file to import: what it is and the names to give what it holds."""
-
-    path: Path
-    kind: str  # jsonl | json | csv | parquet
-    size_bytes: int
-    columns: Columns
-    fmt: str
-    dataset: str | None  # the user's --dataset
-    dataset_default: str
-    system: str | None = None
-    mapping: dict[str, str] = field(default_factory=dict)
-    full_sample: bool = False  # type the file from every record (see importing.describe)
-
-
-@dataclass
-class Counts:
-    added: dict[str, int] = field(default_factory=dict)
-    skipped: dict[str, int] = field(default_factory=dict)
-
-    def add(self, table: str, inserted: importing.Inserted) -> None:
-        self.added[table] = self.added.get(table, 0) + inserted.added
-        self.skipped[table] = self.skipped.get(table, 0) + inserted.skipped
 
 
 def source_name(fmt: Format, plan: FilePlan, index: int) -> str:
@@ -72,7 +44,7 @@ def stage_plan(plan: FilePlan, fmt: Format) -> StagePlan:
               "dataset_default": plan.dataset_default, "system": plan.system,
               "system_default": plan.path.stem, "rater_default": plan.path.stem,
               "task_types": list(TASK_TYPES)}
-    reader = importing.reader_sql(plan.kind, size_bytes=plan.size_bytes,
+    reader = load_sql.reader_sql(plan.kind, size_bytes=plan.size_bytes,
                                   full_sample=plan.full_sample)
     return StagePlan(reader, plan.kind == "csv", fmt.shape, fmt.task_rule, tuple(fields),
                      extras, params)
@@ -88,10 +60,10 @@ def read_error(plan: FilePlan, fmt: Format | None, error: Exception) -> IngestEr
 
 
 def check_stage(con: Connection, plan: FilePlan, fmt: Format | None, *,
-                rows: importing.Rows | None = None) -> None:
+                rows: load_sql.Rows | None = None) -> None:
     """Raise IngestError for the first bad record of the staged rows (default: `_stage`,
     built in file order)."""
-    found = importing.first_problem(con, rows or importing.ordered_stage())
+    found = load_sql.first_problem(con, rows or load_sql.ordered_stage())
     if found is None:
         return
     index, encoded = found
@@ -103,9 +75,9 @@ def check_stage(con: Connection, plan: FilePlan, fmt: Format | None, *,
                       file_kind=plan.kind)
 
 
-def check_ids(con: Connection, plan: FilePlan, fmt: Format, rows: importing.Rows) -> None:
+def check_ids(con: Connection, plan: FilePlan, fmt: Format, rows: load_sql.Rows) -> None:
     """Two records of one dataset with the same id must hold the same item."""
-    found = importing.conflicting_id(con, rows)
+    found = load_sql.conflicting_id(con, rows)
     if found is None:
         return
     index, earlier, external_id = found
@@ -120,7 +92,7 @@ def check_ids(con: Connection, plan: FilePlan, fmt: Format, rows: importing.Rows
 
 
 def _stage(con: Connection, plan: FilePlan, fmt: Format, staged: StagePlan,
-           on_progress: importing.ProgressFn | None) -> importing.Rows:
+           on_progress: load_sql.ProgressFn | None) -> load_sql.Rows:
     """Build `_stage`; return how to number its rows in file order.
 
     Single answers, the big files, are staged in any order: DuckDB's reader then needs no
@@ -131,30 +103,30 @@ def _stage(con: Connection, plan: FilePlan, fmt: Format, staged: StagePlan,
     in_order = fmt.shape != SINGLE
     try:
         if in_order:
-            importing.run_with_progress(con, sql, params, on_fraction=on_progress)
-            return importing.ordered_stage()
-        with importing.unordered(con):
-            importing.run_with_progress(con, sql, params, on_fraction=on_progress)
+            load_sql.run_with_progress(con, sql, params, on_fraction=on_progress)
+            return load_sql.ordered_stage()
+        with load_sql.unordered(con):
+            load_sql.run_with_progress(con, sql, params, on_fraction=on_progress)
     except DatabaseError as error:
         raise read_error(plan, fmt, error) from None
-    return importing.reread(stage_select(staged), importing.bind(stage_select(staged), params))
+    return load_sql.reread(stage_select(staged), load_sql.bind(stage_select(staged), params))
 
 
-def import_generic(con: Connection, plan: FilePlan, *, on_progress: importing.ProgressFn |
+def import_generic(con: Connection, plan: FilePlan, *, on_progress: load_sql.ProgressFn |
                    None = None) -> tuple[Counts, int, tuple[str, ...]]:
     """Stage, check and insert one file; return (counts, records, datasets)."""
     fmt = FORMATS[plan.fmt]
     rows = _stage(con, plan, fmt, stage_plan(plan, fmt), on_progress)
-    records = importing.record_count(con)
+    records = load_sql.record_count(con)
     if records == 0:
         raise IngestError("the file holds no records", file=plan.path)
-    if importing.has_problem(con):
+    if load_sql.has_problem(con):
         check_stage(con, plan, fmt, rows=rows)
-    if importing.has_external_ids(con) and importing.has_conflict(con):
+    if load_sql.has_external_ids(con) and load_sql.has_conflict(con):
         check_ids(con, plan, fmt, rows)
-    datasets = tuple(importing.datasets_of(con, "_stage"))
+    datasets = tuple(load_sql.datasets_of(con, "_stage"))
     counts = insert_stage(con, plan, fmt, datasets)
-    importing.drop(con, "_stage")
+    load_sql.drop(con, "_stage")
     return counts, records, datasets
 
 
@@ -164,15 +136,15 @@ def insert_stage(con: Connection, plan: FilePlan, fmt: Format,
         ensure_dataset(con, Dataset(name, source=str(plan.path)))
     now = utc_now()
     counts = Counts()
-    counts.add("items", importing.insert_items(con, "_stage", now=now))
+    counts.add("items", load_sql.insert_items(con, "_stage", now=now))
     # A ratings record may hold an item alone, or an item and a response nobody rated.
     responded = "response_id IS NOT NULL" if fmt.shape == RATING else "true"
-    counts.add("responses", importing.insert_responses(con, "_stage", now=now,
+    counts.add("responses", load_sql.insert_responses(con, "_stage", now=now,
                                                        where=responded))
     if fmt.shape == RATING:
-        counts.add("ratings", importing.insert_ratings(con, "_stage", now=now,
+        counts.add("ratings", load_sql.insert_ratings(con, "_stage", now=now,
                                                        where="rating_id IS NOT NULL"))
     elif fmt.shape in (PAIR, PREFERENCE):
-        counts.add("preferences", importing.insert_preferences(
+        counts.add("preferences", load_sql.insert_preferences(
             con, "_stage", now=now, where="preference_id IS NOT NULL"))
     return counts

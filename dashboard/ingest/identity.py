@@ -1,4 +1,4 @@
-"""Item and response ids in Python, the twins of the importer's SQL (`store/importing_fields.py`).
+"""Item and response ids in Python, the twins of the importer's SQL (`fields_sql.py`).
 
 An item's id covers its dataset, external id and content, so the same question in two datasets
 is two items, and one file imported twice adds nothing. A response's id covers its item, system

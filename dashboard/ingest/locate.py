@@ -16,16 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from dashboard.ingest.errors import IngestError
-from dashboard.ingest.formats import (
-    HISTORY, KEY, LABEL, LETTERS, NUMBER, OBJECT, OPTIONS, PASSAGE, SCALAR_TEXT, STRINGS, TEXT,
-    TEXTS, Format,
-)
+from dashboard.ingest.formats import HISTORY, KEY, LABEL, LETTERS, NUMBER, OBJECT, OPTIONS, PASSAGE, SCALAR_TEXT, STRINGS, TEXT, TEXTS, Format
 
 _JSON_NAMES = {str: "a string", list: "a list", dict: "an object", bool: "a boolean",
                int: "a number", float: "a number", type(None): "null"}
 
 
-# The same words as the SQL checks use (store/importing_fields.py).
+# The same words as the SQL checks use (fields_sql.py).
 _EXPECTED = {
     TEXT: "a string", KEY: "a string or a whole number", SCALAR_TEXT: "a string",
     TEXTS: "a string or a list of strings", PASSAGE: "a string or a list of strings",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -9,14 +10,16 @@ from pathlib import Path
 from types import MappingProxyType
 
 from dashboard.ingest import adapters
-from dashboard.ingest.detect import (
-    dataset_default, detect_format, file_kind, list_files, mapped_columns,
-)
+from dashboard.ingest.detect import dataset_default, detect_format, file_kind, list_files, mapped_columns
 from dashboard.ingest.errors import IngestError
-from dashboard.ingest.formats import ADAPTERS, ALL_FORMATS
-from dashboard.ingest.generic import FilePlan, import_generic, read_error
+from dashboard.ingest.adapters import ADAPTERS
+from dashboard.ingest.detect import ALL_FORMATS
+from dashboard.ingest.plan import FilePlan
+from dashboard.ingest.generic import import_generic, read_error
 from dashboard.ingest.locate import locate
-from dashboard.store import Store, importing
+from dashboard.ingest import load_sql
+from dashboard.metrics import reference
+from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,7 @@ class FileReport:
 class ImportReport:
     files: tuple[FileReport, ...]
     ignored: tuple[str, ...] = ()  # files of a folder in no format we know
+    scored: int = 0  # responses scored against their references after the import
 
     @property
     def datasets(self) -> tuple[str, ...]:
@@ -98,10 +102,10 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
     size = path.stat().st_size
     probe = FilePlan(path, kind, size, mapped_columns(path, [], {}), "", None, "")
     try:
-        described = importing.describe(con, kind, str(path), size_bytes=size)
-        full_sample = importing.needs_full_sample(kind, described, size_bytes=size)
+        described = load_sql.describe(con, kind, str(path), size_bytes=size)
+        full_sample = load_sql.needs_full_sample(kind, described, size_bytes=size)
         if full_sample:
-            described = importing.describe(con, kind, str(path), size_bytes=size,
+            described = load_sql.describe(con, kind, str(path), size_bytes=size,
                                            full_sample=True)
     except DatabaseError as error:
         raise read_error(probe, None, error) from None
@@ -161,10 +165,16 @@ def _import_file(con: Connection, plan: FilePlan,
                       MappingProxyType(counts.added), MappingProxyType(counts.skipped))
 
 
+SCORING = "scoring answers against references"
+
+
 def import_requests(store: Store, requests: Sequence[ImportRequest], *,
-                    on_progress: ProgressCallback | None = None) -> ImportReport:
-    """Import several paths in one transaction: all of them, or nothing."""
-    with store.connection() as con, importing.bulk_write_settings(con), transaction(con):
+                    on_progress: ProgressCallback | None = None,
+                    score: bool = True) -> ImportReport:
+    """Import several paths in one transaction: all of them, or nothing. Then, unless `score`
+    is False, score the new responses against their references (`metrics.reference`), so
+    that no read has to (`judgeboard score` does it later for an import made without)."""
+    with store.connection() as con, load_sql.bulk_write_settings(con), transaction(con):
         reports, ignored = [], []
         for request in requests:
             plans, skipped = _plans(con, request)
@@ -172,17 +182,22 @@ def import_requests(store: Store, requests: Sequence[ImportRequest], *,
             reports.extend(_import_file(con, plan, on_progress) for plan in plans)
         if on_progress:
             on_progress("committing", None)
-    if on_progress:
-        on_progress("done", 1.0)
     for name in ignored:
         log.info("%s: skipped, no known format", name)
-    return ImportReport(tuple(reports), tuple(ignored))
+    report = ImportReport(tuple(reports), tuple(ignored))
+    if score:
+        scored = reference.score_datasets(store, report.datasets, on_progress=None if (
+            on_progress is None) else lambda done, total: on_progress(SCORING, done / total))
+        report = dataclasses.replace(report, scored=scored)
+    if on_progress:
+        on_progress("done", 1.0)
+    return report
 
 
 def import_path(store: Store, path: str | Path, *, dataset: str | None = None,
                 system: str | None = None, fmt: str | None = None,
                 mapping: Mapping[str, str] | None = None,
-                on_progress: ProgressCallback | None = None) -> ImportReport:
+                on_progress: ProgressCallback | None = None, score: bool = True) -> ImportReport:
     """Import a file, or every file of a folder we know the format of, in one transaction.
 
     Any bad record raises IngestError naming the file, the record and the field, and the
@@ -190,4 +205,4 @@ def import_path(store: Store, path: str | Path, *, dataset: str | None = None,
     `on_progress(stage, fraction)` is called on the caller's thread.
     """
     request = ImportRequest(Path(path), dataset, system, fmt, dict(mapping or {}))
-    return import_requests(store, [request], on_progress=on_progress)
+    return import_requests(store, [request], on_progress=on_progress, score=score)

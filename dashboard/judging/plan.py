@@ -19,7 +19,7 @@ from dashboard.judging.records import scale_of
 from dashboard.judging.rubrics import Messages, Rubric
 from dashboard.judging.targets import Target, pair_targets, rating_target, reference_list
 from dashboard.store import Store
-from dashboard.store import judging as sql
+from dashboard.judging import calls_sql, targets_sql
 
 
 class PlanError(ValueError):
@@ -123,11 +123,11 @@ def _targets(store: Store, rubric: Rubric, selection: Selection, *,
     with store.connection() as con:  # also applies pending writes, so the cache is current
         if selection.pairwise is not None:
             system_a, system_b = selection.pairwise
-            rows = sql.select_pair_targets(con, system_a=system_a, system_b=system_b,
+            rows = targets_sql.select_pair_targets(con, system_a=system_a, system_b=system_b,
                                            dataset=selection.dataset)
             built = [(t, v, row) for row in rows for t, v in pair_targets(row)]
         else:
-            rows = sql.select_rating_targets(con, dataset=selection.dataset,
+            rows = targets_sql.select_rating_targets(con, dataset=selection.dataset,
                                              systems=selection.systems,
                                              task_types=rubric.task_types)
             built = [(*rating_target(row), row) for row in rows]
@@ -180,10 +180,10 @@ def plan_run(store: Store, panel: Panel, rubric: Rubric, *, dataset: str | None 
                         with_cases=any(judge.is_baseline for judge in panel.judges))
     specs = {judge.name: _group(judge, rendered) for judge in panel.judges}
     with store.connection() as con:
-        found = sql.find_ok_calls(con, (s.cache_key for group in specs.values() for s in group))
+        found = calls_sql.find_ok_calls(con, (s.cache_key for group in specs.values() for s in group))
         call_ids = [call_id for call_id, _ in found.values()]
-        rated = sql.rated_by_calls(con, call_ids) if not rubric.is_pairwise else set()
-        preferred = sql.preferred_by_calls(con, call_ids) if rubric.is_pairwise else set()
+        rated = calls_sql.rated_by_calls(con, call_ids) if not rubric.is_pairwise else set()
+        preferred = calls_sql.preferred_by_calls(con, call_ids) if rubric.is_pairwise else set()
     calls: list[CallSpec] = []
     cached: list[CachedCall] = []
     judges = []

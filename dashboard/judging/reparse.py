@@ -16,8 +16,8 @@ from dashboard.judging.records import parse_output, result_row
 from dashboard.judging.rubrics import Rubric
 from dashboard.judging.targets import Target
 from dashboard.store import Store
-from dashboard.store import judging as sql
-from dashboard.store.spool import Batch
+from dashboard.judging import calls_sql as sql
+from dashboard.store.journal import Batch
 
 PARSER_TAG = "reparse"
 

@@ -30,8 +30,8 @@ from dashboard.judging.secrets import scrub_secrets
 from dashboard.judging.summary import RunSummary, Tally, summary_rows
 from dashboard.judging.targets import Target
 from dashboard.store import Store, StoreBusy
-from dashboard.store import judging as sql
-from dashboard.store.spool import Batch
+from dashboard.judging import calls_sql as sql
+from dashboard.store.journal import Batch
 
 log = logging.getLogger(__name__)
 

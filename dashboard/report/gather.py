@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dashboard import metrics_json
-from dashboard.calibration import Calibration
+from dashboard.metrics import metrics_json
+from dashboard.metrics.calibration import Calibration
 from dashboard.ids import utc_now
-from dashboard.metrics import Overview
+from dashboard.metrics.overview import Overview
 from dashboard.store import Store
-from dashboard.store import export_sql as sql
-from dashboard.store.metrics_sql import Selection
+from dashboard.report import report_sql as sql
+from dashboard.metrics.selection import Selection
 
 DEFAULT_WORST = 10
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dashboard import metrics as metrics_module
+from dashboard.metrics import estimates
 from dashboard.report.gather import JudgeUse, RaterUse, ReportData, cost_text
 from dashboard.report.html import EMPTY, esc, paragraph, section, table, tag, td, th_row
 
@@ -14,8 +14,8 @@ _STATISTICS = (
     "The panel's score of a response is the mean of its judges' scored ratings; a rating "
     "that did not parse is skipped and counted, never read as a grade. The effective score "
     "of a response is the mean of people's ratings where someone rated it, else the panel's.",
-    f"Intervals are 95% percentile bootstraps with {metrics_module.N_RESAMPLES} resamples "
-    f"(seed {metrics_module.SEED}): over responses for means, over the compared (judge, "
+    f"Intervals are 95% percentile bootstraps with {estimates.N_RESAMPLES} resamples "
+    f"(seed {estimates.SEED}): over responses for means, over the compared (judge, "
     "person) pairs for agreement, and over evaluators for win rates. Kappa is Cohen's kappa "
     "with quadratic weights; alpha is Krippendorff's alpha at the ordinal level; a pairwise "
     "verdict asked in both orders is reconciled, and an inconsistent pair counts as a tie.",

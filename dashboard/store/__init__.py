@@ -4,7 +4,7 @@
 methods, never SQL. All SQL lives in this package and binds every value; only
 `connection.py` imports duckdb.
 
-Sharing the file: see `connection.py` (open per unit of work, wait on the lock) and `spool.py`
+Sharing the file: see `connection.py` (open per unit of work, wait on the lock) and `journal.py`
 (writes that must not wait are kept on disk and applied by whoever next holds the file).
 """
 
@@ -22,7 +22,7 @@ from dashboard.store import reads, writes
 from dashboard.store.connection import (
     Connection, Database, DatabaseError, StoreBusy, transaction,
 )
-from dashboard.store.spool import Batch, Spool, group_rows, read_batches
+from dashboard.store.journal import Batch, Spool, group_rows, read_batches
 from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating, Response
 
 log = logging.getLogger(__name__)
@@ -132,6 +132,15 @@ class Store:
     def list_datasets(self) -> list[DatasetSummary]:
         with self.connection() as con:
             return reads.list_datasets(con)
+
+    def dataset_names(self) -> list[str]:
+        with self.connection() as con:
+            return reads.dataset_names(con)
+
+    def dataset_systems(self, dataset: str | None = None) -> list[str]:
+        """The systems that answered in the dataset (None: in any dataset), by name."""
+        with self.connection() as con:
+            return reads.dataset_systems(con, dataset=dataset)
 
     def fingerprint(self, *, wait_s: float | None = None) -> tuple:
         """Changes whenever the data does; the dashboard keys its cached reads on it."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dashboard.store.judging import m004_judge_runs
 from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
@@ -156,6 +155,37 @@ def m003_auto_scores(con: Any) -> None:
             value       DOUBLE,
             version     VARCHAR NOT NULL
         )""")
+
+
+def m004_judge_runs(con: Any) -> None:
+    # One row per judge and run: the run's summary (calls, cache hits, failures and the last
+    # error, tokens, cost, the pairwise flip rate) kept beside the judge_calls it made, so that
+    # what a run did stays on record after its printed summary is gone.
+    con.execute("""
+        CREATE TABLE judge_runs (
+            run_id             VARCHAR NOT NULL,
+            judge              VARCHAR NOT NULL,
+            model              VARCHAR NOT NULL,
+            rubric             VARCHAR NOT NULL,
+            rubric_version     VARCHAR NOT NULL,
+            selection          JSON,
+            calls_planned      INTEGER NOT NULL,
+            calls_made         INTEGER NOT NULL,
+            cache_hits         INTEGER NOT NULL,
+            failures           INTEGER NOT NULL,
+            parse_failures     INTEGER NOT NULL,
+            attempts           INTEGER NOT NULL,
+            prompt_tokens      BIGINT,
+            completion_tokens  BIGINT,
+            cost_usd           DOUBLE,
+            cost_unknown_calls INTEGER NOT NULL,
+            flip_rate          DOUBLE,
+            n_pairs            INTEGER,
+            last_error         VARCHAR,
+            started_utc        TIMESTAMP NOT NULL,
+            finished_utc       TIMESTAMP NOT NULL
+        )""")
+
 
 
 MIGRATIONS: list[tuple[str, Migration]] = [

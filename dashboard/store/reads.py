@@ -1,4 +1,5 @@
-"""Reads that several screens share. Page-specific queries live beside them in this package."""
+"""Reads of the database core that every feature shares: the datasets, their names and systems,
+and the fingerprint that cached reads are keyed on. Feature queries live with their feature."""
 
 from __future__ import annotations
 
@@ -34,6 +35,18 @@ def list_datasets(con: Connection) -> list[DatasetSummary]:
                        tuple(systems))
         for name, n_items, n_responses, n_ratings, n_preferences, tasks, systems in rows
     ]
+
+
+def dataset_names(con: Connection) -> list[str]:
+    return [row[0] for row in con.execute("SELECT name FROM datasets ORDER BY name").fetchall()]
+
+
+def dataset_systems(con: Connection, *, dataset: str | None) -> list[str]:
+    """The systems that answered in the dataset (None: in any dataset), by name."""
+    rows = con.execute("""
+        SELECT DISTINCT system FROM responses WHERE ($dataset IS NULL OR dataset = $dataset)
+        ORDER BY system""", {"dataset": dataset}).fetchall()
+    return [row[0] for row in rows]
 
 
 def fingerprint(con: Connection) -> tuple:

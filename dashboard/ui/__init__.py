@@ -1,6 +1,6 @@
 """Shared Streamlit glue: the store resource, the sidebar, cached reads, safe text.
 
-Pages import this module and `dashboard.charts`; they never run SQL. Reads go through
+Pages import this module and `dashboard.charts`; they never touch the store or run SQL. Reads go through
 `cached(...)`, whose cache key includes the database's fingerprint, so a write from any process
 (this session, another session, the CLI) shows on the next rerun, and a write made here clears
 the cache at once.
@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from dashboard import selections
 from dashboard.judging import Rubric, list_rubrics
 from dashboard.settings import resolve_db_path
 from dashboard.store import Store, StoreBusy
+from dashboard.types import DatasetSummary
 
 T = TypeVar("T")
 
@@ -53,7 +53,7 @@ class Filters:
 
 def sidebar() -> Filters:
     """Render the dataset filter and the annotator's name; call once per run, from app.py."""
-    options = [ALL, *cached(selections.dataset_names)]
+    options = [ALL, *dataset_names()]
     if st.session_state.get(DATASET_KEY) not in options:
         st.session_state[DATASET_KEY] = ALL
     with st.sidebar:
@@ -117,6 +117,19 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return _cached_call(fn, name, _version(store), args, tuple(sorted(kwargs.items())))
 
 
+def write(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn(store, *args, **kwargs)` for a write; the next reads see it (`after_write`). A
+    result with `pending` True waits in the journal and shows once it is applied."""
+    result = fn(get_store(), *args, **kwargs)
+    after_write(pending=bool(getattr(result, "pending", False)))
+    return result
+
+
+def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn(store, *args, **kwargs)`, not cached: work a page asks for once (a plan)."""
+    return fn(get_store(), *args, **kwargs)
+
+
 def after_write(*, pending: bool = False) -> None:
     """Read the fingerprint again once this session has written: the write changed it, so
     every cached read misses and is recomputed (other sessions see it on their next run). A
@@ -125,6 +138,27 @@ def after_write(*, pending: bool = False) -> None:
     as the file is busy."""
     if not pending:
         st.session_state.pop(FINGERPRINT_KEY, None)
+
+
+def dataset_names() -> list[str]:
+    """The datasets' names, for the pickers (cached until the database changes)."""
+    return cached(Store.dataset_names)
+
+
+def dataset_systems(dataset: str | None) -> list[str]:
+    """The systems that answered in the dataset (None: in any dataset)."""
+    return cached(Store.dataset_systems, dataset)
+
+
+def dataset_summaries() -> list[DatasetSummary]:
+    """Every dataset with its counts (the Data page)."""
+    return cached(Store.list_datasets)
+
+
+def delete_dataset(name: str) -> None:
+    """Delete a dataset and everything of it; the next reads see it gone."""
+    get_store().delete_dataset(name)
+    after_write()
 
 
 def rubrics() -> list[Rubric]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from dashboard import ui
-from dashboard.export import FORMATS, KINDS, MIME_TYPES, download_name, export_bytes, export_counts
+from dashboard.export.files import FORMATS, KINDS, MIME_TYPES, download_name, export_bytes, export_counts
 from dashboard.store import Store
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from dashboard import ui
-from dashboard.browse import RatingEntry, ResponseDetail, describe_time
+from dashboard.review.detail import RatingEntry, ResponseDetail, describe_time
 from dashboard.types import Item, Response
 
 PENDING_NOTE = (" The database is busy right now: the label is kept on disk and shows in the "

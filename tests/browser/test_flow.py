@@ -24,8 +24,8 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from dashboard import annotation
-from dashboard.annotation import QueueRequest
+from dashboard.review import annotation
+from dashboard.review.annotation import QueueRequest
 from dashboard.store import Store
 from tests.browser.support import (
     STEP_TIMEOUT_MS, VIEWPORT, free_port, go, log_tail, settled, stop, wait_for_health,
@@ -164,7 +164,7 @@ def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store
     go(page, "Annotate")
     _annotate(page)
     _shoot(page, "annotate")
-    # The page opens the database per operation, so the test can read it while it runs.
+    # The page opens the database per operation, so the test can read it while it launcher.
     assert _human_ratings(sample_store) == [(expected, "human", 2.0, COMMENT)], log_tail(log)
 
     for title, shot in (("Pairwise", "pairwise"), ("Calibration", "calibration"),

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dashboard.store import Store
-from dashboard.store.importing import table_counts
+from dashboard.ingest.load_sql import table_counts
 
 Writer = Callable[..., Path]
 

@@ -11,8 +11,7 @@ from tests.ingest.conftest import Writer, snapshot
 from tests.paths import REPO_ROOT, SHARED_DATA
 
 
-# What the `judgeboard` console script runs. (`python -m dashboard.cli` would load cli.py a
-# second time as __main__, with a CommandError class the commands do not raise.)
+# What the `judgeboard` console script runs.
 ENTRY = "import sys; from dashboard.cli import main; sys.exit(main())"
 
 

@@ -257,7 +257,7 @@ def test_a_wrong_type_beyond_the_type_sample(store: Store, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     # Files over 256 MB are typed from their first 20,480 records; a list where the sample
     # saw strings then fails in DuckDB's reader, and our scan names the record.
-    from dashboard.store import importing
+    from dashboard.ingest import load_sql as importing
 
     monkeypatch.setattr(importing, "FULL_SAMPLE_BYTES", 0)
     rows = [{"question": f"q{i}", "answer": "a", "contexts": ["c"]} for i in range(25_000)]

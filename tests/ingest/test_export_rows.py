@@ -146,7 +146,7 @@ def test_a_big_file_with_values_beyond_an_all_null_sample(
         store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Files over 256 MB are typed from their first 20,480 records; DuckDB reads a column
     # that is null there as null everywhere, silently dropping the values further on.
-    from dashboard.store import importing
+    from dashboard.ingest import load_sql as importing
 
     monkeypatch.setattr(importing, "FULL_SAMPLE_BYTES", 0)
     rows = [{"question": f"q{i}", "answer": "a", "document": None if i < 21_000 else f"d{i}",

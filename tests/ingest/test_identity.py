@@ -6,7 +6,7 @@ from dashboard.ids import content_id
 from dashboard.ingest import import_path
 from dashboard.ingest.identity import item_id, response_id
 from dashboard.store import Store
-from dashboard.store.importing_fields import content_id_sql, list_part
+from dashboard.ingest.fields_sql import content_id_sql, list_part
 from tests.ingest.conftest import Writer, query
 
 

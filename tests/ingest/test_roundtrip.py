@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from dashboard import metrics_json
+from dashboard.metrics import metrics_json
 from dashboard.cli import main
-from dashboard.export import export
+from dashboard.export.files import export
 from dashboard.ingest import import_path
 from dashboard.store import Store
-from dashboard.store.metrics_sql import Selection
+from dashboard.metrics.reference import refresh_auto_scores
+from dashboard.metrics.selection import Selection
 from dashboard.types import Item, Rating, Response
 from tests.conftest import TEST_WAIT_S
 from tests.ingest.conftest import Writer, query
@@ -69,6 +70,7 @@ def _enrich(store: Store, write: Writer) -> None:
     pairs.append({"question": "Never compared?", "answer_a": "three", "answer_b": "four",
                   "system_a": "x", "system_b": "y"})
     import_path(store, write("pairs.jsonl", pairs), dataset="eo-pairs")
+    refresh_auto_scores(store)  # as an import does for what it adds; code's items need it too
 
 
 def _metrics(store: Store) -> dict[str | None, dict]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dashboard.judging import BackgroundLoop, load_panel, load_rubric, plan_run, run_plan
 from dashboard.store import Store
-from dashboard.store.spool import read_batches
+from dashboard.store.journal import read_batches
 from tests.judging.conftest import KEY_ENV, SECRET_KEY, seed
 from tests.paths import REPO_ROOT
 from tests.support.judge_server import JudgeServer, ModelScript

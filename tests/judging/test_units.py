@@ -163,13 +163,14 @@ def _imports(path: Path) -> set[str]:
 def test_litellm_lives_in_one_module_and_loads_lazily() -> None:
     importers = [p.name for p in sorted(JUDGING.glob("*.py")) if "litellm" in _imports(p)]
     assert importers == ["llm.py"]
-    code = ("import sys, dashboard.judging, dashboard.commands.judge; "
+    code = ("import sys, dashboard.judging, dashboard.cli.judge; "
             "dashboard.judging.load_panel('offline'); "
             "print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=REPO_ROOT, check=True).stdout
     assert out.strip() == "False"
-    assert "duckdb" not in _imports(REPO_ROOT / "dashboard" / "store" / "judging.py")
+    for sql in ("calls_sql.py", "targets_sql.py"):
+        assert "duckdb" not in _imports(JUDGING / sql)
     assert load_panel("offline").judges[0].is_baseline
 
 
@@ -179,7 +180,7 @@ def test_a_responses_own_history_is_the_conversation_it_is_judged_in(tmp_path) -
     from dashboard.ingest import import_path
     from dashboard.judging.targets import rating_target
     from dashboard.store import Store
-    from dashboard.store.judging import select_rating_targets
+    from dashboard.judging.targets_sql import select_rating_targets
     from tests.paths import SHARED_DATA
 
     store = Store(tmp_path / "mt.duckdb")
@@ -206,6 +207,6 @@ def test_a_rating_rubric_without_a_scale_is_an_error_not_a_zero_scale(store: Sto
 
 def test_judging_code_checks_with_exceptions_not_asserts() -> None:
     # `python -O` strips assert statements: a check that must hold in production raises.
-    for path in [*JUDGING.glob("*.py"), REPO_ROOT / "dashboard" / "store" / "judging.py"]:
+    for path in JUDGING.glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assert not any(isinstance(node, ast.Assert) for node in ast.walk(tree)), path.name

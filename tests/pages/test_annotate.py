@@ -3,9 +3,14 @@ override with the annotator's name, and the numbers on Overview and Calibration 
 
 from __future__ import annotations
 
-from dashboard import annotation, browse, calibration, metrics, ui
-from dashboard.annotation import QueueRequest
-from dashboard.store.metrics_sql import Selection
+from dashboard.review import annotation
+from dashboard.review.detail import response_detail
+from dashboard.metrics import calibration
+from dashboard import ui
+from dashboard.review import detail
+from dashboard.metrics import overview
+from dashboard.review.annotation import QueueRequest
+from dashboard.metrics.selection import Selection
 from dashboard.ui import widgets
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, texts
@@ -53,7 +58,7 @@ def test_a_saved_rating_moves_overview_and_calibration(app, sample_store):
     # an answer nobody has rated yet, so that the human mean moves too
     first = _current(sample_store, "zoe", "unlabelled").entries[0]
     selection = Selection(DATASET, RUBRIC)
-    before = metrics.overview(sample_store, selection)
+    before = overview.overview(sample_store, selection)
     before_cal = calibration.calibration(sample_store, selection)
     _start(app, page="../pages/overview.py")
     labels_before = _human_labels(app, first.system)
@@ -76,7 +81,7 @@ def test_a_saved_rating_moves_overview_and_calibration(app, sample_store):
     assert _current(sample_store, "zoe", "unlabelled").entries[0].response_id != first.response_id
     assert app.radio(key="annotate_value").value is None  # the form was cleared
 
-    after = metrics.overview(sample_store, selection)
+    after = overview.overview(sample_store, selection)
     old, new = (next(r for r in v.systems if r.system == first.system) for v in (before, after))
     assert new.human.n == old.human.n + 1 and new.human.value < old.human.value
     after_cal = calibration.calibration(sample_store, selection)
@@ -114,7 +119,7 @@ def test_an_override_keeps_the_judge_rating(app, sample_store):
     assert texts(app, "success") == ["Saved your override (1) as `zoe`."]
     assert _human_rows(sample_store, "zoe") == [
         (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)]
-    detail = browse.response_detail(sample_store, first.response_id)
+    detail = response_detail(sample_store, first.response_id)
     kept = detail.find(judge.rating_id)
     assert kept.current and kept.rating.value == 5 and len(kept.overridden_by) == 1
 

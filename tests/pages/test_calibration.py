@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import calibration, ui
+from dashboard.metrics import calibration
+from dashboard import ui
 from dashboard.ids import new_id
 from dashboard.ingest import import_path
 from dashboard.store import Store
-from dashboard.store.metrics_sql import Selection
+from dashboard.metrics.selection import Selection
 from dashboard.types import Rating
 from scoring import agreement
 from tests.paths import SHARED_DATA

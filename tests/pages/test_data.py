@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import uploads
+from dashboard.ingest import uploads
 from dashboard.cli import main as cli_main
 from dashboard.store import Store
 

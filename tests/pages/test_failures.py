@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dashboard import annotation, browse
-from dashboard.browse import FailureFilter
+from dashboard.review import annotation
+from dashboard.review.detail import response_detail
+from dashboard.review import detail, failures
+from dashboard.review.failures_sql import FailureFilter
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, texts
 
@@ -51,7 +53,7 @@ def test_filters_narrow_the_list(app):
 
 
 def test_detail_shows_judge_rating_and_override_with_comment_and_author(app, sample_store):
-    first = browse.failures(sample_store, FailureFilter(rubric=RUBRIC)).rows[0]
+    first = failures.failures(sample_store, FailureFilter(rubric=RUBRIC)).rows[0]
     judge = builders.rating(first, "j-alpha", 5, explanation="The band B13 is right.",
                             raw_output="Explanation: fine.\nRating: [[5]]")
     sample_store.add_ratings([judge])
@@ -70,7 +72,7 @@ def test_detail_shows_judge_rating_and_override_with_comment_and_author(app, sam
     assert "Sentinel-2 has no band B13." in code and "The band B13 is right." in code
     assert "Explanation: fine.\nRating: [[5]]" in code
     # the detail also shows the question, the reference and the full answer as text
-    detail = browse.response_detail(sample_store, first.response_id)
+    detail = response_detail(sample_store, first.response_id)
     assert {detail.item.question, detail.response.answer} <= set(code)
 
 

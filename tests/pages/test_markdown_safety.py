@@ -15,10 +15,13 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import browse, charts
-from dashboard.browse import FailureFilter
-from dashboard.calibration import Confusion
-from dashboard.metrics import Estimate, HeadToHead, Histogram, Standing
+from dashboard import charts
+from dashboard.review import failures
+from dashboard.review.failures_sql import FailureFilter
+from dashboard.metrics.calibration import Confusion
+from dashboard.metrics.estimates import Estimate
+from dashboard.metrics.standings import HeadToHead, Standing
+from dashboard.metrics.overview import Histogram
 from dashboard.store import Store
 from dashboard.ui import md_escape
 from tests import builders
@@ -76,7 +79,7 @@ def test_no_page_renders_a_name_as_markdown(app_for, nasty: Store, page: str) ->
 
 def test_the_detail_and_the_run_judges_caption_escape_the_names(app_for, nasty: Store) -> None:
     app = _open(app_for(nasty), "failures")
-    worst = browse.failures(nasty, FailureFilter(rubric="likert-rag", dataset=DATASET)).rows[0]
+    worst = failures.failures(nasty, FailureFilter(rubric="likert-rag", dataset=DATASET)).rows[0]
     app.selectbox(key="failures_open").set_value(worst.response_id).run()
     assert not app.exception
     assert any(JUDGE in t for t in (e.value for e in app.text))  # as plain text

@@ -8,10 +8,11 @@ from functools import partial
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard import metrics, ui
+from dashboard import ui
+from dashboard.metrics import choices, overview
 from dashboard.ids import new_id
 from dashboard.store import Store
-from dashboard.store.metrics_sql import Selection
+from dashboard.metrics.selection import Selection
 from dashboard.types import Preference, Rating
 
 PAGE = "../pages/overview.py"
@@ -42,10 +43,10 @@ def _unrated_response(store: Store, dataset: str, system: str) -> str:
 
 def test_the_table_shows_what_metrics_computes(app: AppTest, judged_store: Store) -> None:
     _open(app, "eo-rag")
-    default = metrics.default_rubric(judged_store, Selection("eo-rag"))
+    default = choices.default_rubric(judged_store, Selection("eo-rag"))
     assert app.selectbox(key="jb_rubric_overview").value == default[0]
     table = _table(app)
-    view = metrics.overview(judged_store, Selection("eo-rag", default[0]))
+    view = overview.overview(judged_store, Selection("eo-rag", default[0]))
     assert list(table.index) == [r.system for r in view.systems]
     for row in view.systems:
         shown = table.loc[row.system]
@@ -92,7 +93,7 @@ def _standings(app: AppTest):
 
 def test_pairwise_standings_and_a_vote_that_moves_them(app: AppTest, sample_store: Store) -> None:
     _open(app, "eo-rag")
-    view = metrics.overview(sample_store, Selection("eo-rag", "likert-rag"))
+    view = overview.overview(sample_store, Selection("eo-rag", "likert-rag"))
     shown = _standings(app)
     assert list(shown["system"]) == [s.system for s in view.pairwise.bradley_terry]
     assert list(shown["battles"]) == [s.n_battles for s in view.pairwise.bradley_terry]

@@ -15,7 +15,7 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest, app_test
 
-from dashboard.export import export_counts
+from dashboard.export.files import export_counts
 from dashboard.store import Store
 from tests.pages.helpers import open_page
 

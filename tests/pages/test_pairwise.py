@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
-from dashboard import browse_pairs, metrics
-from dashboard.browse_pairs import PairRequest
-from dashboard.store.metrics_sql import Selection
+from dashboard.review import votes
+from dashboard.metrics import overview
+from dashboard.review.votes import PairRequest
+from dashboard.metrics.selection import Selection
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, texts
 
@@ -37,7 +38,7 @@ def _votes(store, *, human=False):
 def test_pairwise_shows_two_answers_side_by_side(app, sample_store):
     _start(app)
     request = PairRequest("eo-rag-large", "eo-rag-small", "", DATASET)
-    pair = browse_pairs.next_pair(sample_store, request).pair
+    pair = votes.next_pair(sample_store, request).pair
     code = texts(app, "code")
     # left is the answer shown first, right the other one
     assert code.index(pair.left.answer) < code.index(pair.right.answer)
@@ -54,7 +55,7 @@ def test_standings_explain_when_there_are_no_verdicts(app, sample_store):
 
 def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     selection = Selection(DATASET)
-    before = {r.system: r.win_rate for r in metrics.overview(sample_store, selection).systems}
+    before = {r.system: r.win_rate for r in overview.overview(sample_store, selection).systems}
     stored_before = _votes(sample_store)
     _start(app)
     app.radio(key="pairwise_choice").set_value("left")
@@ -63,7 +64,7 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     assert _votes(sample_store) == stored_before
 
     app.text_input(key="jb_annotator").set_value("zoe").run()
-    pair = browse_pairs.next_pair(sample_store, PairRequest(
+    pair = votes.next_pair(sample_store, PairRequest(
         "eo-rag-large", "eo-rag-small", "zoe", DATASET)).pair
     app.radio(key="pairwise_choice").set_value("left")
     app.text_input(key="pairwise_comment").set_value("More precise.")
@@ -76,7 +77,7 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     assert any(t.startswith("Pair 1 of ") for t in texts(app, "text"))
     assert pair.left.answer not in texts(app, "code")  # the next pair is shown
 
-    after = {r.system: r.win_rate for r in metrics.overview(sample_store, selection).systems}
+    after = {r.system: r.win_rate for r in overview.overview(sample_store, selection).systems}
     for system in (pair.left.system, pair.right.system):
         # one more battle; zoe's evaluator mean (1 for left, 0 for right) joins any judge's
         assert after[system].n == (before[system].n if before[system] else 0) + 1

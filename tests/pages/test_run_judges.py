@@ -76,15 +76,15 @@ def test_a_pairwise_plan_of_the_rated_sample_is_all_cached(app: AppTest) -> None
 
 
 def test_a_selection_too_big_to_plan_here_is_refused(app: AppTest, monkeypatch) -> None:
-    from dashboard import runs
+    from dashboard.judging import launcher
 
-    monkeypatch.setattr(runs, "PLAN_LIMIT", 10)  # the sample's eo-rag has 120 responses
+    monkeypatch.setattr(launcher, "PLAN_LIMIT", 10)  # the sample's eo-rag has 120 responses
     _open(app)
     assert any("plans at most 10" in w.value for w in app.warning)
     assert app.button(key="jb_run_plan_button").disabled
     app.multiselect(key="jb_run_systems").set_value(["eo-rag-small"]).run()
     assert app.button(key="jb_run_plan_button").disabled  # 40 responses: still too many
-    monkeypatch.setattr(runs, "PLAN_LIMIT", 40)
+    monkeypatch.setattr(launcher, "PLAN_LIMIT", 40)
     app.run()
     assert not app.button(key="jb_run_plan_button").disabled
 
@@ -135,7 +135,7 @@ def test_failed_calls_show_the_last_error_without_the_key(app: AppTest, monkeypa
 
 
 def test_redact_removes_key_values_and_key_shapes(monkeypatch) -> None:
-    from dashboard import runs
+    from dashboard.judging import launcher
     from dashboard.judging.panel import panel_from_toml
 
     monkeypatch.setenv("MY_VLLM_KEY", "vllm-secret-value")
@@ -145,16 +145,16 @@ def test_redact_removes_key_values_and_key_shapes(monkeypatch) -> None:
                             'api_key_env = "MY_VLLM_KEY"\n')
     text = ("401: key vllm-secret-value refused; anthropic-secret; sk-abcdefghijklmnop; "
             "Authorization: Bearer xyz123")
-    cleaned = runs.redact(text, panel)
+    cleaned = launcher.redact(text, panel)
     for secret in ("vllm-secret-value", "anthropic-secret", "sk-abcdefghijklmnop", "xyz123"):
         assert secret not in cleaned
-    [row] = runs.judge_rows(panel)
+    [row] = launcher.judge_rows(panel)
     assert row["api_base"] == "http://127.0.0.1:8000/v1"  # no user:password
     assert row["key"] == "MY_VLLM_KEY set"
 
 
 def test_a_selection_with_nothing_to_judge_says_so(app: AppTest, sample_store: Store) -> None:
-    from dashboard import runs
+    from dashboard.judging import launcher
     from dashboard.judging import load_rubric
 
     app.switch_page(PAGE)
@@ -166,27 +166,27 @@ def test_a_selection_with_nothing_to_judge_says_so(app: AppTest, sample_store: S
     assert not any("cached" in s.value for s in app.success)
     assert app.button(key="jb_run_plan_button").disabled
     # A plan of no target is "empty", not "everything cached".
-    request = runs.RunRequest("offline", "likert-rag", "eo-mcqa", source=runs.PANEL_FILE)
-    plan = runs.make_plan(sample_store, request, load_rubric("likert-rag"))
-    assert plan.n_targets == 0 and runs.plan_outcome(plan) == "empty"
-    assert not runs.has_work(plan)
+    request = launcher.RunRequest("offline", "likert-rag", "eo-mcqa", source=launcher.PANEL_FILE)
+    plan = launcher.make_plan(sample_store, request, load_rubric("likert-rag"))
+    assert plan.n_targets == 0 and launcher.plan_outcome(plan) == "empty"
+    assert not launcher.has_work(plan)
 
 
 def test_an_endpoint_is_shown_without_credentials_query_or_fragment() -> None:
-    from dashboard import runs
+    from dashboard.judging import launcher
     from dashboard.judging.panel import panel_from_toml
 
     panel = panel_from_toml(
         '[[judges]]\nmodel = "hosted_vllm/x"\n'
         'api_base = "https://user:pw@127.0.0.1:8000/v1?key=sk-query-secret&x=1#token=frag"\n')
-    [row] = runs.judge_rows(panel)
+    [row] = launcher.judge_rows(panel)
     assert row["api_base"] == "https://127.0.0.1:8000/v1"
 
 
 def test_typed_model_strings_never_load_a_file(app: AppTest, tmp_path) -> None:
     """The typed box builds judges from model strings only: a path to a TOML file on the
     server (here a panel whose judge has a telling name) is a model string, not a file."""
-    from dashboard import runs
+    from dashboard.judging import launcher
 
     panel_file = tmp_path / "server-side.toml"
     panel_file.write_text('[[judges]]\nname = "read-from-the-server"\n'
@@ -203,8 +203,8 @@ def test_typed_model_strings_never_load_a_file(app: AppTest, tmp_path) -> None:
             for e in app.get(kind))
     # A panel file is picked by name among data/panels/ only.
     with pytest.raises(PanelError, match="no panel named"):
-        runs.build_panel(str(panel_file), source=runs.PANEL_FILE)
-    named = runs.build_panel("offline", source=runs.PANEL_FILE)
+        launcher.build_panel(str(panel_file), source=launcher.PANEL_FILE)
+    named = launcher.build_panel("offline", source=launcher.PANEL_FILE)
     assert [j.model for j in named.judges] == ["judgeboard/baseline"]
 
 
@@ -226,9 +226,9 @@ def test_unusable_rubric_files_are_listed_and_the_others_still_offered(
 def test_redact_masks_every_provider_key_variable(monkeypatch) -> None:
     """`redact` is the judge panel's one scrubber: LiteLLM's provider variables beyond the
     few the page names (Azure, Hugging Face...) are masked too."""
-    from dashboard import runs
+    from dashboard.judging import launcher
 
     monkeypatch.setenv("AZURE_API_KEY", "azure-secret-0123456789")
     monkeypatch.setenv("HUGGINGFACE_API_KEY", "hf-secret-0123456789")
-    cleaned = runs.redact("tried azure-secret-0123456789 then hf-secret-0123456789")
+    cleaned = launcher.redact("tried azure-secret-0123456789 then hf-secret-0123456789")
     assert "azure-secret" not in cleaned and "hf-secret" not in cleaned

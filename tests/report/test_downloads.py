@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from dashboard.export import export_counts
+from dashboard.export.files import export_counts
 from dashboard.ui import downloads
 
 

@@ -13,13 +13,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from dashboard import export as export_module
-from dashboard import metrics, metrics_json
+from dashboard.metrics import metrics_json
+from dashboard.metrics import overview
 from dashboard.cli import main
-from dashboard.export import ExportError, export, export_bytes, export_paths, format_of
+from dashboard.export.files import ExportError, export, export_bytes, export_paths, format_of
 from dashboard.ingest import import_path
 from dashboard.store import Store
-from dashboard.store import export_sql
-from dashboard.store.metrics_sql import Selection
+from dashboard.export import export_sql
+from dashboard.metrics.selection import Selection
 from dashboard.types import Rating
 from tests import builders
 from tests.conftest import TEST_WAIT_S
@@ -119,7 +120,7 @@ def test_effective_scores_average_to_the_overviews(judged_store):
         rows = export_sql.read_records(con, "ratings", dataset="eo-rag")
     per_response = {(r["system"], r["response_id"]): r["effective_score"] for r in rows
                     if r["rubric"] == "likert-rag" and r["is_current"]}
-    view = metrics.overview(judged_store, Selection("eo-rag", "likert-rag"))
+    view = overview.overview(judged_store, Selection("eo-rag", "likert-rag"))
     for row in view.systems:
         scores = [v for (s, _), v in per_response.items() if s == row.system]
         assert len(scores) == row.effective.n == 40
@@ -180,7 +181,7 @@ def test_every_column_is_one_the_importer_knows(judged_store, tmp_path, fmt):
     # What the export writes is a field of its format (the ids are used) or a column the
     # format reads and drops (derived ones); none is left over for the item's metadata.
     from dashboard.ingest.formats import FORMATS as IMPORT_FORMATS
-    from dashboard.store.importing import describe
+    from dashboard.ingest.load_sql import describe
 
     files = export(judged_store, tmp_path / f"results.{fmt}").files
     for kind, path in files.items():

@@ -7,9 +7,11 @@ import math
 
 import pytest
 
-from dashboard import calibration, metrics, metrics_json
+from dashboard.metrics import calibration
+from dashboard.metrics import metrics_json
+from dashboard.metrics import estimates, overview
 from dashboard.cli import main
-from dashboard.store.metrics_sql import Selection
+from dashboard.metrics.selection import Selection
 from tests import builders
 
 
@@ -26,7 +28,7 @@ def _no_nan(text: str) -> dict:
     return json.loads(text, parse_constant=refuse)
 
 
-def _same(entry: dict, estimate: metrics.Estimate) -> None:
+def _same(entry: dict, estimate: estimates.Estimate) -> None:
     for key in ("value", "low", "high"):
         expected = getattr(estimate, key)
         assert entry[key] == (None if math.isnan(expected) else expected), key
@@ -38,7 +40,7 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
     assert status == 0
     data = _no_nan(out)
     found = data["metrics"]
-    view = metrics.overview(judged_store, Selection("eo-rag"))
+    view = overview.overview(judged_store, Selection("eo-rag"))
     cal = calibration.calibration(judged_store, Selection("eo-rag"))
     assert data["selection"] == {"dataset": "eo-rag", "rubric": "likert-rag", "systems": None}
     assert data["scale"] == [1.0, 5.0]

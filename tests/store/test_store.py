@@ -15,7 +15,7 @@ import pytest
 from dashboard.ids import content_id
 from dashboard.store import Store
 from dashboard.store import migrations
-from dashboard.store.spool import Batch
+from dashboard.store.journal import Batch
 from dashboard.store.writes import record_row
 from dashboard.types import Item, JudgeCall, Preference, Rating, Response
 from tests.support.locks import database_held, release

@@ -1,0 +1,100 @@
+"""`judgeboard import PATH`: import a file or a folder of eval data (see docs on formats)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from dashboard.cli.common import CommandError
+from dashboard.cli.common import open_store
+from dashboard.ingest import ALL_FORMATS, IngestError, import_path
+from dashboard.ingest.runner import SCORING
+from dashboard.ingest.detect import parse_mapping
+
+# Files smaller than this import in about a second: no progress bar.
+PROGRESS_MIN_BYTES = 4 * 1024 * 1024
+BAD_INPUT_STATUS = 1
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "import", help="import a file or folder (JSON, JSONL, CSV, Parquet)",
+        description="Import eval data. The format is detected from the columns; the real "
+                    "public sets (PandaLM, AlpacaEval, LLMBar, NQ-open, MT-Bench) are known "
+                    "by their keys. A failed import changes nothing.")
+    parser.add_argument("path", metavar="PATH", help="a file, or a folder of files")
+    parser.add_argument("--dataset", metavar="NAME",
+                        help="dataset to import into (default: the file's or folder's name)")
+    parser.add_argument("--system", metavar="NAME",
+                        help="system that wrote the answers, when the file has no `system` "
+                             "column (default: the file's name)")
+    parser.add_argument("--format", dest="fmt", choices=ALL_FORMATS, metavar="F",
+                        help=f"skip detection: one of {', '.join(ALL_FORMATS)}")
+    parser.add_argument("--map", dest="mapping", action="append", default=[],
+                        metavar="TARGET=SOURCE",
+                        help="read column SOURCE as field TARGET, e.g. --map question=prompt")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument("--no-score", action="store_true",
+                        help="do not score the answers against their references now (EM/F1, "
+                             "MCQA, hallucination verdicts); `judgeboard score` does it later")
+    parser.set_defaults(handler=run)
+
+
+class _Bars:
+    """One tqdm bar on stderr per stage of a long import."""
+
+    def __init__(self) -> None:
+        self._stage: str | None = None
+        self._bar: Any = None
+
+    def __call__(self, stage: str, fraction: float | None) -> None:
+        from tqdm import tqdm
+
+        if not stage.startswith(("reading", SCORING)):  # the others take a moment each
+            self.close()
+            return
+        if stage != self._stage:
+            self.close()
+            self._stage = stage
+            self._bar = tqdm(total=100, desc=stage, unit="%", file=sys.stderr, leave=False,
+                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}")
+        if fraction is not None and self._bar is not None:
+            self._bar.n = round(fraction * 100)
+            self._bar.refresh()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.iterdir() if p.is_file())
+    return path.stat().st_size if path.exists() else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        mapping = parse_mapping(args.mapping)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    path = Path(args.path)
+    bars = None if args.no_progress or _size(path) < PROGRESS_MIN_BYTES else _Bars()
+    store = open_store(args)
+    try:
+        report = import_path(store, path, dataset=args.dataset, system=args.system,
+                             fmt=args.fmt, mapping=mapping, on_progress=bars,
+                             score=not args.no_score)
+    except IngestError as error:
+        raise CommandError(f"{error} (nothing was imported)", status=BAD_INPUT_STATUS) from None
+    finally:
+        if bars is not None:
+            bars.close()
+    for line in report.lines():
+        print(line)
+    if report.scored:
+        print(f"scored {report.scored} responses against their references")
+    return 0

@@ -1,0 +1,150 @@
+"""The SQL of `judgeboard export`.
+
+Export: every item, response, rating and preference, in the "ratings" and "preferences"
+formats that `judgeboard import` reads (see docs/metrics.md, "Exports"), plus provenance
+(`is_current`, `call_id`, ids) and each response's effective score. The ratings file has a
+row per rating; a row with the rating fields null per response nobody rated; and a row with
+the response fields null too per item without responses: it holds every item and response.
+DuckDB's own writers write the file (`COPY (SELECT …) TO $path`). CSV has no lists, so list
+columns are JSON text there, which the importer decodes. Metadata is JSON text in every
+format, because a JSON reader widens objects with different keys into one shape (adding
+null keys). CSV and JSONL timestamps carry an explicit "Z" so that no reader takes them for
+local time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dashboard.metrics import scores_sql as scores
+from dashboard.store.connection import Connection
+
+# Writer options per file format; code constants, never user input.
+WRITERS = {
+    "csv": "(FORMAT csv, HEADER true)",
+    "jsonl": "(FORMAT json)",
+    "parquet": "(FORMAT parquet, COMPRESSION zstd)",
+}
+_LIST_COLUMNS = frozenset({"reference_answers", "options", "gold_letters", "contexts",
+                           "contexts_a", "contexts_b", "history"})
+_TEXT_JSON_COLUMNS = frozenset({"item_metadata", "response_metadata", "response_metadata_a",
+                                "response_metadata_b"})
+_ITEM_FIELDS = ("dataset", "task_type", "question", "reference_answers", "reference_context",
+                "document", "candidate_answer", "options", "gold_letters",
+                "hallucination_gold", "history", "external_id")
+_JUDGEMENT_FIELDS = ("rater_kind", "rater", "rubric", "rubric_version")
+_NOTE_FIELDS = ("unscored_reason", "explanation", "raw_output", "comment")
+
+# The effective score of each response under each rubric (`scores_sql`), and where it comes
+# from: people, or the judges' panel.
+_EFFECTIVE = f"""
+    SELECT response_id, rubric, {scores.EFFECTIVE} AS effective_score,
+           CASE WHEN count(norm) FILTER (WHERE rater_kind = 'human') > 0 THEN 'human'
+                WHEN count(norm) FILTER (WHERE rater_kind = 'llm') > 0 THEN 'panel'
+           END AS effective_source
+    FROM ({scores.NORMALIZED})
+    GROUP BY response_id, rubric"""
+# The rows of the ratings file: every rating with its response and item, every response
+# nobody rated, and every item without responses.
+_RATING_ROWS = """
+    FROM items i
+    LEFT JOIN responses r ON r.item_id = i.item_id AND r.dataset = i.dataset
+    LEFT JOIN ratings g ON g.response_id = r.response_id"""
+_IN_DATASET = "WHERE $dataset IS NULL OR i.dataset = $dataset"
+
+
+def _column(expr: str, name: str, fmt: str) -> str:
+    """`expr AS name`, encoded for the file format."""
+    if fmt == "csv" and name in _LIST_COLUMNS:
+        expr = f"CAST(to_json({expr}) AS VARCHAR)"
+    elif fmt != "parquet" and name == "created_utc":
+        expr = f"strftime({expr}, '%Y-%m-%dT%H:%M:%S.%fZ')"
+    elif name in _TEXT_JSON_COLUMNS:
+        expr = f"CAST({expr} AS VARCHAR)"
+    return f"{expr} AS {name}"
+
+
+def _item_columns(fmt: str) -> list[str]:
+    return [*(_column(f"i.{name}", name, fmt) for name in _ITEM_FIELDS),
+            _column("i.metadata", "item_metadata", fmt)]
+
+
+def ratings_select(fmt: str) -> str:
+    """The ratings file of the selected dataset (see the module's docstring)."""
+    columns = [
+        *_item_columns(fmt), "r.system", "r.answer", _column("r.contexts", "contexts", fmt),
+        _column("r.metadata", "response_metadata", fmt),
+        *(f"g.{c}" for c in _JUDGEMENT_FIELDS), "g.value", "g.scale_low", "g.scale_high",
+        *(f"g.{c}" for c in _NOTE_FIELDS), _column("g.created_utc", "created_utc", fmt),
+        "g.rating_id", "g.supersedes", "g.overrides",
+        "CASE WHEN g.rating_id IS NOT NULL THEN s.id IS NULL END AS is_current",
+        "e.effective_score", "e.effective_source", "g.call_id", "r.response_id", "i.item_id"]
+    return f"""
+        SELECT {', '.join(columns)}
+        {_RATING_ROWS}
+        LEFT JOIN (SELECT DISTINCT supersedes AS id FROM ratings
+                   WHERE supersedes IS NOT NULL) s ON s.id = g.rating_id
+        LEFT JOIN ({_EFFECTIVE}) e ON e.response_id = g.response_id AND e.rubric = g.rubric
+        {_IN_DATASET}
+        ORDER BY i.dataset, i.item_id, r.system, r.response_id, g.rubric, g.rater_kind,
+                 g.rater, g.created_utc, g.rating_id"""
+
+
+def preferences_select(fmt: str) -> str:
+    """Every preference of the selected dataset in the "preferences" format, with provenance.
+    Its rows carry their responses whole (contexts, metadata), so that the file imports on
+    its own, before or after the ratings file."""
+    columns = [
+        *_item_columns(fmt), "ra.system AS system_a", "ra.answer AS answer_a",
+        "rb.system AS system_b", "rb.answer AS answer_b",
+        _column("ra.contexts", "contexts_a", fmt), _column("rb.contexts", "contexts_b", fmt),
+        _column("ra.metadata", "response_metadata_a", fmt),
+        _column("rb.metadata", "response_metadata_b", fmt),
+        *(f"p.{c}" for c in _JUDGEMENT_FIELDS), "p.verdict", "p.shown_first",
+        *(f"p.{c}" for c in _NOTE_FIELDS), _column("p.created_utc", "created_utc", fmt),
+        "p.preference_id", "p.supersedes", "s.id IS NULL AS is_current", "p.call_id",
+        "p.item_id", "p.response_a", "p.response_b"]
+    return f"""
+        SELECT {', '.join(columns)}
+        FROM preferences p
+        JOIN items i ON i.item_id = p.item_id
+        JOIN responses ra ON ra.response_id = p.response_a
+        JOIN responses rb ON rb.response_id = p.response_b
+        LEFT JOIN (SELECT DISTINCT supersedes AS id FROM preferences
+                   WHERE supersedes IS NOT NULL) s ON s.id = p.preference_id
+        {_IN_DATASET}
+        ORDER BY i.dataset, p.item_id, p.response_a, p.response_b, p.rubric, p.rater_kind,
+                 p.rater, p.shown_first, p.created_utc, p.preference_id"""
+
+
+_SELECTS = {"ratings": ratings_select, "preferences": preferences_select}
+
+
+def count_rows(con: Connection, *, dataset: str | None) -> dict[str, int]:
+    """Rows of each file an export of `dataset` writes ("ratings", "preferences"), and how
+    many rows of the ratings file hold no rating ("without_rating")."""
+    rows, without = con.execute(f"""
+        SELECT count(*), count(*) - count(g.rating_id) {_RATING_ROWS} {_IN_DATASET}""",
+        {"dataset": dataset}).fetchall()[0]
+    preferences = con.execute(f"""
+        SELECT count(*) FROM preferences p JOIN items i USING (item_id) {_IN_DATASET}""",
+        {"dataset": dataset}).fetchall()[0][0]
+    return {"ratings": int(rows), "preferences": int(preferences), "without_rating": int(without)}
+
+
+def copy_records(con: Connection, kind: str, path: str, *, fmt: str,
+                 dataset: str | None) -> int:
+    """Write the ratings file (kind "ratings") or the preferences file to `path`; return
+    its row count."""
+    row = con.execute(f"COPY ({_SELECTS[kind](fmt)}) TO $path {WRITERS[fmt]}",
+                      {"dataset": dataset, "path": path}).fetchone()
+    return int(row[0]) if row else 0
+
+
+def read_records(con: Connection, kind: str, *, dataset: str | None) -> list[dict[str, Any]]:
+    """The rows an export writes, as Python values (for tests and small previews)."""
+    cursor = con.execute(_SELECTS[kind]("parquet"), {"dataset": dataset})
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+

@@ -1,0 +1,43 @@
+"""Adapters for the real public sets in ../shared/data (see its README for their formats), one
+module per set, each with its detection keys, its default dataset and its SQL.
+
+- PandaLM: each pair an item with two responses; the 3 annotators become human preferences.
+  The judge files (GPT-3.5, PandaLM-7B) carry only `idx` and join to the stored pairs.
+- AlpacaEval annotations: pairs with one judge preference each.
+- LLMBar: pairs, the gold label as a human preference, a result file's verdicts in both orders.
+- NQ-open EfficientQA test: each rated prediction a response with a 3-level human rating.
+- FastChat MT-Bench single judgments: the judge's raw text, rated by our own parser.
+"""
+
+from __future__ import annotations
+
+from dashboard.ingest import load_sql
+from dashboard.ingest.adapters import alpaca_eval, llmbar, mt_bench, nq_open, pandalm
+from dashboard.ingest.adapters.common import TEMP_TABLES, Adapter
+from dashboard.ingest.plan import Counts, FilePlan
+from dashboard.store.connection import Connection
+
+# In detection order: the first whose keys a file has.
+ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
+    mt_bench.ADAPTER, nq_open.ADAPTER, llmbar.ADAPTER, alpaca_eval.ADAPTER, pandalm.ADAPTER)}
+
+
+def phase(fmt: str, columns: frozenset[str]) -> int:
+    """When a file imports within a folder: judge files that join to stored pairs go last."""
+    adapter = ADAPTERS.get(fmt)
+    return 1 if adapter is not None and adapter.late(columns) else 0
+
+
+def dataset_for(plan: FilePlan) -> str:
+    return plan.dataset or ADAPTERS[plan.fmt].default_dataset
+
+
+def import_adapter(con: Connection, plan: FilePlan) -> tuple[Counts, int, tuple[str, ...]]:
+    """Import one file of a real set; return (counts, records, datasets)."""
+    dataset = dataset_for(plan)
+    counts, records = ADAPTERS[plan.fmt].run(con, plan, dataset)
+    load_sql.drop(con, *TEMP_TABLES)
+    return counts, records, (dataset,)
+
+
+__all__ = ["ADAPTERS", "Adapter", "dataset_for", "import_adapter", "phase"]

@@ -1,0 +1,242 @@
+"""How far to trust each judge: agreement with people, per judge and for the panel.
+
+The units are the responses that at least one person rated (and the pairs that at least one
+person judged): calibration is bounded by the number of human labels, so these per-unit rows
+are read whole and every statistic comes from `scoring.agreement`. Intervals are 95%
+percentile bootstraps over the compared (judge, person) pairs.
+
+Conventions:
+- Each (judge rating, human rating) of one response is one compared pair, so a response two
+  people rated counts twice. Intervals resample those pairs (alpha: the responses), drawn as
+  counts over their distinct cells (`scoring.agreement_ci`).
+- The panel's rating of a response is the mean of its judges' scored ratings. Agreement,
+  kappa and the confusion table use it rounded to the nearest scale point (halves up);
+  Spearman and the bias use the mean itself.
+- Alpha (ordinal) takes the judge and every person as raters of the labelled responses.
+- Pairwise: a judge's verdict in both orders is reconciled (an inconsistent pair is a tie);
+  the people's verdict on a pair is their majority, and a pair without a strict majority is
+  left out. A verdict that did not parse is counted apart, never as a disagreement.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dashboard.metrics import calibration_sql as sql
+from dashboard.metrics import selection_sql
+from dashboard.metrics.choices import with_default_rubric
+from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate, share_estimate
+from dashboard.metrics.selection import Selection
+from dashboard.metrics.standings import reconciled_verdict
+from dashboard.store import Store
+from scoring import agreement, agreement_ci, pairwise
+
+PANEL = "panel"
+
+
+@dataclass(frozen=True)
+class Confusion:
+    labels: tuple[float, ...]  # rows: the judge's value; columns: the person's
+    counts: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    judge: str  # a judge's name, or "panel"
+    n_pairs: int
+    n_responses: int
+    exact: Estimate
+    within_one: Estimate
+    kappa_quadratic: Estimate
+    alpha_ordinal: Estimate
+    spearman: Estimate
+    bias: Estimate  # judge minus person, in scale points
+    confusion: Confusion
+
+
+@dataclass(frozen=True)
+class RaterPair:
+    """Agreement between two people (or two evaluators) on the units both labelled."""
+
+    rater_a: str
+    rater_b: str
+    n_units: int
+    exact: float
+    kappa: float
+
+
+@dataclass(frozen=True)
+class PreferenceAgreement:
+    judge: str
+    n_pairs: int  # pairs with a human majority and a scored judge verdict
+    n_unscored: int  # pairs with a human majority whose judge verdict did not parse
+    with_ties: Estimate
+    without_ties: Estimate
+    flip_rate: float
+    n_swapped: int
+
+
+@dataclass(frozen=True)
+class Calibration:
+    selection: Selection
+    scale: tuple[float, float] | None
+    judges: tuple[JudgeAgreement, ...]
+    alpha_all_raters: float
+    humans: tuple[RaterPair, ...]
+    preferences: tuple[PreferenceAgreement, ...]
+    human_preferences: tuple[RaterPair, ...]
+    n_human_labels: int
+    n_human_preferences: int
+
+
+def _judge_agreement(name: str, judge: np.ndarray, human: np.ndarray, units: np.ndarray,
+                     unit_ratings: dict[str, dict[str, float]], raters_of_alpha: list[str],
+                     labels: list[float]) -> JudgeAgreement:
+    unit_ids = sorted(set(units.tolist()))
+    alpha_matrix = np.array([[unit_ratings[u].get(r, np.nan) for u in unit_ids]
+                             for r in raters_of_alpha], dtype=float)
+    # A panel's mean (or a person's half point) onto the scale, as alpha needs.
+    alpha_matrix = agreement_ci.snap(alpha_matrix, labels)
+    paired = agreement_ci.paired_agreement_ci(judge, human, labels=labels,
+                                              n_resamples=N_RESAMPLES, seed=SEED)
+    alpha = agreement_ci.krippendorff_alpha_ci(alpha_matrix, level="ordinal", values=labels,
+                                               n_resamples=N_RESAMPLES, seed=SEED)
+    table = agreement.confusion_matrix(agreement_ci.snap(judge, labels),
+                                       agreement_ci.snap(human, labels), labels=labels)
+    n = paired.n
+    return JudgeAgreement(
+        judge=name, n_pairs=n, n_responses=len(unit_ids),
+        exact=Estimate.of(paired.exact, n), within_one=Estimate.of(paired.within_one, n),
+        kappa_quadratic=Estimate.of(paired.kappa_quadratic, n),
+        alpha_ordinal=Estimate.of(alpha, len(unit_ids)),
+        spearman=Estimate.of(paired.spearman, n), bias=Estimate.of(paired.bias, n),
+        confusion=Confusion(tuple(labels), tuple(tuple(int(c) for c in row) for row in table)))
+
+
+def _unit_ratings(rows: Sequence[tuple]) -> tuple[dict[str, dict[str, float]], list[str],
+                                                   list[str]]:
+    """response -> rater key -> value, with the judge and human rater keys."""
+    units: dict[str, dict[str, float]] = defaultdict(dict)
+    judges, humans = set(), set()
+    for response_id, kind, rater, value in rows:
+        key = f"{kind}:{rater}"
+        (judges if kind == "llm" else humans).add(key)
+        if value is not None:
+            units[response_id][key] = float(value)
+    for ratings in units.values():
+        scored = [v for k, v in ratings.items() if k in judges]
+        if scored:
+            ratings[PANEL] = float(np.mean(scored))
+    return units, sorted(judges), sorted(humans)
+
+
+def _pairs(units: dict[str, dict[str, float]], judge: str, humans: list[str]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    found = [(ratings[judge], ratings[h], unit) for unit, ratings in sorted(units.items())
+             if judge in ratings for h in humans if h in ratings]
+    if not found:
+        return np.empty(0), np.empty(0), np.empty(0, dtype=object)
+    j, h, u = zip(*found)
+    return np.array(j, dtype=float), np.array(h, dtype=float), np.array(u, dtype=object)
+
+
+def _rater_pairs(units: dict[str, dict], raters: list[str], *, labels: list | None,
+                 weights: str | None, snap_to_labels: bool = False) -> tuple[RaterPair, ...]:
+    result = []
+    for i, a in enumerate(raters):
+        for b in raters[i + 1:]:
+            shared = [(r[a], r[b]) for r in units.values() if a in r and b in r]
+            if not shared:
+                continue
+            x, y = (list(v) for v in zip(*shared))
+            if snap_to_labels:
+                x, y = list(agreement_ci.snap(x, labels)), list(agreement_ci.snap(y, labels))
+            scale = labels if labels is not None else sorted(set(x) | set(y))
+            result.append(RaterPair(a.split(":", 1)[1], b.split(":", 1)[1], len(shared),
+                                    agreement.percent_agreement(x, y),
+                                    agreement.cohen_kappa(x, y, labels=scale, weights=weights)))
+    return tuple(result)
+
+
+def _rating_calibration(rows: Sequence[tuple], scale: tuple[float, float]
+                        ) -> tuple[list[JudgeAgreement], float, tuple[RaterPair, ...], int]:
+    labels = [float(v) for v in np.arange(scale[0], scale[1] + 1)]
+    units, judges, humans = _unit_ratings(rows)
+    results = []
+    for judge in [*judges, PANEL]:
+        j, h, u = _pairs(units, judge, humans)
+        if len(j):
+            name = judge.split(":", 1)[1] if judge != PANEL else PANEL
+            alpha_raters = [judge if judge != PANEL else PANEL, *humans]
+            results.append(_judge_agreement(name, j, h, u, units, alpha_raters, labels))
+    all_raters = [*judges, *humans]
+    matrix = np.array([[units[u].get(r, np.nan) for u in sorted(units)] for r in all_raters],
+                      dtype=float)
+    alpha = (agreement.krippendorff_alpha(agreement_ci.snap(matrix, labels), level="ordinal",
+                                          values=labels) if matrix.size else math.nan)
+    n_labels = sum(1 for r in rows if r[1] == "human" and r[3] is not None)
+    return results, alpha, _rater_pairs(units, humans, labels=labels, weights="quadratic",
+                                     snap_to_labels=True), n_labels
+
+
+def _majority(verdicts: list[str]) -> str | None:
+    """The verdict more than half of the people gave, else None."""
+    if not verdicts:
+        return None
+    verdict, count = Counter(verdicts).most_common(1)[0]
+    return verdict if count * 2 > len(verdicts) else None
+
+
+def _preference_calibration(rows: Sequence[tuple]) -> tuple[list[PreferenceAgreement],
+                                                          tuple[RaterPair, ...], int]:
+    judged: dict[str, dict[str, tuple]] = defaultdict(dict)
+    for key, kind, rater, first, second in rows:
+        judged[key][f"{kind}:{rater}"] = (first, second)
+    humans = sorted({r for v in judged.values() for r in v if r.startswith("human:")})
+    judges = sorted({r for v in judged.values() for r in v if r.startswith("llm:")})
+    verdicts = {k: {r: reconciled_verdict(*v) for r, v in raters.items()}
+                for k, raters in judged.items()}
+    majority = {k: _majority([v for r, v in rv.items() if r in humans and v is not None])
+                for k, rv in verdicts.items()}
+    results = []
+    for judge in judges:
+        judged_keys = [k for k in sorted(verdicts)
+                       if majority[k] is not None and judge in verdicts[k]]
+        # An unscored verdict is not a disagreement: it is counted apart.
+        keys = [k for k in judged_keys if verdicts[k][judge] is not None]
+        said = np.array([verdicts[k][judge] for k in keys], dtype=object)
+        truth = np.array([majority[k] for k in keys], dtype=object)
+        no_tie = np.array([s != "tie" and t != "tie" for s, t in zip(said, truth)], dtype=bool)
+        swapped = [judged[k][judge] for k in judged if judge in judged[k]
+                   and None not in judged[k][judge]]
+        hits = np.asarray(said == truth, dtype=bool)
+        results.append(PreferenceAgreement(
+            judge.split(":", 1)[1], len(keys), len(judged_keys) - len(keys),
+            share_estimate(hits), share_estimate(hits[no_tie]),
+            pairwise.flip_rate([s[0] for s in swapped], [s[1] for s in swapped])
+            if swapped else math.nan, len(swapped)))
+    human_units = {k: {r: v for r, v in rv.items() if r in humans and v is not None}
+                   for k, rv in verdicts.items()}
+    pairs = _rater_pairs(human_units, humans, labels=["A", "B", "tie"], weights=None)
+    n_prefs = sum(len(v) for v in human_units.values())
+    return results, pairs, n_prefs
+
+
+def calibration(store: Store, selection: Selection) -> Calibration:
+    """Every number of the Calibration page for one selection."""
+    selection = with_default_rubric(store, selection)
+    with store.connection() as con:
+        scale = selection_sql.rubric_scale(con, selection.rubric) if selection.rubric else None
+        rating_rows = sql.labelled_ratings(con, selection) if selection.rubric else []
+        preference_rows = sql.labelled_preferences(con, selection)
+    judges, alpha, humans, n_labels = ([], math.nan, (), 0)
+    if scale and rating_rows:
+        judges, alpha, humans, n_labels = _rating_calibration(rating_rows, scale)
+    prefs, human_prefs, n_prefs = _preference_calibration(preference_rows)
+    return Calibration(selection, scale, tuple(judges), alpha, humans, tuple(prefs),
+                       human_prefs, n_labels, n_prefs)

@@ -1,0 +1,66 @@
+"""The selection every metric query starts from, as SQL fragments, and the rubrics rated on it.
+
+A selection is one dataset (or all) and some systems (or all), with a rubric for ratings.
+Parameters are named (`$dataset`, `$rubric`, `$systems`); None means "all".
+"""
+
+from __future__ import annotations
+
+from dashboard.metrics.selection import Selection
+from dashboard.store.connection import Connection
+
+# The selected responses: one dataset (or all) and some systems (or all).
+SELECTED = """
+    SELECT response_id, item_id, system FROM responses
+    WHERE ($dataset IS NULL OR dataset = $dataset)
+      AND ($systems IS NULL OR list_contains($systems, system))"""
+
+# Current ratings of the chosen rubric on the selected responses.
+RATED = f"""
+    SELECT s.response_id, s.item_id, s.system, g.rater_kind, g.rater, g.value,
+           g.scale_low, g.scale_high
+    FROM current_ratings g JOIN ({SELECTED}) s USING (response_id)
+    WHERE g.rubric = $rubric"""
+
+
+
+PREFERENCE_PAIRS = f"""
+    SELECT p.item_id, p.response_a, p.response_b, p.rater_kind, p.rater,
+           any_value(p.verdict) FILTER (WHERE p.shown_first = 'A') AS shown_a_first,
+           any_value(p.verdict) FILTER (WHERE p.shown_first = 'B') AS shown_b_first,
+           bool_or(p.verdict IS NULL) AS any_unscored
+    FROM current_preferences p
+    SEMI JOIN ({SELECTED}) s ON s.response_id = p.response_a
+    SEMI JOIN ({SELECTED}) t ON t.response_id = p.response_b
+    GROUP BY ALL"""
+
+
+
+def rubric_scales(con: Connection, sel: Selection) -> list[tuple[str, float, float, int]]:
+    """(rubric, scale_low, scale_high, n current ratings) on the selection, most used first."""
+    if sel.dataset is None and sel.systems is None:
+        # Every dataset, every system: no need to join millions of ratings to their responses.
+        # (Only ratings a judge run wrote after its dataset was deleted lack one.)
+        return con.execute("""
+            SELECT rubric, min(scale_low), max(scale_high), count(*) AS n FROM current_ratings
+            GROUP BY rubric ORDER BY n DESC, rubric""").fetchall()
+    return con.execute(f"""
+        SELECT g.rubric, min(g.scale_low), max(g.scale_high), count(*) AS n
+        FROM current_ratings g JOIN ({SELECTED}) s USING (response_id)
+        GROUP BY g.rubric ORDER BY n DESC, g.rubric""",
+        sel.params("dataset", "systems")).fetchall()
+
+
+def rubric_scale(con: Connection, rubric: str) -> tuple[float, float] | None:
+    """The scale of a rubric's current ratings, or None when it has none."""
+    low, high = con.execute(
+        "SELECT min(scale_low), max(scale_high) FROM current_ratings WHERE rubric = ?",
+        [rubric]).fetchone()
+    return None if low is None else (low, high)
+
+
+def selected_systems(con: Connection, sel: Selection) -> list[tuple[str, int]]:
+    """(system, number of responses), by name."""
+    return con.execute(f"""
+        SELECT system, count(*) FROM ({SELECTED}) GROUP BY system ORDER BY system""",
+        sel.params("dataset", "systems")).fetchall()

@@ -1,0 +1,194 @@
+"""People's labels: the annotation queue, and writing a rating or an override.
+
+A person's rating is a `Rating` with `rater_kind="human"` and `rater` = the annotator's name,
+written through `Store.add_ratings`, so it enters every metric through the same queries as a
+judge's rating. The store chains `supersedes`: rating the same answer again on the same rubric
+replaces the person's earlier rating, which stays in the history. An override is a person's
+rating that names the judge rating it contradicts (`overrides`) and says why (`comment`); the
+judge's rating stays as it was.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from dashboard.review.detail import ResponseDetail, response_detail
+from dashboard.ids import new_id, utc_now
+from dashboard.judging.rubrics import Rubric, list_rubrics
+from dashboard.store import Store, WriteResult
+from dashboard.review import queue_sql as sql
+from dashboard.types import Preference, Rating
+
+Record = TypeVar("Record", Rating, Preference)
+
+QUEUE_ORDERS: dict[str, str] = {
+    "worst": "Worst first",
+    "disagreement": "Most judge disagreement",
+    "unlabelled": "Not yet labelled by a person",
+    "random": "Random (seeded)",
+}
+
+
+class AnnotationError(ValueError):
+    """A label that cannot be saved; the message tells the person what to fix."""
+
+
+@dataclass(frozen=True)
+class Saved(Generic[Record]):
+    """A person's label as written. `pending` is True when the database was busy and the
+    label waits in the spool; it is applied by the next process that opens the file."""
+
+    record: Record
+    pending: bool = False
+
+
+@dataclass(frozen=True)
+class QueueRequest:
+    """Which answers to label, and in what order. `task_types` empty = every task type."""
+
+    rubric: str
+    annotator: str
+    order: str = "worst"
+    dataset: str | None = None
+    task_types: tuple[str, ...] = ()
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    response_id: str
+    system: str
+    dataset: str
+    effective: float | None
+    spread: float | None
+    n_judges: int
+    n_humans: int
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A window of the queue: `entries` start at `offset` among `remaining` answers."""
+
+    entries: tuple[QueueEntry, ...]
+    remaining: int
+    offset: int
+
+
+def annotation_queue(store: Store, request: QueueRequest, *, offset: int = 0,
+                     limit: int = 20) -> Queue:
+    """The answers `request.annotator` has not rated on the rubric yet, in the chosen order
+    (with "unlabelled", only answers no person has rated). A rated answer leaves the queue,
+    so after a save the next answer moves up to the same position."""
+    if request.order not in QUEUE_ORDERS:
+        raise AnnotationError(f"unknown queue order {request.order!r}; "
+                              f"use one of {', '.join(QUEUE_ORDERS)}")
+    selection = {"rubric": request.rubric, "dataset": request.dataset,
+                 "task_types": request.task_types, "annotator": request.annotator}
+    offset = max(0, offset)
+    window = {"order": request.order, "seed": request.seed, "limit": limit, **selection}
+    with store.connection() as con:
+        rows, remaining = sql.queue_rows(con, offset=offset, **window)
+        if remaining is None:  # past the end (answers left the queue): show the last one
+            remaining = sql.count_queue(con, order=request.order, **selection) if offset else 0
+            offset = max(0, remaining - 1)
+            if remaining:
+                rows, _ = sql.queue_rows(con, offset=offset, **window)
+    return Queue(tuple(QueueEntry(**row) for row in rows), remaining, offset)
+
+
+def _require_annotator(annotator: str) -> str:
+    name = (annotator or "").strip()
+    if not name:
+        raise AnnotationError("Type your name in the sidebar's Annotator box first: every "
+                              "rating is stored with the name of the person who gave it.")
+    return name
+
+
+def scale_points(low: float, high: float) -> list[float]:
+    """The whole-number points of a rubric's scale, e.g. [1, 2, 3, 4, 5]."""
+    return [float(v) for v in range(math.ceil(low), math.floor(high) + 1)]
+
+
+def human_rating(response_id: str, *, annotator: str, rubric: str, rubric_version: str,
+                 value: float | None, scale: tuple[float, float], comment: str | None = None,
+                 overrides: str | None = None) -> Rating:
+    """A person's rating, checked: a name, a value on the scale, a comment on an override."""
+    name = _require_annotator(annotator)
+    if value is None:
+        raise AnnotationError("Pick a rating before saving.")
+    low, high = scale
+    if not low <= value <= high:
+        raise AnnotationError(f"A rating must lie on the rubric's scale, {low:g} to {high:g}.")
+    comment = (comment or "").strip() or None
+    if overrides and not comment:
+        raise AnnotationError("Say why you override the judge: an override needs a comment.")
+    return Rating(rating_id=new_id(), response_id=response_id, rater_kind="human", rater=name,
+                  rubric=rubric, rubric_version=rubric_version, value=float(value),
+                  scale_low=low, scale_high=high, created_utc=utc_now(), comment=comment,
+                  overrides=overrides or None)
+
+
+def check_override(rating: Rating, detail: ResponseDetail) -> None:
+    """An override must name a judge's rating of the same answer, as the person saw it."""
+    if not rating.overrides:
+        return
+    judged = detail.find(rating.overrides)
+    if (judged is None or judged.rating.rater_kind != "llm"
+            or judged.rating.response_id != rating.response_id
+            or detail.response.response_id != rating.response_id):
+        raise AnnotationError("The rating to override is not a judge's rating of this answer; "
+                              "reload the page and pick it again.")
+
+
+def save_rating(store: Store, rating: Rating, *,
+                detail: ResponseDetail | None = None) -> WriteResult:
+    """Store a person's rating. An override is checked against `detail`, the answer with the
+    ratings the page showed: no extra read, so that while another process holds the file the
+    override still reaches the spool. Without `detail` it is read from the store."""
+    if rating.overrides:
+        found = detail if detail is not None else response_detail(store, rating.response_id)
+        if found is None:
+            raise AnnotationError("That answer is no longer in the database.")
+        check_override(rating, found)
+    return store.add_ratings([rating])
+
+
+def rate(store: Store, response_id: str, *, annotator: str, rubric: str, rubric_version: str,
+         value: float | None, scale: tuple[float, float], comment: str | None = None,
+         overrides: str | None = None, detail: ResponseDetail | None = None) -> Saved[Rating]:
+    """Check and store a person's rating (or override) of one answer; `detail` is the
+    answer as shown (see `save_rating`)."""
+    rating = human_rating(response_id, annotator=annotator, rubric=rubric,
+                          rubric_version=rubric_version, value=value, scale=scale,
+                          comment=comment, overrides=overrides)
+    result = save_rating(store, rating, detail=detail)
+    return Saved(rating, pending=result.pending is not None)
+
+
+def rubrics_of_kind(kind: str, rubrics: Sequence[Rubric] | None = None) -> tuple[Rubric, ...]:
+    """The rubrics (by default every known one) that rate single answers ("rating") or
+    compare two ("pairwise")."""
+    return tuple(r for r in (list_rubrics() if rubrics is None else rubrics) if r.kind == kind)
+
+
+def default_rubric_name(names: Sequence[str], *preferred: str | None) -> str | None:
+    """The rubric to offer first: the first of `preferred` that is known, else the first
+    known one."""
+    for name in preferred:
+        if name in names:
+            return name
+    return names[0] if names else None
+
+
+def scale_legend(rubric: Rubric) -> str:
+    """One line per scale point: "4  helpful: room for some improvement…"."""
+    if rubric.scale_low is None or rubric.scale_high is None:
+        return ""
+    lines = []
+    for point in scale_points(rubric.scale_low, rubric.scale_high):
+        label = rubric.labels.get(f"{point:g}", "")
+        lines.append(f"{point:g}  {label}".rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,139 @@
+"""Pairwise votes by people: which pair comes next, which side each answer is shown on, and
+the vote as a `Preference`.
+
+A pair is two responses to the same item from two systems. Its canonical orientation (which
+response is `response_a`) follows earlier verdicts on the same pair, so a person's vote and a
+judge's verdict land on the same key for calibration. The side each answer is shown on is
+random but fixed by a seed, so a rerun of the page does not swap the answers under the
+person's eyes; it is recorded in `shown_first`. The vote is given on the screen's sides and
+stored in the canonical frame.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from dashboard.review.annotation import Saved
+from dashboard.review.detail import item_and_response
+from dashboard.ids import new_id, utc_now
+from dashboard.metrics.standings import Pairwise, pairwise_standings
+from dashboard.store import Store
+from dashboard.review import detail_sql, votes_sql
+from dashboard.metrics.selection import Selection
+from dashboard.types import Item, Preference, Response
+
+# What the person picks, by screen side: the left answer, the right one, or a tie.
+SCREEN_CHOICES: tuple[str, ...] = ("left", "right", "tie")
+
+
+class VoteError(ValueError):
+    """A vote that cannot be saved; the message tells the person what to fix."""
+
+
+@dataclass(frozen=True)
+class PairRequest:
+    system_a: str
+    system_b: str
+    annotator: str
+    dataset: str | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PairView:
+    """One pair as the page shows it: `left` is the response shown first."""
+
+    item: Item
+    response_a: Response
+    response_b: Response
+    shown_first: str  # "A" or "B": which canonical response is on the left
+
+    @property
+    def left(self) -> Response:
+        return self.response_a if self.shown_first == "A" else self.response_b
+
+    @property
+    def right(self) -> Response:
+        return self.response_b if self.shown_first == "A" else self.response_a
+
+
+@dataclass(frozen=True)
+class PairQueue:
+    pair: PairView | None
+    remaining: int
+    offset: int
+
+
+def shown_first(seed: int, item_id: str, response_a: str, response_b: str) -> str:
+    """"A" or "B", each with probability 1/2 over pairs, and the same for the same seed."""
+    digest = hashlib.md5(f"{seed}\x1f{item_id}\x1f{response_a}\x1f{response_b}".encode())
+    return "A" if digest.digest()[0] % 2 == 0 else "B"
+
+
+def next_pair(store: Store, request: PairRequest, *, offset: int = 0) -> PairQueue:
+    """The pair at `offset` among those the annotator has not voted on yet (past the end:
+    the last one)."""
+    if request.system_a == request.system_b:
+        raise VoteError("Pick two different systems to compare.")
+    common = {"system_a": request.system_a, "system_b": request.system_b,
+              "dataset": request.dataset, "annotator": request.annotator}
+    offset = max(0, offset)
+    with store.connection() as con:
+        rows, remaining = votes_sql.pair_rows(con, seed=request.seed, limit=1, offset=offset,
+                                        **common)
+        if remaining is None:  # past the end (pairs left the queue), or none at all
+            remaining = votes_sql.count_pairs(con, **common) if offset else 0
+            offset = max(0, remaining - 1)
+            if remaining:
+                rows, _ = votes_sql.pair_rows(con, seed=request.seed, limit=1, offset=offset,
+                                        **common)
+        if not rows:
+            return PairQueue(None, remaining, offset)
+        row = rows[0]
+        found = {r["response_id"]: r for r in detail_sql.response_rows(
+            con, [row["response_a"], row["response_b"]])}
+    item, response_a = item_and_response(found[row["response_a"]])
+    _, response_b = item_and_response(found[row["response_b"]])
+    side = shown_first(request.seed, item.item_id, response_a.response_id,
+                       response_b.response_id)
+    return PairQueue(PairView(item, response_a, response_b, side), remaining, offset)
+
+
+def canonical_verdict(choice: str, shown: str) -> str:
+    """The screen choice ("left", "right", "tie") as a verdict on (response_a, response_b)."""
+    if choice not in SCREEN_CHOICES:
+        raise VoteError(f"A vote is one of {', '.join(SCREEN_CHOICES)}, not {choice!r}.")
+    if choice == "tie":
+        return "tie"
+    left_is_a = shown == "A"
+    return "A" if (choice == "left") == left_is_a else "B"
+
+
+def human_preference(pair: PairView, choice: str, *, annotator: str, rubric: str,
+                     rubric_version: str, comment: str | None = None) -> Preference:
+    name = (annotator or "").strip()
+    if not name:
+        raise VoteError("Type your name in the sidebar's Annotator box first: every vote is "
+                        "stored with the name of the person who gave it.")
+    return Preference(
+        preference_id=new_id(), item_id=pair.item.item_id,
+        response_a=pair.response_a.response_id, response_b=pair.response_b.response_id,
+        rater_kind="human", rater=name, rubric=rubric, rubric_version=rubric_version,
+        verdict=canonical_verdict(choice, pair.shown_first), shown_first=pair.shown_first,
+        created_utc=utc_now(), comment=(comment or "").strip() or None)
+
+
+def vote(store: Store, pair: PairView, choice: str, *, annotator: str, rubric: str,
+         rubric_version: str, comment: str | None = None) -> Saved[Preference]:
+    """Check and store a person's vote on one pair."""
+    preference = human_preference(pair, choice, annotator=annotator, rubric=rubric,
+                                  rubric_version=rubric_version, comment=comment)
+    result = store.add_preferences([preference])
+    return Saved(preference, pending=result.pending is not None)
+
+
+def standings(store: Store, *, dataset: str | None = None) -> Pairwise:
+    """The head-to-head win rates and Bradley–Terry ratings of the dataset's pairwise
+    verdicts, people's and judges' (the Pairwise page's standings)."""
+    return pairwise_standings(store, Selection(dataset))

@@ -1,0 +1,66 @@
+"""The SQL of the Pairwise page's queue: pairs of responses to one item by two systems that a
+person has not voted on yet, in a seeded random order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dashboard.store.connection import Connection
+from dashboard.store.rows import dicts
+
+
+# Pairs of responses to one item by two systems, oriented as earlier verdicts on the pair
+# were (so that a person's vote and a judge's verdict land on the same pair key), else with
+# system_a's response as A.
+_PAIRS = """
+    WITH a AS (SELECT response_id, item_id, dataset FROM responses
+               WHERE system = $system_a AND ($dataset IS NULL OR dataset = $dataset)),
+    b AS (SELECT response_id, item_id, dataset FROM responses
+          WHERE system = $system_b AND ($dataset IS NULL OR dataset = $dataset)),
+    raw AS (SELECT a.item_id, a.dataset, a.response_id AS ra, b.response_id AS rb
+            FROM a JOIN b ON b.item_id = a.item_id AND b.dataset = a.dataset
+            WHERE a.response_id <> b.response_id),
+    flipped AS (SELECT DISTINCT p.item_id, p.response_a, p.response_b FROM preferences p
+                SEMI JOIN raw ON raw.item_id = p.item_id AND raw.rb = p.response_a
+                             AND raw.ra = p.response_b),
+    pairs AS (
+        SELECT raw.item_id, raw.dataset,
+               CASE WHEN f.item_id IS NULL THEN raw.ra ELSE raw.rb END AS response_a,
+               CASE WHEN f.item_id IS NULL THEN raw.rb ELSE raw.ra END AS response_b
+        FROM raw LEFT JOIN flipped f
+          ON f.item_id = raw.item_id AND f.response_a = raw.rb AND f.response_b = raw.ra)
+    SELECT * FROM pairs p
+    WHERE NOT EXISTS (
+        SELECT 1 FROM current_preferences q
+        WHERE q.rater_kind = 'human' AND q.rater = $annotator AND q.item_id = p.item_id
+          AND ((q.response_a = p.response_a AND q.response_b = p.response_b)
+               OR (q.response_a = p.response_b AND q.response_b = p.response_a)))"""
+
+
+def pair_rows(con: Connection, *, system_a: str, system_b: str, dataset: str | None,
+              annotator: str, seed: int, limit: int, offset: int
+              ) -> tuple[list[dict[str, Any]], int | None]:
+    """Pairs `annotator` has not voted on, in a random order fixed by `seed`; and how many
+    there are (None when the window is empty)."""
+    rows = dicts(con.execute(
+        f"SELECT item_id, dataset, response_a, response_b, count(*) OVER () AS total "
+        f"FROM ({_PAIRS}) "
+        "ORDER BY md5(concat_ws(chr(31), $seed, item_id, response_a, response_b)), item_id "
+        "LIMIT $limit OFFSET $offset",
+        {"system_a": system_a, "system_b": system_b, "dataset": dataset,
+         "annotator": annotator, "seed": str(seed), "limit": limit, "offset": offset}))
+    total = rows[0]["total"] if rows else None
+    for row in rows:
+        del row["total"]
+    return rows, total
+
+
+def count_pairs(con: Connection, *, system_a: str, system_b: str, dataset: str | None,
+                annotator: str) -> int:
+    return con.execute(f"SELECT count(*) FROM ({_PAIRS})", {
+        "system_a": system_a, "system_b": system_b, "dataset": dataset,
+        "annotator": annotator}).fetchone()[0]
+
+
