@@ -8,13 +8,19 @@ RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 
-.PHONY: run test chromium bench clean
+.PHONY: run test lint chromium bench clean
 
 run: $(RUN_STAMP)
 	$(BIN)/judgeboard serve --port $(PORT)
 
-test: $(DEV_STAMP) chromium
+test: $(DEV_STAMP) chromium lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The gates: ruff (lint and format) and the type checker, configured in pyproject.toml.
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

@@ -55,17 +55,23 @@ def child_build(db: Path, n_items: int) -> dict[str, Any]:
     store = Store(db, wait_s=60)
     steps = build(store, n_items=n_items, log=lambda line: print(line, file=sys.stderr))
     scored = {}
-    steps["auto scores"] = _timed(lambda: scored.update(
-        n=reference.refresh_auto_scores(store)))
+    steps["auto scores"] = _timed(lambda: scored.update(n=reference.refresh_auto_scores(store)))
     with store.connection() as con:
-        counts = dict(con.execute("""
+        counts = dict(
+            con.execute("""
             SELECT 'responses', count(*) FROM responses UNION ALL
             SELECT 'judge ratings', count(*) FROM ratings WHERE rater_kind = 'llm' UNION ALL
             SELECT 'human ratings', count(*) FROM ratings WHERE rater_kind = 'human' UNION ALL
             SELECT 'items', count(*) FROM items UNION ALL
-            SELECT 'preferences', count(*) FROM preferences""").fetchall())
-    return {"steps_s": steps, "scored": scored["n"], "counts": counts, "rss_mb": _rss_mb(),
-            "file_mb": db.stat().st_size / 2**20}
+            SELECT 'preferences', count(*) FROM preferences""").fetchall()
+        )
+    return {
+        "steps_s": steps,
+        "scored": scored["n"],
+        "counts": counts,
+        "rss_mb": _rss_mb(),
+        "file_mb": db.stat().st_size / 2**20,
+    }
 
 
 def _app(page: str) -> Any:
@@ -91,8 +97,13 @@ def child_page(page: str) -> dict[str, Any]:
     st.cache_data.clear()
     cache_cold = _run(app)
     warm = statistics.median(_run(app) for _ in range(3))
-    return {"page": page, "cold_s": cold, "cache_cold_s": cache_cold, "warm_s": warm,
-            "rss_mb": _rss_mb()}
+    return {
+        "page": page,
+        "cold_s": cold,
+        "cache_cold_s": cache_cold,
+        "warm_s": warm,
+        "rss_mb": _rss_mb(),
+    }
 
 
 def _override_targets(db: Path, n: int) -> list[tuple[str, str]]:
@@ -100,14 +111,17 @@ def _override_targets(db: Path, n: int) -> list[tuple[str, str]]:
     from dashboard.store import Store
 
     with Store(db).connection() as con:  # a fixture lookup, like the build
-        return con.execute("""
+        return con.execute(
+            """
             SELECT g.rating_id, g.response_id FROM current_ratings g
             WHERE g.rater = 'j1' AND g.value IS NOT NULL AND g.response_id IN (
                 SELECT response_id FROM responses WHERE dataset = 'bench-rag'
                 ORDER BY response_id DESC LIMIT 1000)
               AND NOT EXISTS (SELECT 1 FROM ratings h WHERE h.response_id = g.response_id
                               AND h.rater_kind = 'human')
-            ORDER BY g.rating_id LIMIT ?""", [n]).fetchall()
+            ORDER BY g.rating_id LIMIT ?""",
+            [n],
+        ).fetchall()
 
 
 def child_writes(db: Path, n: int) -> dict[str, Any]:
@@ -121,10 +135,20 @@ def child_writes(db: Path, n: int) -> dict[str, Any]:
     store = Store(db, wait_s=10)
     writes_ms, refresh = [], {page: [] for page in apps}
     for rating_id, response_id in _override_targets(db, n):
-        override = Rating(new_id(), response_id, "human", "bench-annotator", "likert-rag",
-                          "1", 1.0, 1.0, 5.0, comment="the judge missed it",
-                          overrides=rating_id)
-        writes_ms.append(1000 * _timed(lambda: store.add_ratings([override])))
+        override = Rating(
+            new_id(),
+            response_id,
+            "human",
+            "bench-annotator",
+            "likert-rag",
+            "1",
+            1.0,
+            1.0,
+            5.0,
+            comment="the judge missed it",
+            overrides=rating_id,
+        )
+        writes_ms.append(1000 * _timed(lambda o=override: store.add_ratings([o])))
         for page, app in apps.items():
             refresh[page].append(_run(app))
     return {"write_ms": writes_ms, "refresh_s": refresh, "rss_mb": _rss_mb()}
@@ -132,34 +156,51 @@ def child_writes(db: Path, n: int) -> dict[str, Any]:
 
 def _child(args: list[str]) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    done = subprocess.run([sys.executable, "-m", "bench.bench_dashboard", *args], cwd=REPO_ROOT,
-                          env=env, stdout=subprocess.PIPE, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.bench_dashboard", *args],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _report(build: dict[str, Any] | None, pages: list[dict[str, Any]],
-            writes: dict[str, Any]) -> list[str]:
+def _report(
+    build: dict[str, Any] | None, pages: list[dict[str, Any]], writes: dict[str, Any]
+) -> list[str]:
     lines = []
     if build:
-        lines.append("build: " + ", ".join(f"{k} {v:.1f} s" for k, v in build["steps_s"].items())
-                     + f"; {build['scored']:,} responses auto-scored; file "
-                       f"{build['file_mb']:,.0f} MB; peak RSS {build['rss_mb']:,.0f} MB")
+        lines.append(
+            "build: "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in build["steps_s"].items())
+            + f"; {build['scored']:,} responses auto-scored; file "
+            f"{build['file_mb']:,.0f} MB; peak RSS {build['rss_mb']:,.0f} MB"
+        )
         lines.append("rows: " + ", ".join(f"{k} {v:,}" for k, v in build["counts"].items()))
     lines.append(f"{'page':<12} {'cold':>8} {'cache-cold':>11} {'warm':>8} {'peak RSS':>10}")
     for p in pages:
-        lines.append(f"{p['page']:<12} {p['cold_s']:>7.2f}s {p['cache_cold_s']:>10.2f}s "
-                     f"{p['warm_s']:>7.3f}s {p['rss_mb']:>8,.0f}MB")
+        lines.append(
+            f"{p['page']:<12} {p['cold_s']:>7.2f}s {p['cache_cold_s']:>10.2f}s "
+            f"{p['warm_s']:>7.3f}s {p['rss_mb']:>8,.0f}MB"
+        )
     w = writes["write_ms"]
-    lines.append(f"override write: median {statistics.median(w):.0f} ms, max {max(w):.0f} ms "
-                 f"({len(w)} writes)")
+    lines.append(
+        f"override write: median {statistics.median(w):.0f} ms, max {max(w):.0f} ms "
+        f"({len(w)} writes)"
+    )
     for page, runs in writes["refresh_s"].items():
-        lines.append(f"{page} after the write: median {statistics.median(runs):.2f} s, "
-                     f"max {max(runs):.2f} s")
+        lines.append(
+            f"{page} after the write: median {statistics.median(runs):.2f} s, max {max(runs):.2f} s"
+        )
     worst_page = max(max(p["cold_s"], p["cache_cold_s"]) for p in pages)
     worst_rss = max([p["rss_mb"] for p in pages] + [writes["rss_mb"]])
-    lines.append(f"goals: slowest page {worst_page:.2f} s (< {GOAL_PAGE_S} s), slowest write "
-                 f"{max(w):.0f} ms (< {GOAL_WRITE_MS:.0f} ms), peak RSS of the dashboard "
-                 f"{worst_rss:,.0f} MB (< {GOAL_RSS_MB:,.0f} MB)")
+    lines.append(
+        f"goals: slowest page {worst_page:.2f} s (< {GOAL_PAGE_S} s), slowest write "
+        f"{max(w):.0f} ms (< {GOAL_WRITE_MS:.0f} ms), peak RSS of the dashboard "
+        f"{worst_rss:,.0f} MB (< {GOAL_RSS_MB:,.0f} MB)"
+    )
     return lines
 
 
@@ -176,9 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         kind, rest = args.child[0], args.child[1:]
         os.environ["JUDGEBOARD_DB"] = str(args.db)
-        result = (child_build(args.db, int(rest[0])) if kind == "build"
-                  else child_writes(args.db, int(rest[0])) if kind == "writes"
-                  else child_page(rest[0]))
+        result = (
+            child_build(args.db, int(rest[0]))
+            if kind == "build"
+            else child_writes(args.db, int(rest[0]))
+            if kind == "writes"
+            else child_page(rest[0])
+        )
         print(json.dumps(result))
         return 0
     folder = None if args.db else tempfile.TemporaryDirectory(prefix="judgeboard-bench-")
@@ -197,8 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     for line in _report(build, pages, writes):
         print(line)
     if args.json:
-        args.json.write_text(json.dumps({"build": build, "pages": pages, "writes": writes},
-                                        indent=1))
+        args.json.write_text(
+            json.dumps({"build": build, "pages": pages, "writes": writes}, indent=1)
+        )
     if folder:
         folder.cleanup()
     return 0

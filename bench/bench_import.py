@@ -40,11 +40,17 @@ SYSTEM = "bench-system"
 def generate_rag_jsonl(path: Path, records: int, *, seed: int = 7) -> Path:
     """`records` RAG records of about 1.7 KB each; the same bytes for the same arguments."""
     rng = random.Random(seed)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
-             for _ in range(2000)]
+    words = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+        for _ in range(2000)
+    ]
     # JSON-escaped sentences, picked by index arithmetic: no per-record json.dumps.
-    pool = [json.dumps(" ".join(rng.choice(words) for _ in range(rng.randint(40, 52)))
-                       .capitalize() + ".")[1:-1] for _ in range(4099)]
+    pool = [
+        json.dumps(
+            " ".join(rng.choice(words) for _ in range(rng.randint(40, 52))).capitalize() + "."
+        )[1:-1]
+        for _ in range(4099)
+    ]
     size = len(pool)
     with open(path, "w", encoding="utf-8", buffering=1 << 22) as handle:
         chunk = []
@@ -54,7 +60,8 @@ def generate_rag_jsonl(path: Path, records: int, *, seed: int = 7) -> Path:
                 f'{{"question": "Question {i}: {pool[a][:70]}?", "gt_answer": "{pool[b][:150]}", '
                 f'"gt_context": "{pool[c]}", "document": "doc-{i % 5000}.pdf", '
                 f'"contexts": ["{pool[(a + 1) % size]}", "{pool[(b + 2) % size]}", '
-                f'"{pool[(c + 3) % size]}"], "answer": "{pool[(a + b) % size][:160]}"}}\n')
+                f'"{pool[(c + 3) % size]}"], "answer": "{pool[(a + b) % size][:160]}"}}\n'
+            )
             if len(chunk) == 10_000:
                 handle.write("".join(chunk))
                 chunk.clear()
@@ -73,16 +80,19 @@ def run_ours(source: Path, db: Path) -> dict[str, float]:
     start = time.perf_counter()
     report = import_path(Store(db), source, dataset=DATASET, system=SYSTEM)
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "items": report.added["items"],
-            "responses": report.added["responses"]}
+    return {
+        "seconds": seconds,
+        "items": report.added["items"],
+        "responses": report.added["responses"],
+    }
 
 
 def run_pandas(source: Path, db: Path) -> dict[str, float]:
     import pandas as pd
 
     from dashboard.ids import content_id
+    from dashboard.ingest.read_sql import bulk_write_settings
     from dashboard.store.connection import Database, transaction
-    from dashboard.ingest.load_sql import bulk_write_settings
 
     start = time.perf_counter()
     df = pd.read_json(source, lines=True)
@@ -90,30 +100,54 @@ def run_pandas(source: Path, db: Path) -> dict[str, float]:
     context = ["\n\n".join(c) if isinstance(c, list) else c for c in df["gt_context"]]
     references = [[g] if isinstance(g, str) else list(g) for g in df["gt_answer"]]
     task = ["open_qa_context" if c and c.strip() else "open_qa" for c in context]
-    df["item_id"] = [content_id(DATASET, None, t, q, None, r, c, d, None, None, None, None)
-                     for t, q, r, c, d in zip(task, df["question"], references, context,
-                                              df["document"])]
+    df["item_id"] = [
+        content_id(DATASET, None, t, q, None, r, c, d, None, None, None, None)
+        for t, q, r, c, d in zip(task, df["question"], references, context, df["document"])
+    ]
     df["response_id"] = [content_id(i, SYSTEM, a) for i, a in zip(df["item_id"], df["answer"])]
-    items = pd.DataFrame({"item_id": df["item_id"], "dataset": DATASET, "task_type": task,
-                          "question": df["question"], "reference_answers": references,
-                          "reference_context": context, "document": df["document"]})
+    items = pd.DataFrame(
+        {
+            "item_id": df["item_id"],
+            "dataset": DATASET,
+            "task_type": task,
+            "question": df["question"],
+            "reference_answers": references,
+            "reference_context": context,
+            "document": df["document"],
+        }
+    )
     items = items.drop_duplicates("item_id")
-    responses = pd.DataFrame({"response_id": df["response_id"], "item_id": df["item_id"],
-                              "dataset": DATASET, "system": SYSTEM, "answer": df["answer"],
-                              "contexts": df["contexts"]})
+    responses = pd.DataFrame(
+        {
+            "response_id": df["response_id"],
+            "item_id": df["item_id"],
+            "dataset": DATASET,
+            "system": SYSTEM,
+            "answer": df["answer"],
+            "contexts": df["contexts"],
+        }
+    )
     # The same write settings as the importer: the comparison is of reading and shaping.
     with Database(db).connect() as con, bulk_write_settings(con), transaction(con):
         con.register("items_df", items)
         con.register("responses_df", responses)
         con.execute("INSERT INTO datasets VALUES ($d, NULL, NULL, now())", {"d": DATASET})
-        con.execute("INSERT INTO items (item_id, dataset, task_type, question, "
-                    "reference_answers, reference_context, document, created_utc) "
-                    "SELECT *, now() FROM items_df")
-        con.execute("INSERT INTO responses (response_id, item_id, dataset, system, answer, "
-                    "contexts, created_utc) SELECT *, now() FROM responses_df")
+        con.execute(
+            "INSERT INTO items (item_id, dataset, task_type, question, "
+            "reference_answers, reference_context, document, created_utc) "
+            "SELECT *, now() FROM items_df"
+        )
+        con.execute(
+            "INSERT INTO responses (response_id, item_id, dataset, system, answer, "
+            "contexts, created_utc) SELECT *, now() FROM responses_df"
+        )
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "read_seconds": read_s, "items": len(items),
-            "responses": len(responses)}
+    return {
+        "seconds": seconds,
+        "read_seconds": read_s,
+        "items": len(items),
+        "responses": len(responses),
+    }
 
 
 def child(path_name: str, source: Path, db: Path) -> None:
@@ -132,8 +166,14 @@ def settle() -> None:
 def measure(path_name: str, source: Path, workdir: Path) -> dict[str, float]:
     settle()
     db = workdir / f"{path_name}.duckdb"
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", path_name,
-               str(source), str(db)]
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        path_name,
+        str(source),
+        str(db),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{path_name} failed:\n{done.stderr}")
@@ -145,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--dir", type=Path, default=None, help="work directory (default: temp)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--child", nargs=3, metavar=("PATH", "SOURCE", "DB"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", nargs=3, metavar=("PATH", "SOURCE", "DB"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], Path(args.child[1]), Path(args.child[2]))
@@ -159,16 +200,33 @@ def main(argv: list[str] | None = None) -> int:
         ours = measure("ours", source, workdir)
         print(f"ours:   {ours['seconds']:.1f} s, peak {ours['peak_rss_mb']:,.0f} MB", flush=True)
         base = measure("pandas", source, workdir)
-        print(f"pandas: {base['seconds']:.1f} s (read_json {base['read_seconds']:.1f} s), "
-              f"peak {base['peak_rss_mb']:,.0f} MB", flush=True)
+        print(
+            f"pandas: {base['seconds']:.1f} s (read_json {base['read_seconds']:.1f} s), "
+            f"peak {base['peak_rss_mb']:,.0f} MB",
+            flush=True,
+        )
         ratio = base["seconds"] / ours["seconds"]
         met = ratio >= GOAL_RATIO and ours["peak_rss_mb"] < GOAL_PEAK_MB
-        print(f"ratio:  {ratio:.1f}x (goal: >= {GOAL_RATIO:g}x, peak < {GOAL_PEAK_MB:,} MB): "
-              f"{'met' if met else 'MISSED'}", flush=True)
+        print(
+            f"ratio:  {ratio:.1f}x (goal: >= {GOAL_RATIO:g}x, peak < {GOAL_PEAK_MB:,} MB): "
+            f"{'met' if met else 'MISSED'}",
+            flush=True,
+        )
         if args.json:
-            args.json.write_text(json.dumps({"records": args.records, "size_mb": size_mb,
-                                             "ours": ours, "pandas": base, "ratio": ratio},
-                                            indent=2) + "\n", encoding="utf-8")
+            args.json.write_text(
+                json.dumps(
+                    {
+                        "records": args.records,
+                        "size_mb": size_mb,
+                        "ours": ours,
+                        "pandas": base,
+                        "ratio": ratio,
+                    },
+                    indent=2,
+                )
+                + "\n",
+                encoding="utf-8",
+            )
         return 0 if met else 1
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -67,9 +67,19 @@ class Measure:
 def judge_server(latency_ms: float) -> Iterator[str]:
     """The loopback server in its own process; yields its api_base."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.judge_server", "--port", "0",
-         "--latency-ms", str(latency_ms)],
-        cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "tests.support.judge_server",
+            "--port",
+            "0",
+            "--latency-ms",
+            str(latency_ms),
+        ],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline().strip()
@@ -91,19 +101,29 @@ def seed(store: Store, n: int) -> None:
     items, responses = [], []
     for i in range((n + 1) // 2):
         question = f"Benchmark question {i}: which value does record {i} hold?"
-        item = Item(content_id("bench", question), "bench", "open_qa", question,
-                    (f"Record {i} holds {i * 3}.",), f"Record {i} holds the value {i * 3}.")
+        item = Item(
+            content_id("bench", question),
+            "bench",
+            "open_qa",
+            question,
+            (f"Record {i} holds {i * 3}.",),
+            f"Record {i} holds the value {i * 3}.",
+        )
         items.append(item)
         for s, system in enumerate(("sys-a", "sys-b")):
             if len(responses) < n:
                 answer = f"{system}: record {i} holds {i * 3 + s}. <rate={1 + (i + s) % 5}>"
-                responses.append(Response(content_id(item.item_id, system), item.item_id,
-                                          "bench", system, answer))
+                responses.append(
+                    Response(
+                        content_id(item.item_id, system), item.item_id, "bench", system, answer
+                    )
+                )
     store.add_items(items, responses)
 
 
-def measure_runner(store: Store, judge: Judge, *,
-                   limit: int | None = None) -> tuple[Measure, RunPlan, float]:
+def measure_runner(
+    store: Store, judge: Judge, *, limit: int | None = None
+) -> tuple[Measure, RunPlan, float]:
     """(the run, its plan, seconds the plan took); `limit` keeps the plan's first calls."""
     rubric = load_rubric("likert-rag")
     planned = time.perf_counter()
@@ -119,8 +139,9 @@ def measure_runner(store: Store, judge: Judge, *,
     return measure, plan, plan_s
 
 
-def measure_ceiling(api_base: str, prompts: Sequence[Sequence[Mapping[str, str]]], *,
-                    calls: int, concurrency: int) -> Measure:
+def measure_ceiling(
+    api_base: str, prompts: Sequence[Sequence[Mapping[str, str]]], *, calls: int, concurrency: int
+) -> Measure:
     """Bare LiteLLM at zero latency, on the runner's own prompts: one process's CPU bound."""
     litellm = litellm_module()
 
@@ -130,10 +151,16 @@ def measure_ceiling(api_base: str, prompts: Sequence[Sequence[Mapping[str, str]]
         async def worker() -> None:
             while remaining:
                 messages = prompts[remaining.pop() % len(prompts)]
-                await litellm.acompletion(model="openai/ceiling", messages=list(messages),
-                                          api_base=api_base, api_key=os.environ[KEY_ENV],
-                                          num_retries=0, timeout=60, temperature=0.0,
-                                          max_tokens=512)
+                await litellm.acompletion(
+                    model="openai/ceiling",
+                    messages=list(messages),
+                    api_base=api_base,
+                    api_key=os.environ[KEY_ENV],
+                    num_retries=0,
+                    timeout=60,
+                    temperature=0.0,
+                    max_tokens=512,
+                )
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
 
@@ -142,30 +169,47 @@ def measure_ceiling(api_base: str, prompts: Sequence[Sequence[Mapping[str, str]]
     return Measure(calls, time.perf_counter() - wall, time.process_time() - cpu)
 
 
-def measure_sequential(api_base: str,
-                       prompts: Sequence[Sequence[Mapping[str, str]]]) -> Measure:
+def measure_sequential(api_base: str, prompts: Sequence[Sequence[Mapping[str, str]]]) -> Measure:
     """The NVIDIA notebook's loop: one synchronous request after another, same prompts."""
     litellm = litellm_module()
     cpu, wall = time.process_time(), time.perf_counter()
     for messages in prompts:
-        litellm.completion(model="openai/sequential", api_base=api_base, messages=list(messages),
-                           api_key=os.environ[KEY_ENV], num_retries=0, timeout=60,
-                           temperature=0.1, max_tokens=200)
+        litellm.completion(
+            model="openai/sequential",
+            api_base=api_base,
+            messages=list(messages),
+            api_key=os.environ[KEY_ENV],
+            num_retries=0,
+            timeout=60,
+            temperature=0.1,
+            max_tokens=200,
+        )
     return Measure(len(prompts), time.perf_counter() - wall, time.process_time() - cpu)
 
 
-def report(args: argparse.Namespace, runner: Measure, ceiling: Measure, sequential: Measure,
-           rerun: tuple[int, int, float], plan_s: float) -> dict[str, object]:
+def report(
+    args: argparse.Namespace,
+    runner: Measure,
+    ceiling: Measure,
+    sequential: Measure,
+    rerun: tuple[int, int, float],
+    plan_s: float,
+) -> dict[str, object]:
     ideal_s = args.calls * args.latency_ms / 1000 / args.concurrency
     ideal_rate = args.calls / ideal_s
     target_rate = min(ideal_rate, ceiling.rate)
     sequential_s = sequential.wall_s * args.calls / sequential.calls
     rows = {
-        "calls": args.calls, "latency_ms": args.latency_ms, "concurrency": args.concurrency,
-        "cpus": os.cpu_count(), "plan_s": round(plan_s, 2),
-        "runner_wall_s": round(runner.wall_s, 2), "runner_calls_per_s": round(runner.rate, 1),
+        "calls": args.calls,
+        "latency_ms": args.latency_ms,
+        "concurrency": args.concurrency,
+        "cpus": os.cpu_count(),
+        "plan_s": round(plan_s, 2),
+        "runner_wall_s": round(runner.wall_s, 2),
+        "runner_calls_per_s": round(runner.rate, 1),
         "runner_cpu_ms_per_call": round(runner.cpu_ms_per_call, 2),
-        "ideal_wall_s": round(ideal_s, 2), "ideal_calls_per_s": round(ideal_rate, 1),
+        "ideal_wall_s": round(ideal_s, 2),
+        "ideal_calls_per_s": round(ideal_rate, 1),
         "ceiling_calls_per_s": round(ceiling.rate, 1),
         "ceiling_cpu_ms_per_call": round(ceiling.cpu_ms_per_call, 2),
         "sequential_slice": sequential.calls,
@@ -176,7 +220,9 @@ def report(args: argparse.Namespace, runner: Measure, ceiling: Measure, sequenti
         "share_of_ceiling": round(runner.rate / ceiling.rate, 3),
         "share_of_goal_bound": round(runner.rate / target_rate, 3),
         "goal_met": runner.rate >= 0.8 * target_rate,
-        "rerun_http_requests": rerun[0], "rerun_cached": rerun[1], "rerun_wall_s": round(rerun[2], 2),
+        "rerun_http_requests": rerun[0],
+        "rerun_cached": rerun[1],
+        "rerun_wall_s": round(rerun[2], 2),
     }
     return rows
 
@@ -188,8 +234,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=128)
     parser.add_argument("--slice", type=int, default=100, help="sequential baseline calls")
     parser.add_argument("--ceiling-calls", type=int, default=3000)
-    parser.add_argument("--router-calls", type=int, default=2000,
-                        help="calls through a Router judge over two deployments")
+    parser.add_argument(
+        "--router-calls",
+        type=int,
+        default=2000,
+        help="calls through a Router judge over two deployments",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     os.environ.setdefault(KEY_ENV, "bench-key")
@@ -197,23 +247,45 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, judge_server(args.latency_ms) as api_base:
         store = Store(Path(tmp) / "bench.duckdb")
         seed(store, args.calls)
-        judge = Judge(name="bench", model="openai/bench", api_base=api_base,
-                      api_key_env=KEY_ENV, concurrency=args.concurrency, timeout_s=60)
+        judge = Judge(
+            name="bench",
+            model="openai/bench",
+            api_base=api_base,
+            api_key_env=KEY_ENV,
+            concurrency=args.concurrency,
+            timeout_s=60,
+        )
         runner, plan, plan_s = measure_runner(store, judge)
         before = server_requests(api_base, "bench")
         again, replan, _ = measure_runner(store, judge)
         rerun = (server_requests(api_base, "bench") - before, replan.calls_cached, again.wall_s)
-        router = Judge(name="router", model="pool", concurrency=args.concurrency, timeout_s=60,
-                       model_list=tuple(
-                           {"model_name": "pool", "litellm_params": {
-                               "model": f"openai/replica-{i}", "api_base": api_base,
-                               "api_key": f"os.environ/{KEY_ENV}"}} for i in (1, 2)))
+        router = Judge(
+            name="router",
+            model="pool",
+            concurrency=args.concurrency,
+            timeout_s=60,
+            model_list=tuple(
+                {
+                    "model_name": "pool",
+                    "litellm_params": {
+                        "model": f"openai/replica-{i}",
+                        "api_base": api_base,
+                        "api_key": f"os.environ/{KEY_ENV}",
+                    },
+                }
+                for i in (1, 2)
+            ),
+        )
         routed, _, _ = measure_runner(store, router, limit=args.router_calls)
-        prompts = [spec.messages for spec in plan.calls[:args.slice]]
+        prompts = [spec.messages for spec in plan.calls[: args.slice]]
         sequential = measure_sequential(api_base, prompts)
     with judge_server(0) as fast:
-        ceiling = measure_ceiling(fast, [spec.messages for spec in plan.calls[:1000]],
-                                  calls=args.ceiling_calls, concurrency=args.concurrency)
+        ceiling = measure_ceiling(
+            fast,
+            [spec.messages for spec in plan.calls[:1000]],
+            calls=args.ceiling_calls,
+            concurrency=args.concurrency,
+        )
     figures = report(args, runner, ceiling, sequential, rerun, plan_s)
     figures["router_calls"] = routed.calls
     figures["router_calls_per_s"] = round(routed.rate, 1)

@@ -25,9 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.agreement import cohen_kappa, krippendorff_alpha  # noqa: E402
-from scoring.agreement_ci import krippendorff_alpha_ci, paired_agreement_ci  # noqa: E402
-from scoring.stats import bootstrap_ci  # noqa: E402
+from scoring.agreement import cohen_kappa, krippendorff_alpha
+from scoring.agreement_ci import krippendorff_alpha_ci, paired_agreement_ci
+from scoring.stats import bootstrap_ci
 
 N_RATINGS = 1_000_000
 N_RESAMPLES = 1_000
@@ -82,7 +82,8 @@ def _agreement_cases(rng: np.random.Generator) -> list[Case]:
     four[rng.random(four.shape) < 0.1] = np.nan
     cases = [
         Case(
-            "cohen_kappa (quadratic)", "2 raters x 1,000,000 items",
+            "cohen_kappa (quadratic)",
+            "2 raters x 1,000,000 items",
             lambda: cohen_kappa(judge, human, labels=SCALE, weights="quadratic"),
             "sklearn cohen_kappa_score",
             lambda: cohen_kappa_score(judge, human, labels=SCALE, weights="quadratic"),
@@ -94,13 +95,16 @@ def _agreement_cases(rng: np.random.Generator) -> list[Case]:
         ("ordinal", four, "4 raters x 250,000 units, 10% missing"),
         ("nominal", four, "4 raters x 250,000 units, 10% missing"),
     ):
-        cases.append(Case(
-            f"krippendorff_alpha {level}", shape,
-            lambda d=data, lv=level: krippendorff_alpha(d, level=lv),
-            "krippendorff.alpha",
-            lambda d=data, lv=level: krippendorff.alpha(d, level_of_measurement=lv),
-            1e-9,
-        ))
+        cases.append(
+            Case(
+                f"krippendorff_alpha {level}",
+                shape,
+                lambda d=data, lv=level: krippendorff_alpha(d, level=lv),
+                "krippendorff.alpha",
+                lambda d=data, lv=level: krippendorff.alpha(d, level_of_measurement=lv),
+                1e-9,
+            )
+        )
     return cases
 
 
@@ -110,8 +114,13 @@ def _bootstrap_cases(rng: np.random.Generator, seed: int) -> list[Case]:
     def scipy_ci(values: np.ndarray) -> tuple[float, float]:
         # batch bounds memory: unbatched, scipy holds 1,000 x 1,000,000 float64 (8 GB)
         res = stats.bootstrap(
-            (values,), np.mean, n_resamples=N_RESAMPLES, method="percentile",
-            vectorized=True, batch=20, random_state=seed,
+            (values,),
+            np.mean,
+            n_resamples=N_RESAMPLES,
+            method="percentile",
+            vectorized=True,
+            batch=20,
+            random_state=seed,
         )
         return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
@@ -123,7 +132,8 @@ def _bootstrap_cases(rng: np.random.Generator, seed: int) -> list[Case]:
     continuous = rng.normal(3.0, 1.0, N_RATINGS)
     return [
         Case(
-            "bootstrap_ci mean, 1,000 resamples", "1,000,000 ratings on 1-5",
+            "bootstrap_ci mean, 1,000 resamples",
+            "1,000,000 ratings on 1-5",
             lambda: our_ci(scores),
             "scipy.stats.bootstrap (percentile)",
             lambda: scipy_ci(scores),
@@ -131,7 +141,8 @@ def _bootstrap_cases(rng: np.random.Generator, seed: int) -> list[Case]:
             1e-3,
         ),
         Case(
-            "bootstrap_ci mean, 1,000 resamples", "1,000,000 continuous values (fallback)",
+            "bootstrap_ci mean, 1,000 resamples",
+            "1,000,000 continuous values (fallback)",
             lambda: our_ci(continuous),
             "scipy.stats.bootstrap (percentile)",
             lambda: scipy_ci(continuous),
@@ -154,21 +165,33 @@ def _interval_cases(rng: np.random.Generator, seed: int) -> list[Case]:
 
     def scipy_ci() -> tuple[float, float]:
         res = stats.bootstrap(
-            (judge, human), lambda a, b: cohen_kappa_score(a, b, labels=labels,
-                                                           weights="quadratic"),
-            paired=True, vectorized=False, n_resamples=N_RESAMPLES, method="percentile",
-            random_state=seed)
+            (judge, human),
+            lambda a, b: cohen_kappa_score(a, b, labels=labels, weights="quadratic"),
+            paired=True,
+            vectorized=False,
+            n_resamples=N_RESAMPLES,
+            method="percentile",
+            random_state=seed,
+        )
         return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
     def our_ci() -> tuple[float, float]:
-        ci = paired_agreement_ci(judge, human, labels=labels, n_resamples=N_RESAMPLES,
-                                 seed=seed).kappa_quadratic
+        ci = paired_agreement_ci(
+            judge, human, labels=labels, n_resamples=N_RESAMPLES, seed=seed
+        ).kappa_quadratic
         return ci.low, ci.high
 
-    return [Case("kappa 95% CI, 1,000 resamples", "20,000 pairs on 1-5", our_ci,
-                 "scipy.stats.bootstrap of sklearn kappa", scipy_ci,
-                 # two Monte Carlo estimates of one interval
-                 3e-3)]
+    return [
+        Case(
+            "kappa 95% CI, 1,000 resamples",
+            "20,000 pairs on 1-5",
+            our_ci,
+            "scipy.stats.bootstrap of sklearn kappa",
+            scipy_ci,
+            # two Monte Carlo estimates of one interval
+            3e-3,
+        )
+    ]
 
 
 def _intervals_at_scale(seed: int) -> None:
@@ -180,14 +203,24 @@ def _intervals_at_scale(seed: int) -> None:
     data = np.vstack([judge, human]).reshape(4, -1)
     data[rng.random(data.shape) < 0.1] = np.nan
     for name, run in (
-        ("paired_agreement_ci (5 statistics)", lambda: paired_agreement_ci(
-            judge, human, labels=labels, n_resamples=N_RESAMPLES, seed=seed)),
-        ("krippendorff_alpha_ci ordinal", lambda: krippendorff_alpha_ci(
-            data, level="ordinal", values=labels, n_resamples=N_RESAMPLES, seed=seed)),
+        (
+            "paired_agreement_ci (5 statistics)",
+            lambda: paired_agreement_ci(
+                judge, human, labels=labels, n_resamples=N_RESAMPLES, seed=seed
+            ),
+        ),
+        (
+            "krippendorff_alpha_ci ordinal",
+            lambda: krippendorff_alpha_ci(
+                data, level="ordinal", values=labels, n_resamples=N_RESAMPLES, seed=seed
+            ),
+        ),
     ):
         result = measure(run, repeats=1)
-        print(f"{name:<36} {'1,000,000 ratings, 1,000 resamples':<40} {result.seconds:>8.3f} "
-              f"{result.peak_mib:>9.1f}  (informational: no reference runs at this size)")
+        print(
+            f"{name:<36} {'1,000,000 ratings, 1,000 resamples':<40} {result.seconds:>8.3f} "
+            f"{result.peak_mib:>9.1f}  (informational: no reference runs at this size)"
+        )
 
 
 def build_cases(seed: int) -> list[Case]:

@@ -58,35 +58,41 @@ def base_text(*, seed: int = 7) -> str:
 
 def _cut(seed: str, low: int, high: int) -> str:
     """SQL for a slice of $base of low..high characters, chosen by hash(key, seed)."""
-    return (f"substr($base, 1 + (hash(k, '{seed}') % {SPAN})::BIGINT, "
-            f"{low} + (hash(k, '{seed}len') % {high - low})::BIGINT)")
+    return (
+        f"substr($base, 1 + (hash(k, '{seed}') % {SPAN})::BIGINT, "
+        f"{low} + (hash(k, '{seed}len') % {high - low})::BIGINT)"
+    )
 
 
 def _items(con: object, n_items: int) -> None:
     rag, mcqa = int(n_items * 0.80), int(n_items * 0.92)
-    con.execute(f"""
+    con.execute(
+        f"""
         INSERT INTO items
         WITH t AS (SELECT i, 'it' || lpad(i::VARCHAR, 7, '0') AS k,
                           CASE WHEN i < {rag} THEN 0 WHEN i < {mcqa} THEN 1 ELSE 2 END AS kind
                    FROM range({n_items}) r(i))
         SELECT k, ['bench-rag', 'bench-mcqa', 'bench-hallucination'][kind + 1],
                ['open_qa_context', 'mcqa_single', 'hallucination'][kind + 1],
-               {_cut('q', 60, 180)} || '?',
-               CASE WHEN kind = 0 THEN [{_cut('ref', 150, 400)}] END,
-               CASE WHEN kind = 0 THEN {_cut('ctx', 600, 1200)} END,
-               CASE WHEN kind = 2 THEN {_cut('doc', 600, 1200)} END,
-               CASE WHEN kind = 2 THEN {_cut('cand', 150, 400)} END,
-               CASE WHEN kind = 1 THEN [{_cut('o1', 20, 80)}, {_cut('o2', 20, 80)},
-                                        {_cut('o3', 20, 80)}, {_cut('o4', 20, 80)}] END,
+               {_cut("q", 60, 180)} || '?',
+               CASE WHEN kind = 0 THEN [{_cut("ref", 150, 400)}] END,
+               CASE WHEN kind = 0 THEN {_cut("ctx", 600, 1200)} END,
+               CASE WHEN kind = 2 THEN {_cut("doc", 600, 1200)} END,
+               CASE WHEN kind = 2 THEN {_cut("cand", 150, 400)} END,
+               CASE WHEN kind = 1 THEN [{_cut("o1", 20, 80)}, {_cut("o2", 20, 80)},
+                                        {_cut("o3", 20, 80)}, {_cut("o4", 20, 80)}] END,
                CASE WHEN kind = 1 THEN [chr(65 + (hash(k, 'gold') % 4)::INTEGER)] END,
                CASE WHEN kind = 2 THEN hash(k, 'halluc') % 3 = 0 END,
                NULL, i::VARCHAR, NULL, TIMESTAMP '2026-01-01'
-        FROM t""", {"base": base_text()})
+        FROM t""",
+        {"base": base_text()},
+    )
 
 
 def _responses(con: object) -> None:
     quality = " ".join(f"WHEN '{s}' THEN {q}" for s, q in SYSTEM_QUALITY.items())
-    con.execute(f"""
+    con.execute(
+        f"""
         INSERT INTO responses
         WITH t AS (SELECT i.*, s.system, i.item_id || '/' || s.system AS k,
                           CASE s.system {quality} END AS quality
@@ -95,24 +101,27 @@ def _responses(con: object) -> None:
                CASE task_type
                  WHEN 'open_qa_context' THEN
                    CASE WHEN hash(k, 'good') % 5 < quality
-                        THEN reference_answers[1] || ' ' || {_cut('ans', 150, 500)}
-                        ELSE {_cut('ans', 300, 900)} END
+                        THEN reference_answers[1] || ' ' || {_cut("ans", 150, 500)}
+                        ELSE {_cut("ans", 300, 900)} END
                  WHEN 'mcqa_single' THEN
                    'The answer is ' || CASE WHEN hash(k, 'right') % 5 < quality
                         THEN gold_letters[1] ELSE chr(65 + (hash(k, 'pick') % 4)::INTEGER) END
-                   || '. ' || {_cut('why', 100, 300)}
+                   || '. ' || {_cut("why", 100, 300)}
                  ELSE CASE WHEN hash(k, 'verdict') % 2 = 0 THEN 'Yes, hallucinated: '
-                           ELSE 'No, supported: ' END || {_cut('why', 100, 300)} END,
+                           ELSE 'No, supported: ' END || {_cut("why", 100, 300)} END,
                CASE WHEN task_type = 'open_qa_context'
-                    THEN [{_cut('c1', 300, 500)}, {_cut('c2', 300, 500)}] END,
+                    THEN [{_cut("c1", 300, 500)}, {_cut("c2", 300, 500)}] END,
                NULL, TIMESTAMP '2026-01-02'
-        FROM t""", {"base": base_text(), "systems": list(SYSTEMS)})
+        FROM t""",
+        {"base": base_text(), "systems": list(SYSTEMS)},
+    )
 
 
 def _judge_ratings(con: object) -> None:
     quality = " ".join(f"WHEN '{s}' THEN {q}" for s, q in SYSTEM_QUALITY.items())
     bias = " ".join(f"WHEN '{j}' THEN {b}" for j, b in JUDGE_BIAS.items())
-    con.execute(f"""
+    con.execute(
+        f"""
         INSERT INTO ratings (rating_id, response_id, rater_kind, rater, rubric, rubric_version,
                              value, scale_low, scale_high, unscored_reason, explanation,
                              raw_output, created_utc)
@@ -123,13 +132,15 @@ def _judge_ratings(con: object) -> None:
                      least(5, greatest(1, 1 + quality + CASE judge {bias} END
                            + (hash(k, 'n1') % 3)::INTEGER - 1
                            - (hash(k, 'n2') % 2)::INTEGER))::DOUBLE END AS value,
-                     {_cut('expl', 80, 240)} AS explanation FROM t)
+                     {_cut("expl", 80, 240)} AS explanation FROM t)
         SELECT k, response_id, 'llm', judge, '{RUBRIC}', '1', value, 1, 5,
                CASE WHEN value IS NULL THEN 'no rating marker found' END, explanation,
                explanation || CASE WHEN value IS NULL THEN ' I cannot rate this.'
                                    ELSE ' Rating: [[' || value::INTEGER || ']]' END,
                TIMESTAMP '2026-01-03'
-        FROM v""", {"base": base_text(), "judges": list(JUDGES)})
+        FROM v""",
+        {"base": base_text(), "judges": list(JUDGES)},
+    )
 
 
 def _human_ratings(con: object, *, every: int) -> None:
@@ -141,7 +152,8 @@ def _human_ratings(con: object, *, every: int) -> None:
                row_number() OVER (ORDER BY r.response_id) AS n
         FROM responses r JOIN ratings g ON g.response_id = r.response_id AND g.rater = 'j1'
         WHERE r.dataset = 'bench-rag' AND hash(r.response_id, 'human') % {every} = 0""")
-    con.execute("""
+    con.execute(
+        """
         INSERT INTO ratings (rating_id, response_id, rater_kind, rater, rubric, rubric_version,
                              value, scale_low, scale_high, comment, overrides, created_utc)
         WITH first AS (
@@ -158,7 +170,8 @@ def _human_ratings(con: object, *, every: int) -> None:
                                  THEN 'the judge missed the key fact' END,
                CASE WHEN n <= 1000 THEN j1_rating END, TIMESTAMP '2026-01-04'
         FROM (SELECT * FROM first UNION ALL SELECT * FROM second)""",
-        {"people": list(PEOPLE), "rubric": RUBRIC})
+        {"people": list(PEOPLE), "rubric": RUBRIC},
+    )
     con.execute("""
         INSERT INTO ratings (rating_id, response_id, rater_kind, rater, rubric, rubric_version,
                              value, scale_low, scale_high, comment, supersedes, created_utc)
@@ -177,7 +190,8 @@ def _preferences(con: object, *, n_pairs: int) -> None:
         WHERE a.system = 'sys-large' AND b.system = 'sys-medium' AND a.dataset = 'bench-rag'
         ORDER BY a.item_id LIMIT {n_pairs}""")
     verdict = "['A', 'A', 'B', 'tie'][1 + (hash(item_id, {}) % 4)::INTEGER]"
-    con.execute(f"""
+    con.execute(
+        f"""
         INSERT INTO preferences (preference_id, item_id, response_a, response_b, rater_kind,
                                  rater, rubric, rubric_version, verdict, shown_first,
                                  raw_output, created_utc)
@@ -194,22 +208,34 @@ def _preferences(con: object, *, n_pairs: int) -> None:
         FROM pairs CROSS JOIN (SELECT unnest($people) AS person)
         WHERE n <= 3000 AND (person = $people[1 + n % 5] OR
                              (n % 3 = 0 AND person = $people[1 + (n + 1) % 5]))""",
-        {"people": list(PEOPLE)})
+        {"people": list(PEOPLE)},
+    )
 
 
-def build(store: Store, *, n_items: int = 250_000, human_every: int = 80,
-          n_pairs: int = 20_000, log: Callable[[str], None] = print) -> dict[str, float]:
+def build(
+    store: Store,
+    *,
+    n_items: int = 250_000,
+    human_every: int = 80,
+    n_pairs: int = 20_000,
+    log: Callable[[str], None] = print,
+) -> dict[str, float]:
     """Fill an empty store; return the seconds each step took."""
     steps: dict[str, float] = {}
     with store.connection() as con:
         for name in ("bench-rag", "bench-mcqa", "bench-hallucination"):
-            con.execute("INSERT INTO datasets VALUES (?, 'dashboard benchmark', 'bench', "
-                        "TIMESTAMP '2026-01-01')", [name])
-        for step, work in (("items", lambda: _items(con, n_items)),
-                           ("responses", lambda: _responses(con)),
-                           ("judge ratings", lambda: _judge_ratings(con)),
-                           ("human ratings", lambda: _human_ratings(con, every=human_every)),
-                           ("preferences", lambda: _preferences(con, n_pairs=n_pairs))):
+            con.execute(
+                "INSERT INTO datasets VALUES (?, 'dashboard benchmark', 'bench', "
+                "TIMESTAMP '2026-01-01')",
+                [name],
+            )
+        for step, work in (
+            ("items", lambda: _items(con, n_items)),
+            ("responses", lambda: _responses(con)),
+            ("judge ratings", lambda: _judge_ratings(con)),
+            ("human ratings", lambda: _human_ratings(con, every=human_every)),
+            ("preferences", lambda: _preferences(con, n_pairs=n_pairs)),
+        ):
             started = time.perf_counter()
             with transaction(con):
                 work()

@@ -18,13 +18,15 @@ import plotly.offline
 from plotly.subplots import make_subplots
 
 from dashboard.metrics.calibration import Confusion
-from dashboard.metrics.standings import HeadToHead, Standing
 from dashboard.metrics.overview import Histogram
+from dashboard.metrics.standings import HeadToHead, Standing
 
-_LAYOUT = {"template": "plotly_white", "margin": {"l": 40, "r": 20, "t": 50, "b": 40},
-           "font": {"size": 12}}
-PALETTE = ("#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6",
-           "#9D755D")
+_LAYOUT = {
+    "template": "plotly_white",
+    "margin": {"l": 40, "r": 20, "t": 50, "b": 40},
+    "font": {"size": 12},
+}
+PALETTE = ("#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6", "#9D755D")
 
 
 def plain(name: str) -> str:
@@ -39,8 +41,9 @@ def _rater_label(h: Histogram) -> str:
     return "people" if h.rater_kind == "human" else h.rater
 
 
-def rating_histograms(histograms: Sequence[Histogram], *,
-                      scale: tuple[float, float] | None) -> go.Figure:
+def rating_histograms(
+    histograms: Sequence[Histogram], *, scale: tuple[float, float] | None
+) -> go.Figure:
     """One panel per judge and one for people (pooled), bars per system, side by side."""
     panels: dict[str, dict[str, dict[float, int]]] = defaultdict(lambda: defaultdict(dict))
     for h in histograms:
@@ -49,19 +52,29 @@ def rating_histograms(histograms: Sequence[Histogram], *,
             counts[value] = counts.get(value, 0) + count
     names = sorted(panels, key=lambda n: (n == "people", n))
     systems = sorted({s for p in panels.values() for s in p})
-    fig = make_subplots(rows=1, cols=max(1, len(names)),
-                        subplot_titles=[plain(n) for n in names] or ["no ratings"],
-                        shared_yaxes=True)
+    fig = make_subplots(
+        rows=1,
+        cols=max(1, len(names)),
+        subplot_titles=[plain(n) for n in names] or ["no ratings"],
+        shared_yaxes=True,
+    )
     ticks = list(range(int(scale[0]), int(scale[1]) + 1)) if scale else None
     for col, name in enumerate(names, start=1):
         for index, system in enumerate(systems):
             counts = panels[name].get(system, {})
-            fig.add_bar(x=list(counts), y=list(counts.values()), name=plain(system),
-                        marker_color=PALETTE[index % len(PALETTE)], legendgroup=plain(system),
-                        showlegend=col == 1, row=1, col=col,
-                        customdata=[[plain(system), plain(name)]] * len(counts),
-                        hovertemplate="%{customdata[0]}<br>rating %{x}: %{y}"
-                                      "<extra>%{customdata[1]}</extra>")
+            fig.add_bar(
+                x=list(counts),
+                y=list(counts.values()),
+                name=plain(system),
+                marker_color=PALETTE[index % len(PALETTE)],
+                legendgroup=plain(system),
+                showlegend=col == 1,
+                row=1,
+                col=col,
+                customdata=[[plain(system), plain(name)]] * len(counts),
+                hovertemplate="%{customdata[0]}<br>rating %{x}: %{y}"
+                "<extra>%{customdata[1]}</extra>",
+            )
         fig.update_xaxes(tickvals=ticks, title_text="rating", row=1, col=col)
     fig.update_yaxes(title_text="responses", row=1, col=1)
     fig.update_layout(barmode="group", height=320, legend_title_text="system", **_LAYOUT)
@@ -71,10 +84,18 @@ def rating_histograms(histograms: Sequence[Histogram], *,
 def confusion_heatmap(confusion: Confusion, *, judge: str) -> go.Figure:
     """Judge's rating (rows) against the person's (columns); the diagonal is agreement."""
     labels = [f"{v:g}" for v in confusion.labels]
-    fig = go.Figure(go.Heatmap(
-        z=confusion.counts, x=labels, y=labels, colorscale="Blues", showscale=False,
-        text=confusion.counts, texttemplate="%{text}",
-        hovertemplate="judge %{y}, person %{x}: %{z}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=confusion.counts,
+            x=labels,
+            y=labels,
+            colorscale="Blues",
+            showscale=False,
+            text=confusion.counts,
+            texttemplate="%{text}",
+            hovertemplate="judge %{y}, person %{x}: %{z}<extra></extra>",
+        )
+    )
     fig.update_layout(title=f"{plain(judge)} against people", height=300, width=340, **_LAYOUT)
     fig.update_xaxes(title_text="person", type="category")
     fig.update_yaxes(title_text=plain(judge), type="category", autorange="reversed")
@@ -86,13 +107,23 @@ def win_rate_matrix(head_to_head: Sequence[HeadToHead]) -> go.Figure:
     systems = sorted({h.system_a for h in head_to_head} | {h.system_b for h in head_to_head})
     lookup = {(h.system_a, h.system_b): h.win_rate for h in head_to_head}
     z = [[lookup[(a, b)].value if (a, b) in lookup else None for b in systems] for a in systems]
-    text = [[f"{v:.2f}" if v is not None and not math.isnan(v) else "" for v in row]
-            for row in z]
+    text = [[f"{v:.2f}" if v is not None and not math.isnan(v) else "" for v in row] for row in z]
     # Tick and hover labels are the escaped names (the hover template shows %{x} and %{y}).
     labels = [plain(s) for s in systems]
-    fig = go.Figure(go.Heatmap(z=z, x=labels, y=labels, zmin=0, zmax=1, colorscale="RdBu",
-                               text=text, texttemplate="%{text}", colorbar={"title": "win rate"},
-                               hovertemplate="%{y} over %{x}: %{z:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            zmin=0,
+            zmax=1,
+            colorscale="RdBu",
+            text=text,
+            texttemplate="%{text}",
+            colorbar={"title": "win rate"},
+            hovertemplate="%{y} over %{x}: %{z:.3f}<extra></extra>",
+        )
+    )
     fig.update_layout(title="Win rate of row over column", height=340, **_LAYOUT)
     fig.update_yaxes(autorange="reversed")
     return fig
@@ -101,15 +132,24 @@ def win_rate_matrix(head_to_head: Sequence[HeadToHead]) -> go.Figure:
 def bradley_terry_ratings(standings: Sequence[Standing]) -> go.Figure:
     """Elo-scale ratings with their bootstrap intervals, best first."""
     shown = [s for s in standings if not math.isnan(s.rating)]
-    fig = go.Figure(go.Scatter(
-        x=[s.rating for s in shown], y=[plain(s.system) for s in shown], mode="markers",
-        marker={"size": 10, "color": PALETTE[0]},
-        error_x={"type": "data", "symmetric": False,
-                 "array": [s.high - s.rating for s in shown],
-                 "arrayminus": [s.rating - s.low for s in shown]},
-        hovertemplate="%{y}: %{x:.0f}<extra></extra>"))
-    fig.update_layout(title="Bradley–Terry rating (Elo scale, mean 1000)",
-                      height=120 + 40 * len(shown), **_LAYOUT)
+    fig = go.Figure(
+        go.Scatter(
+            x=[s.rating for s in shown],
+            y=[plain(s.system) for s in shown],
+            mode="markers",
+            marker={"size": 10, "color": PALETTE[0]},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": [s.high - s.rating for s in shown],
+                "arrayminus": [s.rating - s.low for s in shown],
+            },
+            hovertemplate="%{y}: %{x:.0f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title="Bradley–Terry rating (Elo scale, mean 1000)", height=120 + 40 * len(shown), **_LAYOUT
+    )
     fig.update_yaxes(autorange="reversed")
     return fig
 
@@ -117,8 +157,12 @@ def bradley_terry_ratings(standings: Sequence[Standing]) -> go.Figure:
 def figure_div(fig: go.Figure, div_id: str) -> str:
     """A figure as a div and its plotting script, without plotly.js itself. Plotly escapes
     < > / in the figure's JSON, so no name inside it can close the script."""
-    return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
-                       config={"displaylogo": False, "responsive": True})
+    return fig.to_html(
+        full_html=False,
+        include_plotlyjs=False,
+        div_id=div_id,
+        config={"displaylogo": False, "responsive": True},
+    )
 
 
 @lru_cache(maxsize=1)

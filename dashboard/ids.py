@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 Part = str | Sequence[str] | None
 
@@ -41,4 +41,4 @@ def new_id() -> str:
 
 def utc_now() -> datetime:
     """Naive UTC, the form stored in every `created_utc` column."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)

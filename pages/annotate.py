@@ -16,64 +16,105 @@ POSITION_KEY = "annotate_position"
 FLASH_KEY = "annotate_saved"
 
 
-def _request(annotator: str, dataset: str | None
-             ) -> tuple[QueueRequest, annotation.Rubric] | None:
+def _request(annotator: str, dataset: str | None) -> tuple[QueueRequest, annotation.Rubric] | None:
     rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
     if not rubrics:
         return None
     used = ui.cached(choices.default_rubric, Selection(dataset))
     # The rubric picked on another page comes first, then the most used one.
     first = annotation.default_rubric_name(
-        list(rubrics), st.session_state.get(pickers.RUBRIC_KEY), used[0] if used else None)
+        list(rubrics), st.session_state.get(pickers.RUBRIC_KEY), used[0] if used else None
+    )
     left, middle, right = st.columns([2, 2, 1])
-    name = left.selectbox("Rubric", list(rubrics), key="annotate_rubric",
-                          index=widgets.choice_index(list(rubrics), first))
-    order = middle.selectbox("Order", list(annotation.QUEUE_ORDERS), key="annotate_order",
-                             format_func=annotation.QUEUE_ORDERS.get)
-    seed = right.number_input("Seed", min_value=0, value=0, step=1, key="annotate_seed",
-                              disabled=order != "random", help="Fixes the random order.")
+    name = left.selectbox(
+        "Rubric",
+        list(rubrics),
+        key="annotate_rubric",
+        index=widgets.choice_index(list(rubrics), first),
+    )
+    order = middle.selectbox(
+        "Order",
+        list(annotation.QUEUE_ORDERS),
+        key="annotate_order",
+        format_func=annotation.QUEUE_ORDERS.get,
+    )
+    seed = right.number_input(
+        "Seed",
+        min_value=0,
+        value=0,
+        step=1,
+        key="annotate_seed",
+        disabled=order != "random",
+        help="Fixes the random order.",
+    )
     rubric = rubrics[name]
-    return QueueRequest(rubric=name, annotator=annotator, order=order, dataset=dataset,
-                        task_types=rubric.task_types, seed=int(seed)), rubric
+    return QueueRequest(
+        rubric=name,
+        annotator=annotator,
+        order=order,
+        dataset=dataset,
+        task_types=rubric.task_types,
+        seed=int(seed),
+    ), rubric
 
 
 FORM = "annotate_form"
 EMPTY_FORM = {"annotate_value": None, "annotate_override": None, "annotate_comment": ""}
 
 
-def _form(detail: ResponseDetail, request: QueueRequest,
-          rubric: annotation.Rubric) -> None:
+def _form(detail: ResponseDetail, request: QueueRequest, rubric: annotation.Rubric) -> None:
     scale = (rubric.scale_low, rubric.scale_high)
-    judged = {e.rating.rating_id: e for e in detail.judge_ratings
-              if e.current and e.rating.rubric == request.rubric}
+    judged = {
+        e.rating.rating_id: e
+        for e in detail.judge_ratings
+        if e.current and e.rating.rubric == request.rubric
+    }
     widgets.restore_form(FORM)
     # Not cleared on submit: a refused label (no comment on an override...) keeps its input.
     with st.form(FORM, clear_on_submit=False):
-        value = st.radio(f"Your rating ({scale[0]:g} = worst, {scale[1]:g} = best)",
-                         annotation.scale_points(*scale), index=None, horizontal=True,
-                         format_func=lambda v: f"{v:g}", key="annotate_value")
+        value = st.radio(
+            f"Your rating ({scale[0]:g} = worst, {scale[1]:g} = best)",
+            annotation.scale_points(*scale),
+            index=None,
+            horizontal=True,
+            format_func=lambda v: f"{v:g}",
+            key="annotate_value",
+        )
         st.text(annotation.scale_legend(rubric))
         overrides = st.selectbox(
-            "Override a judge's rating (optional)", list(judged), index=None,
-            key="annotate_override", placeholder="no override",
-            format_func=lambda rid: widgets.rating_label(judged[rid]))
+            "Override a judge's rating (optional)",
+            list(judged),
+            index=None,
+            key="annotate_override",
+            placeholder="no override",
+            format_func=lambda rid: widgets.rating_label(judged[rid]),
+        )
         comment = st.text_input("Comment (required for an override)", key="annotate_comment")
         submitted = st.form_submit_button("Save and next", type="primary")
     if not submitted:
         return
     try:
         saved = ui.write(
-            annotation.rate, detail.response.response_id, annotator=request.annotator,
-            rubric=rubric.name, rubric_version=rubric.version, value=value, scale=scale,
-            comment=comment, overrides=overrides, detail=detail)
+            annotation.rate,
+            detail.response.response_id,
+            annotator=request.annotator,
+            rubric=rubric.name,
+            rubric_version=rubric.version,
+            value=value,
+            scale=scale,
+            comment=comment,
+            overrides=overrides,
+            detail=detail,
+        )
     except AnnotationError as error:
         st.error(ui.md_escape(error))
         return
     widgets.clear_form(FORM, EMPTY_FORM)
     kind = "override" if overrides else "rating"
-    st.session_state[FLASH_KEY] = (f"Saved your {kind} ({value:g}) as "
-                                   f"{widgets.as_code(request.annotator)}."
-                                   + (widgets.PENDING_NOTE if saved.pending else ""))
+    st.session_state[FLASH_KEY] = (
+        f"Saved your {kind} ({value:g}) as "
+        f"{widgets.as_code(request.annotator)}." + (widgets.PENDING_NOTE if saved.pending else "")
+    )
     st.rerun()
 
 
@@ -90,9 +131,11 @@ def _navigation(queue: annotation.Queue) -> None:
 
 def run() -> None:
     st.title("Annotate")
-    st.caption("Keyboard: click the rating, choose with the arrow keys, Tab twice (past the "
-               "optional override) to the comment, type, and Enter saves; the next answer "
-               "loads at once. Skip leaves an answer for later.")
+    st.caption(
+        "Keyboard: click the rating, choose with the arrow keys, Tab twice (past the "
+        "optional override) to the comment, type, and Enter saves; the next answer "
+        "loads at once. Skip leaves an answer for later."
+    )
     chosen = ui.filters()
     if flash := st.session_state.pop(FLASH_KEY, None):
         st.success(flash)
@@ -106,11 +149,14 @@ def run() -> None:
     if st.session_state.get("annotate_last") != request:
         st.session_state["annotate_last"] = request
         st.session_state[POSITION_KEY] = 0
-    queue = ui.cached(annotation.annotation_queue, request,
-                      offset=st.session_state.get(POSITION_KEY, 0), limit=1)
+    queue = ui.cached(
+        annotation.annotation_queue, request, offset=st.session_state.get(POSITION_KEY, 0), limit=1
+    )
     if not queue.entries:
-        st.info("Nothing left to label here: pick another order or rubric, or another "
-                "dataset in the sidebar.")
+        st.info(
+            "Nothing left to label here: pick another order or rubric, or another "
+            "dataset in the sidebar."
+        )
         return
     _navigation(queue)
     detail = ui.cached(response_detail, queue.entries[0].response_id)

@@ -20,34 +20,44 @@ if not ui.dataset_names():
 
 rubric = pickers.rubric_selector(dataset, page="calibration")
 with st.spinner("Computing the agreement…"):
-    result = ui.cached(calibration.calibration,
-                       Selection(dataset, rubric.name if rubric else None))
+    result = ui.cached(calibration.calibration, Selection(dataset, rubric.name if rubric else None))
 fmt = partial(ui.fmt_estimate, digits=3)
 
 st.subheader("Ratings against people")
 if not result.judges and not result.n_human_labels:
-    st.info("No response here is rated by both a judge and a person. Label answers on the "
-            "**Annotate** page (and run judges on the **Run judges** page) to calibrate.")
+    st.info(
+        "No response here is rated by both a judge and a person. Label answers on the "
+        "**Annotate** page (and run judges on the **Run judges** page) to calibrate."
+    )
 else:
     first, second = st.columns(2)
-    first.metric("Human labels", f"{result.n_human_labels:,}",
-                 help="Scored human ratings on responses of this selection.")
+    first.metric(
+        "Human labels",
+        f"{result.n_human_labels:,}",
+        help="Scored human ratings on responses of this selection.",
+    )
     alpha = result.alpha_all_raters
-    second.metric("Krippendorff's alpha, all raters (ordinal)",
-                  "—" if math.isnan(alpha) else f"{alpha:.3f}")
-    st.caption("Each cell: estimate [95% bootstrap interval]. A pair is one judge rating and "
-               "one human rating of the same response; the panel is the mean of its judges, "
-               "rounded to the scale for agreement and kappa. Bias is in scale points.")
+    second.metric(
+        "Krippendorff's alpha, all raters (ordinal)", "—" if math.isnan(alpha) else f"{alpha:.3f}"
+    )
+    st.caption(
+        "Each cell: estimate [95% bootstrap interval]. A pair is one judge rating and "
+        "one human rating of the same response; the panel is the mean of its judges, "
+        "rounded to the scale for agreement and kappa. Bias is in scale points."
+    )
     if result.judges:
         pickers.table(tables.judge_agreement_rows(result, fmt))
         columns = st.columns(HEATMAPS_PER_ROW)
         for index, judge in enumerate(result.judges):
             with columns[index % HEATMAPS_PER_ROW]:
-                st.plotly_chart(charts.confusion_heatmap(judge.confusion, judge=judge.judge),
-                                width="stretch")
+                st.plotly_chart(
+                    charts.confusion_heatmap(judge.confusion, judge=judge.judge), width="stretch"
+                )
     else:
-        st.info("No judge has rated the responses people labelled; run the judges on the "
-                "**Run judges** page.")
+        st.info(
+            "No judge has rated the responses people labelled; run the judges on the "
+            "**Run judges** page."
+        )
     if result.humans:
         st.markdown("**People with one another** (responses both rated)")
         pickers.table(tables.rater_pair_rows(result.humans, statistic="kappa (quadratic)"))
@@ -57,10 +67,12 @@ if not result.n_human_preferences:
     st.info("No pair has a human verdict yet. Vote on the **Pairwise** page.")
 else:
     st.metric("Human verdicts", f"{result.n_human_preferences:,}")
-    st.caption("Against the people's majority (a pair without one is left out). A verdict "
-               "that did not parse is counted as unscored, never as a disagreement. A judge "
-               "asked in both orders is reconciled first; the flip rate is the share of such "
-               "pairs whose two verdicts disagree.")
+    st.caption(
+        "Against the people's majority (a pair without one is left out). A verdict "
+        "that did not parse is counted as unscored, never as a disagreement. A judge "
+        "asked in both orders is reconciled first; the flip rate is the share of such "
+        "pairs whose two verdicts disagree."
+    )
     if result.preferences:
         pickers.table(tables.preference_rows(result, fmt))
     if result.human_preferences:

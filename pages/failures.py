@@ -22,61 +22,113 @@ def _filters(dataset: str | None) -> FailureFilter | None:
     if rubric is None:
         return None
     options = ui.cached(failures.filter_options, dataset=dataset, rubric=rubric.name)
-    choices = {"failures_system": [ANY, *options.systems],
-               "failures_task": [ANY, *options.task_types],
-               "failures_judge": [ANY, *options.judges]}
+    choices = {
+        "failures_system": [ANY, *options.systems],
+        "failures_task": [ANY, *options.task_types],
+        "failures_judge": [ANY, *options.judges],
+    }
     for key, values in choices.items():
         widgets.keep_valid(key, values)
     system = top[1].selectbox("System", choices["failures_system"], key="failures_system")
     task = top[2].selectbox("Task type", choices["failures_task"], key="failures_task")
-    judge = top[3].selectbox("Judge", choices["failures_judge"], key="failures_judge",
-                             help="Rank by this judge's score and list only what it rated.")
+    judge = top[3].selectbox(
+        "Judge",
+        choices["failures_judge"],
+        key="failures_judge",
+        help="Rank by this judge's score and list only what it rated.",
+    )
     bottom = st.columns([2, 2, 3])
-    low, high = bottom[0].slider("Score range (0 = worst, 1 = best)", 0.0, 1.0, (0.0, 1.0),
-                                 step=0.05, key="failures_range",
-                                 help="The full range also lists answers nobody rated, last.")
-    spread = bottom[1].slider("Judge disagreement at least", 0.0, 1.0, 0.0, step=0.05,
-                              key="failures_spread",
-                              help="Highest minus lowest normalized judge score.")
+    low, high = bottom[0].slider(
+        "Score range (0 = worst, 1 = best)",
+        0.0,
+        1.0,
+        (0.0, 1.0),
+        step=0.05,
+        key="failures_range",
+        help="The full range also lists answers nobody rated, last.",
+    )
+    spread = bottom[1].slider(
+        "Judge disagreement at least",
+        0.0,
+        1.0,
+        0.0,
+        step=0.05,
+        key="failures_spread",
+        help="Highest minus lowest normalized judge score.",
+    )
     search = bottom[2].text_input("Search question and answer", key="failures_search")
     full_range = (low, high) == (0.0, 1.0)
     return FailureFilter(
-        rubric=rubric.name, dataset=dataset, system=None if system == ANY else system,
+        rubric=rubric.name,
+        dataset=dataset,
+        system=None if system == ANY else system,
         judge=None if judge == ANY else judge,
-        min_score=None if full_range else low, max_score=None if full_range else high,
+        min_score=None if full_range else low,
+        max_score=None if full_range else high,
         task_type=None if task == ANY else task,
-        min_disagreement=spread or None, search=search.strip() or None)
+        min_disagreement=spread or None,
+        search=search.strip() or None,
+    )
 
 
 def _table(page: failures.FailurePage) -> None:
     st.dataframe(
-        [{"#": page.first + n, "score": r.score, "panel": r.panel, "human": r.human,
-          "spread": r.spread, "system": r.system, "dataset": r.dataset, "task": r.task_type,
-          "question": r.question, "answer": r.answer} for n, r in enumerate(page.rows)],
-        hide_index=True, width="stretch", height="content",
-        column_config={name: st.column_config.NumberColumn(format="%.2f")
-                       for name in ("score", "panel", "human", "spread")})
+        [
+            {
+                "#": page.first + n,
+                "score": r.score,
+                "panel": r.panel,
+                "human": r.human,
+                "spread": r.spread,
+                "system": r.system,
+                "dataset": r.dataset,
+                "task": r.task_type,
+                "question": r.question,
+                "answer": r.answer,
+            }
+            for n, r in enumerate(page.rows)
+        ],
+        hide_index=True,
+        width="stretch",
+        height="content",
+        column_config={
+            name: st.column_config.NumberColumn(format="%.2f")
+            for name in ("score", "panel", "human", "spread")
+        },
+    )
 
 
 def _open(page: failures.FailurePage) -> str | None:
-    labels = {r.response_id: f"#{page.first + n} · {r.system} · "
-              + ("unrated" if r.score is None else f"score {r.score:.2f}")
-              for n, r in enumerate(page.rows)}
+    labels = {
+        r.response_id: f"#{page.first + n} · {r.system} · "
+        + ("unrated" if r.score is None else f"score {r.score:.2f}")
+        for n, r in enumerate(page.rows)
+    }
     if st.session_state.get(OPEN_KEY) not in labels:
         st.session_state[OPEN_KEY] = None
-    return st.selectbox("Open an answer", list(labels), format_func=labels.get, index=None,
-                        key=OPEN_KEY, placeholder="pick a row to see its detail")
+    return st.selectbox(
+        "Open an answer",
+        list(labels),
+        format_func=labels.get,
+        index=None,
+        key=OPEN_KEY,
+        placeholder="pick a row to see its detail",
+    )
 
 
 def run() -> None:
     st.title("Failures")
-    st.caption("The worst-rated answers first. Scores are normalized onto 0–1: a person's "
-               "rating where there is one (the effective score), the judge panel's otherwise.")
+    st.caption(
+        "The worst-rated answers first. Scores are normalized onto 0–1: a person's "
+        "rating where there is one (the effective score), the judge panel's otherwise."
+    )
     chosen = ui.filters()
     selection = _filters(chosen.dataset)
     if selection is None:
-        st.info("No ratings yet — run the judges on the Run judges page, or rate answers on "
-                "the Annotate page.")
+        st.info(
+            "No ratings yet — run the judges on the Run judges page, or rate answers on "
+            "the Annotate page."
+        )
         return
     if st.session_state.get("failures_last") != selection:
         st.session_state["failures_last"] = selection

@@ -16,8 +16,9 @@ FLASH_KEY = "pairwise_saved"
 CHOICES = {"left": "A (left)", "right": "B (right)", "tie": "Tie"}
 
 
-def _request(annotator: str, dataset: str | None, systems: Sequence[str]
-             ) -> tuple[PairRequest, annotation.Rubric] | None:
+def _request(
+    annotator: str, dataset: str | None, systems: Sequence[str]
+) -> tuple[PairRequest, annotation.Rubric] | None:
     rubrics = {r.name: r for r in annotation.rubrics_of_kind("pairwise", ui.rubrics())}
     if not rubrics:
         return None
@@ -26,19 +27,27 @@ def _request(annotator: str, dataset: str | None, systems: Sequence[str]
     widgets.keep_valid("pairwise_system_b", systems)
     system_a = first.selectbox("System", systems, index=0, key="pairwise_system_a")
     system_b = second.selectbox("Against", systems, index=1, key="pairwise_system_b")
-    name = third.selectbox("Rubric", list(rubrics), key="pairwise_rubric",
-                           index=widgets.choice_index(list(rubrics), "pairwise"))
-    seed = fourth.number_input("Seed", min_value=0, value=0, step=1, key="pairwise_seed",
-                               help="Fixes the order of the pairs and the side each answer "
-                                    "is shown on.")
+    name = third.selectbox(
+        "Rubric",
+        list(rubrics),
+        key="pairwise_rubric",
+        index=widgets.choice_index(list(rubrics), "pairwise"),
+    )
+    seed = fourth.number_input(
+        "Seed",
+        min_value=0,
+        value=0,
+        step=1,
+        key="pairwise_seed",
+        help="Fixes the order of the pairs and the side each answer is shown on.",
+    )
     return PairRequest(system_a, system_b, annotator, dataset, int(seed)), rubrics[name]
 
 
 def _pair(view: votes.PairView) -> None:
     widgets.show_item(view.item)
     left, right = st.columns(2)
-    for column, side, response in ((left, "A (left)", view.left), (right, "B (right)",
-                                                                    view.right)):
+    for column, side, response in ((left, "A (left)", view.left), (right, "B (right)", view.right)):
         with column:
             st.subheader(side)
             ui.show_text(response.answer)
@@ -53,8 +62,14 @@ def _form(view: votes.PairView, request: PairRequest, rubric: annotation.Rubric)
     widgets.restore_form(FORM)
     # Not cleared on submit: a refused vote keeps its comment.
     with st.form(FORM, clear_on_submit=False):
-        choice = st.radio("Which answer is better?", list(CHOICES), index=None,
-                          horizontal=True, format_func=CHOICES.get, key="pairwise_choice")
+        choice = st.radio(
+            "Which answer is better?",
+            list(CHOICES),
+            index=None,
+            horizontal=True,
+            format_func=CHOICES.get,
+            key="pairwise_choice",
+        )
         comment = st.text_input("Comment (optional)", key="pairwise_comment")
         submitted = st.form_submit_button("Save vote and next", type="primary")
     if not submitted:
@@ -63,16 +78,23 @@ def _form(view: votes.PairView, request: PairRequest, rubric: annotation.Rubric)
         st.error("Pick A, B or Tie before saving.")
         return
     try:
-        saved = ui.write(votes.vote, view, choice, annotator=request.annotator,
-                                  rubric=rubric.name, rubric_version=rubric.version,
-                                  comment=comment)
+        saved = ui.write(
+            votes.vote,
+            view,
+            choice,
+            annotator=request.annotator,
+            rubric=rubric.name,
+            rubric_version=rubric.version,
+            comment=comment,
+        )
     except VoteError as error:
         st.error(ui.md_escape(error))
         return
     widgets.clear_form(FORM, EMPTY_FORM)
-    st.session_state[FLASH_KEY] = (f"Saved your vote ({CHOICES[choice]}) as "
-                                   f"{widgets.as_code(request.annotator)}."
-                                   + (widgets.PENDING_NOTE if saved.pending else ""))
+    st.session_state[FLASH_KEY] = (
+        f"Saved your vote ({CHOICES[choice]}) as "
+        f"{widgets.as_code(request.annotator)}." + (widgets.PENDING_NOTE if saved.pending else "")
+    )
     st.rerun()
 
 
@@ -80,8 +102,10 @@ def _standings(dataset: str | None) -> None:
     st.header("Standings")
     found = ui.cached(votes.standings, dataset=dataset)
     if not found.head_to_head:
-        st.info("No pairwise verdicts yet — vote above, or run a pairwise rubric on the Run "
-                "judges page.")
+        st.info(
+            "No pairwise verdicts yet — vote above, or run a pairwise rubric on the Run "
+            "judges page."
+        )
         return
     if found.note:
         st.text(found.note)
@@ -92,16 +116,20 @@ def _standings(dataset: str | None) -> None:
 
 def run() -> None:
     st.title("Pairwise")
-    st.caption("Which answer is better? Each answer's side is random (fixed by the seed) and "
-               "recorded with your vote. Keyboard: click the choice, change it with the arrow "
-               "keys, Tab to the comment, and Enter saves; the next pair loads at once.")
+    st.caption(
+        "Which answer is better? Each answer's side is random (fixed by the seed) and "
+        "recorded with your vote. Keyboard: click the choice, change it with the arrow "
+        "keys, Tab to the comment, and Enter saves; the next pair loads at once."
+    )
     chosen = ui.filters()
     if flash := st.session_state.pop(FLASH_KEY, None):
         st.success(flash)
     systems = ui.dataset_systems(chosen.dataset)
     if len(systems) < 2:
-        st.info("Pairwise needs answers from two systems to the same questions: import a "
-                "second system's answers on the Data page.")
+        st.info(
+            "Pairwise needs answers from two systems to the same questions: import a "
+            "second system's answers on the Data page."
+        )
         return
     if not chosen.annotator:
         st.warning("Type your name in the sidebar's Annotator box: votes are saved with it.")
@@ -114,8 +142,7 @@ def run() -> None:
         st.session_state["pairwise_last"] = request
         st.session_state[POSITION_KEY] = 0
     try:
-        queue = ui.cached(votes.next_pair, request,
-                          offset=st.session_state.get(POSITION_KEY, 0))
+        queue = ui.cached(votes.next_pair, request, offset=st.session_state.get(POSITION_KEY, 0))
     except VoteError as error:
         st.warning(ui.md_escape(error))
         queue = None
@@ -123,8 +150,7 @@ def run() -> None:
         st.info("No pair left for you here: pick two other systems or another dataset.")
     elif queue is not None:
         skip, where = st.columns([1, 7])
-        if skip.button("Skip", key="pairwise_skip",
-                       disabled=queue.offset + 1 >= queue.remaining):
+        if skip.button("Skip", key="pairwise_skip", disabled=queue.offset + 1 >= queue.remaining):
             st.session_state[POSITION_KEY] = queue.offset + 1
             st.rerun()
         where.text(f"Pair {queue.offset + 1} of {queue.remaining} still to judge")

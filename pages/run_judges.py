@@ -15,12 +15,18 @@ st.caption(f"Dataset: **{ui.md_escape(dataset or 'every dataset')}** (change it 
 source = st.radio("Panel", [FILE_CHOICE, MODELS_CHOICE], horizontal=True, key="jb_run_source")
 if source == FILE_CHOICE:
     names = launcher.panel_names()
-    spec = st.selectbox("Panel file (data/panels/)", names, key="jb_run_panel",
-                        index=names.index("offline") if "offline" in names else 0)
+    spec = st.selectbox(
+        "Panel file (data/panels/)",
+        names,
+        key="jb_run_panel",
+        index=names.index("offline") if "offline" in names else 0,
+    )
 else:
-    spec = st.text_input("LiteLLM model strings, comma-separated",
-                         placeholder="openai/gpt-4o-mini, judgeboard/baseline",
-                         key="jb_run_models")
+    spec = st.text_input(
+        "LiteLLM model strings, comma-separated",
+        placeholder="openai/gpt-4o-mini, judgeboard/baseline",
+        key="jb_run_models",
+    )
 kind = launcher.PANEL_FILE if source == FILE_CHOICE else launcher.MODEL_STRINGS
 try:
     panel = launcher.build_panel(spec or "", source=kind)
@@ -48,8 +54,10 @@ if rubric.is_pairwise:
         st.info("A pairwise rubric compares two systems; this dataset has fewer than two.")
         st.stop()
     left, right = st.columns(2)
-    pairwise = (left.selectbox("System A", options, index=0, key="jb_run_system_a"),
-                right.selectbox("System B", options, index=1, key="jb_run_system_b"))
+    pairwise = (
+        left.selectbox("System A", options, index=0, key="jb_run_system_a"),
+        right.selectbox("System B", options, index=1, key="jb_run_system_b"),
+    )
 else:
     systems = pickers.systems_selector(dataset, key="jb_run_systems")
 request = launcher.RunRequest(spec, rubric.name, dataset, systems, pairwise, source=kind)
@@ -66,9 +74,11 @@ plan = runs.kept_plan(request)
 if plan is not None:
     st.subheader("Plan")
     unit = "judgements" if rubric.is_pairwise else "responses"
-    st.caption(f"{plan.n_targets:,} {unit}. A cached call is never paid for again; the cost "
-               "is a bound (completions priced at max_tokens), or unknown when LiteLLM has "
-               "no price for the model.")
+    st.caption(
+        f"{plan.n_targets:,} {unit}. A cached call is never paid for again; the cost "
+        "is a bound (completions priced at max_tokens), or unknown when LiteLLM has "
+        "no price for the model."
+    )
     pickers.table(launcher.plan_rows(plan))
     outcome = launcher.plan_outcome(plan)
     if outcome == "empty":
@@ -85,13 +95,19 @@ if (stopped := runs.follow_run()) is not None:
 if (finished := runs.last_run()) is not None:
     summary, run_panel = finished
     st.subheader("Last run")
-    st.caption(f"Run {summary.run_id[:12]}, rubric {ui.md_escape(summary.rubric)} "
-               f"v{ui.md_escape(summary.rubric_version)}, {summary.wall_s:.1f} s.")
+    st.caption(
+        f"Run {summary.run_id[:12]}, rubric {ui.md_escape(summary.rubric)} "
+        f"v{ui.md_escape(summary.rubric_version)}, {summary.wall_s:.1f} s."
+    )
     pickers.table(launcher.summary_rows(summary))
     for failed in launcher.failures(summary, run_panel):
-        st.error(f"{ui.md_escape(failed.judge)}: {failed.failures} call(s) failed; they are "
-                 "retried by the next run")
+        st.error(
+            f"{ui.md_escape(failed.judge)}: {failed.failures} call(s) failed; they are "
+            "retried by the next run"
+        )
         ui.show_text(failed.last_error, label="last error")
     if summary.pending_writes:
-        st.warning("The database was busy: results wait in the spool and are applied the next "
-                   "time it is opened.")
+        st.warning(
+            "The database was busy: results wait in the spool and are applied the next "
+            "time it is opened."
+        )

@@ -84,8 +84,9 @@ def _weighted_pearson(draws: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.nda
         return (draws * dx * dy).sum(axis=1) / denominator
 
 
-def _paired_replicates(judge: np.ndarray, human: np.ndarray, labels: Sequence[float],
-                       draws: np.ndarray) -> dict[str, np.ndarray]:
+def _paired_replicates(
+    judge: np.ndarray, human: np.ndarray, labels: Sequence[float], draws: np.ndarray
+) -> dict[str, np.ndarray]:
     """Replicate statistics for `draws` (R x cells) over the cells (judge[i], human[i])."""
     scale = np.asarray(labels, dtype=float)
     pos_j = np.searchsorted(scale, snap(judge, labels))
@@ -106,15 +107,22 @@ def _paired_replicates(judge: np.ndarray, human: np.ndarray, labels: Sequence[fl
     }
 
 
-def paired_agreement_ci(judge: npt.ArrayLike, human: npt.ArrayLike, *,
-                        labels: Sequence[float], n_resamples: int = 1000,
-                        confidence: float = 0.95, seed: int = 0) -> PairedAgreement:
+def paired_agreement_ci(
+    judge: npt.ArrayLike,
+    human: npt.ArrayLike,
+    *,
+    labels: Sequence[float],
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> PairedAgreement:
     """Exact and within-one agreement, quadratic kappa, Spearman and mean bias of a judge
     against people, with percentile bootstrap intervals over the compared pairs.
 
     `labels` is the full numeric scale in order; a value between its points is snapped to the
-    nearest one for the categorical statistics. Pairs with a missing side are dropped. No pair gives nan everywhere; a statistic undefined on the
-    sample (e.g. Spearman with one distinct value) is nan with a nan interval.
+    nearest one for the categorical statistics. Pairs with a missing side are dropped. No pair
+    gives nan everywhere; a statistic undefined on the sample (e.g. Spearman with one distinct
+    value) is nan with a nan interval.
     """
     j, h = (np.asarray(v, dtype=float).ravel() for v in (judge, human))
     keep = ~(np.isnan(j) | np.isnan(h))
@@ -124,19 +132,28 @@ def paired_agreement_ci(judge: npt.ArrayLike, human: npt.ArrayLike, *,
     snapped, snapped_h = snap(j, labels), snap(h, labels)
     estimates = {
         "exact": agreement.percent_agreement(snapped, snapped_h),
-        "within_one": float(np.mean(np.abs(np.searchsorted(labels, snapped)
-                                           - np.searchsorted(labels, snapped_h)) <= 1)),
-        "kappa_quadratic": agreement.cohen_kappa(snapped, snapped_h, labels=list(labels),
-                                                 weights="quadratic"),
+        "within_one": float(
+            np.mean(
+                np.abs(np.searchsorted(labels, snapped) - np.searchsorted(labels, snapped_h)) <= 1
+            )
+        ),
+        "kappa_quadratic": agreement.cohen_kappa(
+            snapped, snapped_h, labels=list(labels), weights="quadratic"
+        ),
         "spearman": agreement.spearman(j, h),
         "bias": agreement.mean_bias(j, h),
     }
     cell_j, cell_h, counts = _cells(j, h)
-    draws = np.random.default_rng(seed).multinomial(
-        j.size, counts / j.size, size=n_resamples).astype(float)
+    draws = (
+        np.random.default_rng(seed)
+        .multinomial(j.size, counts / j.size, size=n_resamples)
+        .astype(float)
+    )
     replicates = _paired_replicates(cell_j, cell_h, labels, draws)
-    return PairedAgreement(j.size, **{
-        name: _interval(estimates[name], replicates[name], confidence) for name in estimates})
+    return PairedAgreement(
+        j.size,
+        **{name: _interval(estimates[name], replicates[name], confidence) for name in estimates},
+    )
 
 
 def _interval(estimate: float, replicates: np.ndarray, confidence: float) -> CI:
@@ -165,8 +182,10 @@ def _squared_distances(level: str, domain: np.ndarray, n_c: np.ndarray) -> np.nd
     if level == "nominal":
         return np.broadcast_to(1.0 - np.eye(k), (n_c.shape[0], k, k))
     if level == "ordinal":
-        low, high = np.minimum.outer(np.arange(k), np.arange(k)), np.maximum.outer(
-            np.arange(k), np.arange(k))
+        low, high = (
+            np.minimum.outer(np.arange(k), np.arange(k)),
+            np.maximum.outer(np.arange(k), np.arange(k)),
+        )
         cumulative = np.cumsum(n_c, axis=1)
         through = cumulative[:, high] - np.where(low > 0, cumulative[:, np.maximum(low - 1, 0)], 0)
         return (through - (n_c[:, low] + n_c[:, high]) / 2) ** 2
@@ -178,9 +197,15 @@ def _squared_distances(level: str, domain: np.ndarray, n_c: np.ndarray) -> np.nd
     return np.broadcast_to(ratio**2, (n_c.shape[0], k, k))
 
 
-def krippendorff_alpha_ci(data: npt.ArrayLike, *, level: str = "nominal",
-                          values: Sequence[object] | None = None, n_resamples: int = 1000,
-                          confidence: float = 0.95, seed: int = 0) -> CI:
+def krippendorff_alpha_ci(
+    data: npt.ArrayLike,
+    *,
+    level: str = "nominal",
+    values: Sequence[object] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> CI:
     """Krippendorff's alpha of a raters x units matrix with a bootstrap interval over units.
 
     The estimate is `agreement.krippendorff_alpha`. Each replicate resamples the pairable
@@ -193,8 +218,11 @@ def krippendorff_alpha_ci(data: npt.ArrayLike, *, level: str = "nominal",
     if math.isnan(estimate) or domain.size < 2:
         return CI(estimate, math.nan, math.nan)
     matrices, counts = _pattern_coincidences(codes, domain.size)
-    draws = np.random.default_rng(seed).multinomial(
-        int(counts.sum()), counts / counts.sum(), size=n_resamples).astype(float)
+    draws = (
+        np.random.default_rng(seed)
+        .multinomial(int(counts.sum()), counts / counts.sum(), size=n_resamples)
+        .astype(float)
+    )
     observed = np.tensordot(draws, matrices, axes=1)
     n_c = observed.sum(axis=2)
     n = n_c.sum(axis=1)

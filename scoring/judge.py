@@ -29,9 +29,13 @@ _RATING_MARKERS = re.compile(
     + _number("label")
     + r")"
     # FastChat's verdict format: [[4]]
-    + r"|(?P<double>\[\[\s*" + _number("double") + r"\s*\]\])"
+    + r"|(?P<double>\[\[\s*"
+    + _number("double")
+    + r"\s*\]\])"
     # A bracketed number alone on its line: FastChat's fallback "[5]"; never array[0].
-    + r"|(?P<alone>^[ \t]*\[\s*" + _number("alone") + r"\s*\][ \t]*$)"
+    + r"|(?P<alone>^[ \t]*\[\s*"
+    + _number("alone")
+    + r"\s*\][ \t]*$)"
     # A fraction such as 4/5; it counts only when its denominator is the scale's top.
     + r"|(?P<fraction>(?<![\w./])(?P<fraction_num>-?\d+(?:\.\d+)?)\s*/\s*"
     + r"(?P<fraction_den>\d+(?:\.\d+)?)(?![\w/]|\.\d))",
@@ -93,7 +97,7 @@ def _strip_code(text: str) -> str:
 def _fraction_is_marker(text: str, match: re.Match[str]) -> bool:
     """A bare fraction is a rating unless it sits in arithmetic or under another label."""
     line_before = text[: match.start()].rsplit("\n", 1)[-1].rstrip(" \t")
-    after = text[match.end():].lstrip(" \t")
+    after = text[match.end() :].lstrip(" \t")
     if (line_before and line_before[-1] in _OPERATORS) or (after and after[0] in _OPERATORS):
         return False
     label = _LINE_LABEL.search(line_before)

@@ -67,7 +67,7 @@ def extract_choices(text: str, options: Sequence[str] | int) -> tuple[str, ...]:
     markers = list(_ANSWER_MARKER.finditer(text))
     found: list[str] = []
     if markers:
-        rest = text[markers[-1].end():]
+        rest = text[markers[-1].end() :]
         end = _SENTENCE_END.search(rest)
         found = _letters_in(rest[: end.start()] if end else rest, allowed)
     if not found:

@@ -11,34 +11,78 @@ from dashboard.types import Item, Preference, Rating, Response
 T0 = datetime(2026, 1, 1)
 
 
-def item(dataset: str, n: int, *, task_type: str = "open_qa", refs: tuple[str, ...] = ("paris",),
-         **fields: object) -> Item:
-    return Item(content_id(dataset, str(n)), dataset, task_type, f"question {n}?", refs,
-                **fields)
+def item(
+    dataset: str,
+    n: int,
+    *,
+    task_type: str = "open_qa",
+    refs: tuple[str, ...] = ("paris",),
+    **fields: object,
+) -> Item:
+    return Item(content_id(dataset, str(n)), dataset, task_type, f"question {n}?", refs, **fields)
 
 
 def response(it: Item, system: str, answer: str) -> Response:
-    return Response(content_id(it.item_id, system, answer), it.item_id, it.dataset, system,
-                    answer)
+    return Response(content_id(it.item_id, system, answer), it.item_id, it.dataset, system, answer)
 
 
-def rating(resp: Response, rater: str, value: float | None, *, kind: str = "llm",
-           rubric: str = "likert-rag", low: float = 1, high: float = 5, minutes: int = 0,
-           **fields: object) -> Rating:
+def rating(
+    resp: Response,
+    rater: str,
+    value: float | None,
+    *,
+    kind: str = "llm",
+    rubric: str = "likert-rag",
+    low: float = 1,
+    high: float = 5,
+    minutes: int = 0,
+    **fields: object,
+) -> Rating:
     reason = None if value is not None else "no rating marker found"
-    return Rating(content_id(resp.response_id, kind, rater, rubric, str(value), str(minutes)),
-                  resp.response_id, kind, rater, rubric, "1", value, low, high,
-                  created_utc=T0 + timedelta(minutes=minutes), unscored_reason=reason, **fields)
+    return Rating(
+        content_id(resp.response_id, kind, rater, rubric, str(value), str(minutes)),
+        resp.response_id,
+        kind,
+        rater,
+        rubric,
+        "1",
+        value,
+        low,
+        high,
+        created_utc=T0 + timedelta(minutes=minutes),
+        unscored_reason=reason,
+        **fields,
+    )
 
 
-def preference(it: Item, a: Response, b: Response, rater: str, verdict: str | None, *,
-               kind: str = "llm", shown_first: str = "A", minutes: int = 0) -> Preference:
+def preference(
+    it: Item,
+    a: Response,
+    b: Response,
+    rater: str,
+    verdict: str | None,
+    *,
+    kind: str = "llm",
+    shown_first: str = "A",
+    minutes: int = 0,
+) -> Preference:
     reason = None if verdict is not None else "no verdict marker found"
-    return Preference(content_id(a.response_id, b.response_id, kind, rater, shown_first,
-                                 str(verdict), str(minutes)),
-                      it.item_id, a.response_id, b.response_id, kind, rater, "pairwise", "1",
-                      verdict, shown_first, created_utc=T0 + timedelta(minutes=minutes),
-                      unscored_reason=reason)
+    return Preference(
+        content_id(
+            a.response_id, b.response_id, kind, rater, shown_first, str(verdict), str(minutes)
+        ),
+        it.item_id,
+        a.response_id,
+        b.response_id,
+        kind,
+        rater,
+        "pairwise",
+        "1",
+        verdict,
+        shown_first,
+        created_utc=T0 + timedelta(minutes=minutes),
+        unscored_reason=reason,
+    )
 
 
 def two_systems(store: Store) -> dict[str, list]:
@@ -54,8 +98,10 @@ def two_systems(store: Store) -> dict[str, list]:
     good = [response(it, "good", f"paris {n}") for n, it in enumerate(items)]
     bad = [response(it, "bad", f"london {n}") for n, it in enumerate(items)]
     store.add_items(items, good + bad)
-    table = {"good": ([5, 4, 5], [4, 4, 5], [5, None, 4]),
-             "bad": ([2, 1, 3], [None, 2, 3], [1, None, 3])}
+    table = {
+        "good": ([5, 4, 5], [4, 4, 5], [5, None, 4]),
+        "bad": ([2, 1, 3], [None, 2, 3], [1, None, 3]),
+    }
     ratings = []
     for system, responses in (("good", good), ("bad", bad)):
         j1, j2, ana = table[system]

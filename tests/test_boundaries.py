@@ -47,8 +47,9 @@ def _imports(path: Path) -> set[str]:
 
 
 def _allowed_streamlit(name: str) -> bool:
-    return (name.startswith("pages/") or name == "dashboard/app.py"
-            or name.startswith("dashboard/ui/"))
+    return (
+        name.startswith("pages/") or name == "dashboard/app.py" or name.startswith("dashboard/ui/")
+    )
 
 
 def test_there_are_modules_to_check() -> None:
@@ -83,8 +84,9 @@ def _called(path: Path) -> dict[str, list[int]]:
     return calls
 
 
-@pytest.mark.parametrize("path", [p for p in _modules() if _name(p).startswith("scoring/")],
-                         ids=_name)
+@pytest.mark.parametrize(
+    "path", [p for p in _modules() if _name(p).startswith("scoring/")], ids=_name
+)
 def test_scoring_does_no_io(path: Path) -> None:
     calls = _called(path)
     assert not {"open", "input"} & set(calls), f"{_name(path)} does I/O"
@@ -100,8 +102,7 @@ def _command_line(name: str) -> bool:
     return name.startswith("dashboard/cli/")
 
 
-@pytest.mark.parametrize("path", [p for p in _modules() if not _command_line(_name(p))],
-                         ids=_name)
+@pytest.mark.parametrize("path", [p for p in _modules() if not _command_line(_name(p))], ids=_name)
 def test_library_code_does_not_print(path: Path) -> None:
     lines = _called(path).get("print", [])
     assert lines == [], f"{_name(path)} prints at lines {lines}; log instead"

@@ -31,11 +31,16 @@ COMMANDS: dict[str, str] = {
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="judgeboard",
-        description="Rate LLM and RAG answers with LLM judge panels and people.")
+        prog="judgeboard", description="Rate LLM and RAG answers with LLM judge panels and people."
+    )
     parser.add_argument("--db", help=f"database file (default: ${DB_ENV} or ./judgeboard.duckdb)")
-    parser.add_argument("--wait", type=float, default=120.0, metavar="SECONDS",
-                        help="how long to wait while another process holds the database")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long to wait while another process holds the database",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # Only the chosen command's module is imported; `--help` lists them all.
@@ -51,8 +56,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(argv).parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     try:
         return int(args.handler(args) or 0)
     except CommandError as error:

@@ -20,8 +20,10 @@ def run(args: argparse.Namespace) -> int:
         known = store.dataset_names()
         if args.delete not in known:
             # A misspelt name must not look like a deletion that worked.
-            raise CommandError(f"no dataset named {args.delete!r} (datasets: "
-                               f"{', '.join(known) or 'none'}); nothing was deleted")
+            raise CommandError(
+                f"no dataset named {args.delete!r} (datasets: "
+                f"{', '.join(known) or 'none'}); nothing was deleted"
+            )
         store.delete_dataset(args.delete)
         print(f"deleted dataset {args.delete!r}")
         return 0
@@ -31,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{'dataset':<32} {'items':>8} {'responses':>10} {'ratings':>9} {'preferences':>12}")
     for d in rows:
-        print(f"{d.name:<32} {d.n_items:>8} {d.n_responses:>10} {d.n_ratings:>9} "
-              f"{d.n_preferences:>12}")
+        print(
+            f"{d.name:<32} {d.n_items:>8} {d.n_responses:>10} {d.n_ratings:>9} "
+            f"{d.n_preferences:>12}"
+        )
     return 0

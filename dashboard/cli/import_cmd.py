@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dashboard.cli.common import CommandError
-from dashboard.cli.common import open_store
+from dashboard.cli.common import CommandError, open_store
 from dashboard.ingest import ALL_FORMATS, IngestError, import_path
-from dashboard.ingest.runner import SCORING
 from dashboard.ingest.detect import parse_mapping
+from dashboard.ingest.runner import SCORING
 
 # Files smaller than this import in about a second: no progress bar.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
@@ -20,25 +19,46 @@ BAD_INPUT_STATUS = 1
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "import", help="import a file or folder (JSON, JSONL, CSV, Parquet)",
+        "import",
+        help="import a file or folder (JSON, JSONL, CSV, Parquet)",
         description="Import eval data. The format is detected from the columns; the real "
-                    "public sets (PandaLM, AlpacaEval, LLMBar, NQ-open, MT-Bench) are known "
-                    "by their keys. A failed import changes nothing.")
+        "public sets (PandaLM, AlpacaEval, LLMBar, NQ-open, MT-Bench) are known "
+        "by their keys. A failed import changes nothing.",
+    )
     parser.add_argument("path", metavar="PATH", help="a file, or a folder of files")
-    parser.add_argument("--dataset", metavar="NAME",
-                        help="dataset to import into (default: the file's or folder's name)")
-    parser.add_argument("--system", metavar="NAME",
-                        help="system that wrote the answers, when the file has no `system` "
-                             "column (default: the file's name)")
-    parser.add_argument("--format", dest="fmt", choices=ALL_FORMATS, metavar="F",
-                        help=f"skip detection: one of {', '.join(ALL_FORMATS)}")
-    parser.add_argument("--map", dest="mapping", action="append", default=[],
-                        metavar="TARGET=SOURCE",
-                        help="read column SOURCE as field TARGET, e.g. --map question=prompt")
+    parser.add_argument(
+        "--dataset",
+        metavar="NAME",
+        help="dataset to import into (default: the file's or folder's name)",
+    )
+    parser.add_argument(
+        "--system",
+        metavar="NAME",
+        help="system that wrote the answers, when the file has no `system` "
+        "column (default: the file's name)",
+    )
+    parser.add_argument(
+        "--format",
+        dest="fmt",
+        choices=ALL_FORMATS,
+        metavar="F",
+        help=f"skip detection: one of {', '.join(ALL_FORMATS)}",
+    )
+    parser.add_argument(
+        "--map",
+        dest="mapping",
+        action="append",
+        default=[],
+        metavar="TARGET=SOURCE",
+        help="read column SOURCE as field TARGET, e.g. --map question=prompt",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    parser.add_argument("--no-score", action="store_true",
-                        help="do not score the answers against their references now (EM/F1, "
-                             "MCQA, hallucination verdicts); `judgeboard score` does it later")
+    parser.add_argument(
+        "--no-score",
+        action="store_true",
+        help="do not score the answers against their references now (EM/F1, "
+        "MCQA, hallucination verdicts); `judgeboard score` does it later",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -58,8 +78,14 @@ class _Bars:
         if stage != self._stage:
             self.close()
             self._stage = stage
-            self._bar = tqdm(total=100, desc=stage, unit="%", file=sys.stderr, leave=False,
-                             bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}")
+            self._bar = tqdm(
+                total=100,
+                desc=stage,
+                unit="%",
+                file=sys.stderr,
+                leave=False,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}",
+            )
         if fraction is not None and self._bar is not None:
             self._bar.n = round(fraction * 100)
             self._bar.refresh()
@@ -85,9 +111,16 @@ def run(args: argparse.Namespace) -> int:
     bars = None if args.no_progress or _size(path) < PROGRESS_MIN_BYTES else _Bars()
     store = open_store(args)
     try:
-        report = import_path(store, path, dataset=args.dataset, system=args.system,
-                             fmt=args.fmt, mapping=mapping, on_progress=bars,
-                             score=not args.no_score)
+        report = import_path(
+            store,
+            path,
+            dataset=args.dataset,
+            system=args.system,
+            fmt=args.fmt,
+            mapping=mapping,
+            on_progress=bars,
+            score=not args.no_score,
+        )
     except IngestError as error:
         raise CommandError(f"{error} (nothing was imported)", status=BAD_INPUT_STATUS) from None
     finally:

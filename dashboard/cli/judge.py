@@ -15,8 +15,7 @@ import asyncio
 import sys
 from typing import Any
 
-from dashboard.cli.common import CommandError
-from dashboard.cli.common import open_store
+from dashboard.cli.common import CommandError, open_store
 
 # Flags that override a field of every judge of the panel (flag, field, type, metavar, help);
 # a flag not given keeps the panel's value.
@@ -27,34 +26,53 @@ OVERRIDES: tuple[tuple[str, str, Any, str, str], ...] = (
     ("--max-tokens", "max_tokens", int, "N", "completion token limit (default 512)"),
     ("--timeout", "timeout_s", float, "S", "seconds per attempt (default 60)"),
     ("--concurrency", "concurrency", int, "N", "requests in flight per judge (default 8)"),
-    ("--max-attempts", "max_attempts", int, "N", "attempts per call, retries included "
-     "(default 4)"),
+    ("--max-attempts", "max_attempts", int, "N", "attempts per call, retries included (default 4)"),
     ("--input-cost-per-token", "input_cost_per_token", float, "USD", "price of a prompt token"),
-    ("--output-cost-per-token", "output_cost_per_token", float, "USD",
-     "price of a completion token"),
+    (
+        "--output-cost-per-token",
+        "output_cost_per_token",
+        float,
+        "USD",
+        "price of a completion token",
+    ),
 )
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "judge", help="rate responses with a judge panel (LiteLLM)",
-        description=__doc__.split("\n\n")[0])
-    parser.add_argument("--panel", required=True, metavar="FILE|MODEL,…",
-                        help="a panel TOML file or name (data/panels), or LiteLLM model strings "
-                             "separated by commas; judgeboard/baseline is the offline heuristic")
-    parser.add_argument("--rubric", required=True, metavar="NAME|FILE",
-                        help="rubric name (likert-rag, eve-0-5, eve-0-5-context, pass-fail, "
-                             "pairwise) or the path of a rubric TOML file")
+        "judge",
+        help="rate responses with a judge panel (LiteLLM)",
+        description=__doc__.split("\n\n")[0],
+    )
+    parser.add_argument(
+        "--panel",
+        required=True,
+        metavar="FILE|MODEL,…",
+        help="a panel TOML file or name (data/panels), or LiteLLM model strings "
+        "separated by commas; judgeboard/baseline is the offline heuristic",
+    )
+    parser.add_argument(
+        "--rubric",
+        required=True,
+        metavar="NAME|FILE",
+        help="rubric name (likert-rag, eve-0-5, eve-0-5-context, pass-fail, "
+        "pairwise) or the path of a rubric TOML file",
+    )
     parser.add_argument("--dataset", metavar="D", help="judge only this dataset")
     parser.add_argument("--systems", metavar="S,…", help="judge only these systems")
-    parser.add_argument("--pairwise", nargs=2, metavar=("A", "B"),
-                        help="compare system A with system B (with a pairwise rubric)")
+    parser.add_argument(
+        "--pairwise",
+        nargs=2,
+        metavar=("A", "B"),
+        help="compare system A with system B (with a pairwise rubric)",
+    )
     parser.add_argument("--plan-only", action="store_true", help="show the plan and stop")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     # How often results are merged into DuckDB (seconds). Hidden: the SIGKILL test sets it
     # long so that the kill finds the run's journal still open.
-    parser.add_argument("--flush-every", dest="flush_every_s", type=float, default=None,
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--flush-every", dest="flush_every_s", type=float, default=None, help=argparse.SUPPRESS
+    )
     for flag, field, kind, metavar, text in OVERRIDES:
         parser.add_argument(flag, dest=field, type=kind, default=None, metavar=metavar, help=text)
     parser.set_defaults(handler=run)
@@ -77,15 +95,15 @@ def run(args: argparse.Namespace) -> int:
         rubric = judging.load_rubric(args.rubric)
         store = open_store(args)
         systems = [s for s in (args.systems or "").split(",") if s] or None
-        plan = judging.plan_run(store, panel, rubric, dataset=args.dataset, systems=systems,
-                                pairwise=args.pairwise)
+        plan = judging.plan_run(
+            store, panel, rubric, dataset=args.dataset, systems=systems, pairwise=args.pairwise
+        )
     except (judging.PanelError, judging.RubricError, judging.PlanError) as error:
         raise CommandError(judging.scrub_secrets(str(error))) from None
     for line in judging.plan_lines(plan):
         print(line, flush=True)
     if plan.n_targets == 0:
-        print("nothing to judge: no response matches this selection "
-              "(see `judgeboard datasets`)")
+        print("nothing to judge: no response matches this selection (see `judgeboard datasets`)")
         return 0
     if args.plan_only:
         return 0
@@ -96,8 +114,9 @@ def run(args: argparse.Namespace) -> int:
             bar.update(done - bar.n)  # tqdm redraws at most every 0.1 s
 
     try:
-        summary = asyncio.run(judging.run_plan(store, plan, on_progress=on_progress,
-                                               flush_every_s=args.flush_every_s))
+        summary = asyncio.run(
+            judging.run_plan(store, plan, on_progress=on_progress, flush_every_s=args.flush_every_s)
+        )
     finally:
         if bar is not None:
             bar.close()

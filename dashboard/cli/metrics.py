@@ -19,9 +19,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from dashboard.cli.common import CommandError, require_dataset
-from dashboard.cli.common import open_store
-from dashboard.store import Store
+from dashboard.cli.common import CommandError, open_store, require_dataset
 
 FAILED_STATUS = 1
 NAMES_HELP = """metric names (see docs/metrics.md); each is {value, low, high, n}:
@@ -47,16 +45,27 @@ class Threshold:
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "metrics", help="print the Overview's and Calibration's numbers; gate a pipeline",
-        description=__doc__.split("\n\n")[0], epilog=NAMES_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "metrics",
+        help="print the Overview's and Calibration's numbers; gate a pipeline",
+        description=__doc__.split("\n\n")[0],
+        epilog=NAMES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
-    parser.add_argument("--rubric", metavar="NAME",
-                        help="rubric of the scores (default: the one with the most ratings)")
+    parser.add_argument(
+        "--rubric",
+        metavar="NAME",
+        help="rubric of the scores (default: the one with the most ratings)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (default: a table)")
-    parser.add_argument("--fail-under", dest="fail_under", action="append", default=[],
-                        metavar="NAME=VALUE",
-                        help="exit 1 when the metric's value is below VALUE (repeatable)")
+    parser.add_argument(
+        "--fail-under",
+        dest="fail_under",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="exit 1 when the metric's value is below VALUE (repeatable)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -67,8 +76,9 @@ def parse_threshold(text: str) -> Threshold:
     except ValueError:
         minimum = math.nan
     if not sep or not name.strip() or math.isnan(minimum):
-        raise CommandError(f"--fail-under {text!r}: expected NAME=NUMBER, "
-                           "e.g. systems.my-rag.effective=0.7")
+        raise CommandError(
+            f"--fail-under {text!r}: expected NAME=NUMBER, e.g. systems.my-rag.effective=0.7"
+        )
     return Threshold(name.strip(), minimum)
 
 
@@ -80,8 +90,10 @@ def _matching(threshold: Threshold, names: list[str]) -> list[str]:
     if not found:
         close = difflib.get_close_matches(threshold.pattern, names, n=5, cutoff=0.5)
         hint = f"; close names: {', '.join(close)}" if close else ""
-        raise CommandError(f"--fail-under: no metric named {threshold.pattern!r}{hint} "
-                           "(all names: judgeboard metrics --json)")
+        raise CommandError(
+            f"--fail-under: no metric named {threshold.pattern!r}{hint} "
+            "(all names: judgeboard metrics --json)"
+        )
     return found
 
 
@@ -93,8 +105,9 @@ def shortfalls(metrics: dict[str, dict[str, Any]], thresholds: list[Threshold]) 
     for threshold, name in matched:
         value = metrics[name]["value"]
         if value is None:
-            messages.append(f"{name} has no value (too little data), needs >= "
-                            f"{threshold.minimum:g}")
+            messages.append(
+                f"{name} has no value (too little data), needs >= {threshold.minimum:g}"
+            )
         elif value < threshold.minimum:
             messages.append(f"{name} = {value:.4g} is under the threshold {threshold.minimum:g}")
     return messages
@@ -110,8 +123,11 @@ def table_lines(data: dict[str, Any]) -> list[str]:
     width = max((len(n) for n in data["metrics"]), default=10)
     lines.append(f"{'metric':<{width}}  {'value':>9}  {'95% interval':>21}  {'n':>6}")
     for name, m in data["metrics"].items():
-        interval = (f"[{_fmt(m['low'])}, {_fmt(m['high'])}]"
-                    if m["low"] is not None and m["high"] is not None else "")
+        interval = (
+            f"[{_fmt(m['low'])}, {_fmt(m['high'])}]"
+            if m["low"] is not None and m["high"] is not None
+            else ""
+        )
         n = "" if m["n"] is None else str(m["n"])
         lines.append(f"{name:<{width}}  {_fmt(m['value']):>9}  {interval:>21}  {n:>6}")
     return lines

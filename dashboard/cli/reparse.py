@@ -15,8 +15,10 @@ from dashboard.cli.common import open_store
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "reparse", help="re-read unscored judge outputs (no model calls)",
-        description=__doc__.split("\n\n")[0])
+        "reparse",
+        help="re-read unscored judge outputs (no model calls)",
+        description=__doc__.split("\n\n")[0],
+    )
     parser.add_argument("--rubric", metavar="NAME", help="only this rubric")
     parser.add_argument("--judge", metavar="NAME", help="only this judge (the rater name)")
     parser.add_argument("--dataset", metavar="D", help="only this dataset")
@@ -26,9 +28,10 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dashboard.judging import reparse
 
-    result = reparse(open_store(args), rubric=args.rubric, judge=args.judge,
-                     dataset=args.dataset)
+    result = reparse(open_store(args), rubric=args.rubric, judge=args.judge, dataset=args.dataset)
     print(f"ratings: {result.ratings_checked} unscored, {result.ratings_rescued} now parsed")
-    print(f"preferences: {result.preferences_checked} unscored, "
-          f"{result.preferences_rescued} now parsed")
+    print(
+        f"preferences: {result.preferences_checked} unscored, "
+        f"{result.preferences_rescued} now parsed"
+    )
     return 0

@@ -1,6 +1,6 @@
 """`judgeboard report`: one self-contained HTML file for reviews (opens offline, fetches nothing).
 
-    judgeboard report --dataset eo-rag --out report.html
+judgeboard report --dataset eo-rag --out report.html
 """
 
 from __future__ import annotations
@@ -8,21 +8,30 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dashboard.cli.common import open_store
-from dashboard.cli.common import require_dataset
+from dashboard.cli.common import open_store, require_dataset
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "report", help="write the HTML report (summary, histograms, calibration, pairwise, "
-                       "worst answers, methods)",
-        description=__doc__.split("\n\n")[0])
+        "report",
+        help="write the HTML report (summary, histograms, calibration, pairwise, "
+        "worst answers, methods)",
+        description=__doc__.split("\n\n")[0],
+    )
     parser.add_argument("--out", required=True, metavar="FILE.html", help="where to write it")
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
-    parser.add_argument("--rubric", metavar="NAME",
-                        help="rubric of the scores (default: the one with the most ratings)")
-    parser.add_argument("--worst", type=int, default=None, metavar="N",
-                        help="how many worst-rated answers to show (default 10)")
+    parser.add_argument(
+        "--rubric",
+        metavar="NAME",
+        help="rubric of the scores (default: the one with the most ratings)",
+    )
+    parser.add_argument(
+        "--worst",
+        type=int,
+        default=None,
+        metavar="N",
+        help="how many worst-rated answers to show (default 10)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -32,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args)
     require_dataset(store, args.dataset)
     worst = DEFAULT_WORST if args.worst is None else max(0, args.worst)
-    path = write_report(store, args.out, dataset=args.dataset, rubric=args.rubric,
-                        worst_n=worst)
+    path = write_report(store, args.out, dataset=args.dataset, rubric=args.rubric, worst_n=worst)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0

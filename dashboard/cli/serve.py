@@ -17,19 +17,36 @@ APP = Path(__file__).resolve().parents[1] / "app.py"
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("serve", help="serve the dashboard (127.0.0.1:8501)")
     parser.add_argument("--port", type=int, default=8501)
-    parser.add_argument("--address", default="127.0.0.1",
-                        help="interface to bind; keep the default unless you mean to share it")
-    parser.add_argument("--no-sample", action="store_true",
-                        help="leave an empty database empty instead of loading the sample")
+    parser.add_argument(
+        "--address",
+        default="127.0.0.1",
+        help="interface to bind; keep the default unless you mean to share it",
+    )
+    parser.add_argument(
+        "--no-sample",
+        action="store_true",
+        help="leave an empty database empty instead of loading the sample",
+    )
     parser.set_defaults(handler=run)
 
 
 def streamlit_command(*, address: str, port: int) -> list[str]:
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
-        "--server.address", address, "--server.port", str(port),
-        "--server.headless", "true", "--browser.gatherUsageStats", "false",
-        "--client.toolbarMode", "viewer",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        "--server.address",
+        address,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--client.toolbarMode",
+        "viewer",
     ]
 
 

@@ -25,13 +25,34 @@ WRITERS = {
     "jsonl": "(FORMAT json)",
     "parquet": "(FORMAT parquet, COMPRESSION zstd)",
 }
-_LIST_COLUMNS = frozenset({"reference_answers", "options", "gold_letters", "contexts",
-                           "contexts_a", "contexts_b", "history"})
-_TEXT_JSON_COLUMNS = frozenset({"item_metadata", "response_metadata", "response_metadata_a",
-                                "response_metadata_b"})
-_ITEM_FIELDS = ("dataset", "task_type", "question", "reference_answers", "reference_context",
-                "document", "candidate_answer", "options", "gold_letters",
-                "hallucination_gold", "history", "external_id")
+_LIST_COLUMNS = frozenset(
+    {
+        "reference_answers",
+        "options",
+        "gold_letters",
+        "contexts",
+        "contexts_a",
+        "contexts_b",
+        "history",
+    }
+)
+_TEXT_JSON_COLUMNS = frozenset(
+    {"item_metadata", "response_metadata", "response_metadata_a", "response_metadata_b"}
+)
+_ITEM_FIELDS = (
+    "dataset",
+    "task_type",
+    "question",
+    "reference_answers",
+    "reference_context",
+    "document",
+    "candidate_answer",
+    "options",
+    "gold_letters",
+    "hallucination_gold",
+    "history",
+    "external_id",
+)
 _JUDGEMENT_FIELDS = ("rater_kind", "rater", "rubric", "rubric_version")
 _NOTE_FIELDS = ("unscored_reason", "explanation", "raw_output", "comment")
 
@@ -65,22 +86,38 @@ def _column(expr: str, name: str, fmt: str) -> str:
 
 
 def _item_columns(fmt: str) -> list[str]:
-    return [*(_column(f"i.{name}", name, fmt) for name in _ITEM_FIELDS),
-            _column("i.metadata", "item_metadata", fmt)]
+    return [
+        *(_column(f"i.{name}", name, fmt) for name in _ITEM_FIELDS),
+        _column("i.metadata", "item_metadata", fmt),
+    ]
 
 
 def ratings_select(fmt: str) -> str:
     """The ratings file of the selected dataset (see the module's docstring)."""
     columns = [
-        *_item_columns(fmt), "r.system", "r.answer", _column("r.contexts", "contexts", fmt),
+        *_item_columns(fmt),
+        "r.system",
+        "r.answer",
+        _column("r.contexts", "contexts", fmt),
         _column("r.metadata", "response_metadata", fmt),
-        *(f"g.{c}" for c in _JUDGEMENT_FIELDS), "g.value", "g.scale_low", "g.scale_high",
-        *(f"g.{c}" for c in _NOTE_FIELDS), _column("g.created_utc", "created_utc", fmt),
-        "g.rating_id", "g.supersedes", "g.overrides",
+        *(f"g.{c}" for c in _JUDGEMENT_FIELDS),
+        "g.value",
+        "g.scale_low",
+        "g.scale_high",
+        *(f"g.{c}" for c in _NOTE_FIELDS),
+        _column("g.created_utc", "created_utc", fmt),
+        "g.rating_id",
+        "g.supersedes",
+        "g.overrides",
         "CASE WHEN g.rating_id IS NOT NULL THEN s.id IS NULL END AS is_current",
-        "e.effective_score", "e.effective_source", "g.call_id", "r.response_id", "i.item_id"]
+        "e.effective_score",
+        "e.effective_source",
+        "g.call_id",
+        "r.response_id",
+        "i.item_id",
+    ]
     return f"""
-        SELECT {', '.join(columns)}
+        SELECT {", ".join(columns)}
         {_RATING_ROWS}
         LEFT JOIN (SELECT DISTINCT supersedes AS id FROM ratings
                    WHERE supersedes IS NOT NULL) s ON s.id = g.rating_id
@@ -95,17 +132,30 @@ def preferences_select(fmt: str) -> str:
     Its rows carry their responses whole (contexts, metadata), so that the file imports on
     its own, before or after the ratings file."""
     columns = [
-        *_item_columns(fmt), "ra.system AS system_a", "ra.answer AS answer_a",
-        "rb.system AS system_b", "rb.answer AS answer_b",
-        _column("ra.contexts", "contexts_a", fmt), _column("rb.contexts", "contexts_b", fmt),
+        *_item_columns(fmt),
+        "ra.system AS system_a",
+        "ra.answer AS answer_a",
+        "rb.system AS system_b",
+        "rb.answer AS answer_b",
+        _column("ra.contexts", "contexts_a", fmt),
+        _column("rb.contexts", "contexts_b", fmt),
         _column("ra.metadata", "response_metadata_a", fmt),
         _column("rb.metadata", "response_metadata_b", fmt),
-        *(f"p.{c}" for c in _JUDGEMENT_FIELDS), "p.verdict", "p.shown_first",
-        *(f"p.{c}" for c in _NOTE_FIELDS), _column("p.created_utc", "created_utc", fmt),
-        "p.preference_id", "p.supersedes", "s.id IS NULL AS is_current", "p.call_id",
-        "p.item_id", "p.response_a", "p.response_b"]
+        *(f"p.{c}" for c in _JUDGEMENT_FIELDS),
+        "p.verdict",
+        "p.shown_first",
+        *(f"p.{c}" for c in _NOTE_FIELDS),
+        _column("p.created_utc", "created_utc", fmt),
+        "p.preference_id",
+        "p.supersedes",
+        "s.id IS NULL AS is_current",
+        "p.call_id",
+        "p.item_id",
+        "p.response_a",
+        "p.response_b",
+    ]
     return f"""
-        SELECT {', '.join(columns)}
+        SELECT {", ".join(columns)}
         FROM preferences p
         JOIN items i ON i.item_id = p.item_id
         JOIN responses ra ON ra.response_id = p.response_a
@@ -123,21 +173,25 @@ _SELECTS = {"ratings": ratings_select, "preferences": preferences_select}
 def count_rows(con: Connection, *, dataset: str | None) -> dict[str, int]:
     """Rows of each file an export of `dataset` writes ("ratings", "preferences"), and how
     many rows of the ratings file hold no rating ("without_rating")."""
-    rows, without = con.execute(f"""
+    rows, without = con.execute(
+        f"""
         SELECT count(*), count(*) - count(g.rating_id) {_RATING_ROWS} {_IN_DATASET}""",
-        {"dataset": dataset}).fetchall()[0]
-    preferences = con.execute(f"""
+        {"dataset": dataset},
+    ).fetchall()[0]
+    preferences = con.execute(
+        f"""
         SELECT count(*) FROM preferences p JOIN items i USING (item_id) {_IN_DATASET}""",
-        {"dataset": dataset}).fetchall()[0][0]
+        {"dataset": dataset},
+    ).fetchall()[0][0]
     return {"ratings": int(rows), "preferences": int(preferences), "without_rating": int(without)}
 
 
-def copy_records(con: Connection, kind: str, path: str, *, fmt: str,
-                 dataset: str | None) -> int:
+def copy_records(con: Connection, kind: str, path: str, *, fmt: str, dataset: str | None) -> int:
     """Write the ratings file (kind "ratings") or the preferences file to `path`; return
     its row count."""
-    row = con.execute(f"COPY ({_SELECTS[kind](fmt)}) TO $path {WRITERS[fmt]}",
-                      {"dataset": dataset, "path": path}).fetchone()
+    row = con.execute(
+        f"COPY ({_SELECTS[kind](fmt)}) TO $path {WRITERS[fmt]}", {"dataset": dataset, "path": path}
+    ).fetchone()
     return int(row[0]) if row else 0
 
 
@@ -146,5 +200,3 @@ def read_records(con: Connection, kind: str, *, dataset: str | None) -> list[dic
     cursor = con.execute(_SELECTS[kind]("parquet"), {"dataset": dataset})
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
-
-

@@ -35,17 +35,25 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from dashboard.store import Store, transaction
 from dashboard.export import export_sql
+from dashboard.store import Store, transaction
 
 log = logging.getLogger(__name__)
 
 KINDS = ("ratings", "preferences")
 FORMATS = tuple(export_sql.WRITERS)
-SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
-            ".pq": "parquet"}
-MIME_TYPES = {"csv": "text/csv", "jsonl": "application/x-ndjson",
-              "parquet": "application/vnd.apache.parquet"}
+SUFFIXES = {
+    ".csv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+MIME_TYPES = {
+    "csv": "text/csv",
+    "jsonl": "application/x-ndjson",
+    "parquet": "application/vnd.apache.parquet",
+}
 
 
 class ExportError(ValueError):
@@ -80,8 +88,9 @@ def export_paths(out: Path) -> dict[str, Path]:
     return {kind: out.with_name(f"{stem}.{kind}{suffix}") for kind in KINDS}
 
 
-def export(store: Store, out: str | os.PathLike[str], *,
-           dataset: str | None = None) -> ExportResult:
+def export(
+    store: Store, out: str | os.PathLike[str], *, dataset: str | None = None
+) -> ExportResult:
     """Write the export of `dataset` (None: all) beside `out`: its items, responses and
     ratings to the ratings file, its preferences to the preferences file."""
     out = Path(out)

@@ -6,11 +6,24 @@ Data page call it). DuckDB's own readers do the reading and all SQL lives in
 and turns bad input into an `IngestError` naming the file, the record and the field.
 """
 
-from dashboard.ingest.errors import IngestError
 from dashboard.ingest.detect import ALL_FORMATS
+from dashboard.ingest.errors import IngestError
 from dashboard.ingest.runner import (
-    FileReport, ImportReport, ImportRequest, ProgressCallback, import_path, import_requests,
+    FileReport,
+    ImportReport,
+    ImportRequest,
+    ProgressCallback,
+    import_path,
+    import_requests,
 )
 
-__all__ = ["ALL_FORMATS", "FileReport", "ImportReport", "ImportRequest", "IngestError",
-           "ProgressCallback", "import_path", "import_requests"]
+__all__ = [
+    "ALL_FORMATS",
+    "FileReport",
+    "ImportReport",
+    "ImportRequest",
+    "IngestError",
+    "ProgressCallback",
+    "import_path",
+    "import_requests",
+]

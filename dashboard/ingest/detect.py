@@ -5,22 +5,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from dashboard.ingest.errors import IngestError
 from dashboard.ingest.adapters import ADAPTERS
+from dashboard.ingest.errors import IngestError
 from dashboard.ingest.formats import FORMATS, TEXT
 from dashboard.ingest.plan import Columns
 
 # Every format `--format` accepts: the published sets first, then the plain formats.
 ALL_FORMATS: tuple[str, ...] = (*ADAPTERS, *FORMATS)
-_SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv",
-             ".parquet": "parquet", ".pq": "parquet"}
+_SUFFIXES = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 # A text field's column may be read as text, JSON, or as null in every record (an export of
 # responses nobody rated has no rater at all).
 _TEXT_TYPES = ("VARCHAR", "JSON", "NULL", '"NULL"')
 
 
 def file_kind(path: Path) -> str | None:
-    """"jsonl", "json" (an array), "csv", "parquet", or None for a file we do not read."""
+    """ "jsonl", "json" (an array), "csv", "parquet", or None for a file we do not read."""
     suffix = path.suffix.lower()
     if suffix in _SUFFIXES:
         return _SUFFIXES[suffix]
@@ -43,14 +49,18 @@ def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
     return mapping
 
 
-def mapped_columns(path: Path, described: Sequence[tuple[str, str]],
-                   mapping: Mapping[str, str]) -> Columns:
+def mapped_columns(
+    path: Path, described: Sequence[tuple[str, str]], mapping: Mapping[str, str]
+) -> Columns:
     types = dict(described)
     view = {name: (name, sql_type) for name, sql_type in described}
     for target, source in mapping.items():
         if source not in types:
-            raise IngestError(f"--map {target}={source}: the file has no column '{source}' "
-                              f"(it has: {', '.join(types) or 'none'})", file=path)
+            raise IngestError(
+                f"--map {target}={source}: the file has no column '{source}' "
+                f"(it has: {', '.join(types) or 'none'})",
+                file=path,
+            )
         if view.get(source, (None,))[0] == source and source != target:
             del view[source]
         view[target] = (source, types[source])
@@ -63,8 +73,11 @@ def _fits(fmt_name: str, columns: Columns) -> bool:
         return False
     # A required text field read as a list is another kind of file (NQ-open's dev set has a
     # list of reference answers under `answer`, and no system answers at all).
-    return all(columns.type_of(f.name) in _TEXT_TYPES for f in fmt.fields
-               if f.required and f.kind == TEXT and f.name in columns.names)
+    return all(
+        columns.type_of(f.name) in _TEXT_TYPES
+        for f in fmt.fields
+        if f.required and f.kind == TEXT and f.name in columns.names
+    )
 
 
 def detect_format(columns: Columns) -> str | None:

@@ -13,16 +13,26 @@ class IngestError(Exception):
     Parquet, where row 1 is the first row after the header.
     """
 
-    def __init__(self, problem: str, *, file: str | Path, record: int | None = None,
-                 line: int | None = None, field: str | None = None,
-                 file_kind: str | None = None) -> None:
+    def __init__(
+        self,
+        problem: str,
+        *,
+        file: str | Path,
+        record: int | None = None,
+        line: int | None = None,
+        field: str | None = None,
+        file_kind: str | None = None,
+    ) -> None:
         self.file = str(file)
         self.record = record
         self.line = line
         self.field = field
         self.problem = problem
-        super().__init__(format_message(problem, file=self.file, record=record, line=line,
-                                        field=field, file_kind=file_kind))
+        super().__init__(
+            format_message(
+                problem, file=self.file, record=record, line=line, field=field, file_kind=file_kind
+            )
+        )
 
 
 def where(*, record: int | None, line: int | None, file_kind: str | None) -> str | None:
@@ -36,9 +46,15 @@ def where(*, record: int | None, line: int | None, file_kind: str | None) -> str
     return f"row {record}"
 
 
-def format_message(problem: str, *, file: str, record: int | None = None,
-                   line: int | None = None, field: str | None = None,
-                   file_kind: str | None = None) -> str:
+def format_message(
+    problem: str,
+    *,
+    file: str,
+    record: int | None = None,
+    line: int | None = None,
+    field: str | None = None,
+    file_kind: str | None = None,
+) -> str:
     parts = [file]
     location = where(record=record, line=line, file_kind=file_kind)
     if location:

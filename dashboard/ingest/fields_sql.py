@@ -7,8 +7,7 @@ string, got a list"). The common case — a string column read as VARCHAR, a lis
 is the column itself with no check, so a million clean records cost nothing extra. Anything
 else goes through DuckDB's JSON functions, which see each value's own type.
 
-The id rule is `dashboard.ids.content_id`, repeated here in SQL: 16 hex digits of md5 over the
-parts joined by U+001F, a missing part as "", a list part as its elements joined by U+001E.
+The ids of what a record holds are `ids_sql.py`.
 """
 
 from __future__ import annotations
@@ -16,13 +15,52 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dashboard.ingest.formats import HISTORY, KEY, LABEL, LETTERS, NUMBER, OBJECT, OPTIONS, PASSAGE, RATER_KIND, SCALAR_TEXT, SIDE, STRINGS, TASK, TEXT, TEXTS, TIMESTAMP, VERDICT
+from dashboard.ingest.formats import (
+    HISTORY,
+    KEY,
+    LABEL,
+    LETTERS,
+    NUMBER,
+    OBJECT,
+    OPTIONS,
+    PASSAGE,
+    RATER_KIND,
+    SCALAR_TEXT,
+    SIDE,
+    STRINGS,
+    TASK,
+    TEXT,
+    TEXTS,
+    TIMESTAMP,
+    VERDICT,
+)
 
 PARAGRAPH = "chr(10) || chr(10)"
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-            "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
-_WHOLE = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-          "UINTEGER", "UBIGINT")
+_NUMERIC = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL",
+)
+_WHOLE = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+)
 _STRUCTURED = {TEXTS, PASSAGE, STRINGS, OPTIONS, LETTERS, HISTORY}
 _TEXT_KINDS = {TEXT, KEY, SCALAR_TEXT, PASSAGE}
 # DuckDB's type for a column that held only nulls where its reader looked. The functions
@@ -40,26 +78,13 @@ def quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-def content_id_sql(*parts: str) -> str:
-    """SQL for `content_id` over SQL expressions; wrap list parts in `list_part`."""
-    joined = ", ".join(f"coalesce({p}, '')" for p in parts)
-    return f"substr(md5(concat_ws(chr(31), {joined})), 1, 16)"
-
-
-def list_part(expr: str) -> str:
-    return f"array_to_string({expr}, chr(30))"
-
-
-def history_part(expr: str) -> str:
-    """History enters an id as its turns, each "role:content" (see ingest/identity.py)."""
-    return list_part(f"list_transform({expr}, lambda h: h.role || ':' || h.content)")
-
-
 def _json_kind(j: str) -> str:
     """A readable name of a JSON value's type, for messages."""
-    return (f"(CASE json_type({j}) WHEN 'VARCHAR' THEN 'a string' WHEN 'ARRAY' THEN 'a list' "
-            f"WHEN 'OBJECT' THEN 'an object' WHEN 'BOOLEAN' THEN 'a boolean' "
-            f"ELSE 'a number' END)")
+    return (
+        f"(CASE json_type({j}) WHEN 'VARCHAR' THEN 'a string' WHEN 'ARRAY' THEN 'a list' "
+        f"WHEN 'OBJECT' THEN 'an object' WHEN 'BOOLEAN' THEN 'a boolean' "
+        f"ELSE 'a number' END)"
+    )
 
 
 def _got(expected: str, j: str) -> str:
@@ -68,8 +93,10 @@ def _got(expected: str, j: str) -> str:
 
 def _strings(j: str) -> str:
     """True when the JSON value is a list whose elements are all strings."""
-    return (f"(json_type({j}) = 'ARRAY' AND "
-            f"len(list_filter(json_type({j}, '$[*]'), lambda t: t <> 'VARCHAR')) = 0)")
+    return (
+        f"(json_type({j}) = 'ARRAY' AND "
+        f"len(list_filter(json_type({j}, '$[*]'), lambda t: t <> 'VARCHAR')) = 0)"
+    )
 
 
 @dataclass(frozen=True)
@@ -99,8 +126,10 @@ def as_json(col: str, raw_type: str, kind: str, *, csv: bool) -> str:
     if raw_type == "JSON":
         return col
     if (csv and kind in _STRUCTURED) or (kind == OBJECT and raw_type == "VARCHAR"):
-        return (f"(CASE WHEN left(ltrim({col}), 1) IN ('[', '{{') AND json_valid({col}) "
-                f"THEN {col}::JSON ELSE to_json({col}) END)")
+        return (
+            f"(CASE WHEN left(ltrim({col}), 1) IN ('[', '{{') AND json_valid({col}) "
+            f"THEN {col}::JSON ELSE to_json({col}) END)"
+        )
     return f"to_json({col})"
 
 
@@ -117,8 +146,9 @@ def field_sql(kind: str, col: str, raw_type: str, *, csv: bool) -> FieldSql:
     j = as_json(col, raw_type, kind, csv=csv)
     builder = _JSON_BUILDERS[kind]
     value, problem = builder(j)
-    return FieldSql(value, f"(CASE WHEN {j} IS NOT NULL AND json_type({j}) <> 'NULL' "
-                           f"THEN {problem} END)")
+    return FieldSql(
+        value, f"(CASE WHEN {j} IS NOT NULL AND json_type({j}) <> 'NULL' THEN {problem} END)"
+    )
 
 
 def _fast_path(kind: str, col: str, raw_type: str, *, csv: bool) -> FieldSql | None:
@@ -147,126 +177,176 @@ def _fast_path(kind: str, col: str, raw_type: str, *, csv: bool) -> FieldSql | N
 
 
 def _text(j: str) -> tuple[str, str]:
-    return (f"(CASE WHEN json_type({j}) = 'VARCHAR' THEN {j} ->> '$' END)",
-            f"(CASE WHEN json_type({j}) <> 'VARCHAR' THEN {_got('a string', j)} END)")
+    return (
+        f"(CASE WHEN json_type({j}) = 'VARCHAR' THEN {j} ->> '$' END)",
+        f"(CASE WHEN json_type({j}) <> 'VARCHAR' THEN {_got('a string', j)} END)",
+    )
 
 
 def _key(j: str) -> tuple[str, str]:
     ok = f"json_type({j}) IN ('VARCHAR', 'BIGINT', 'UBIGINT')"
-    return (f"(CASE WHEN {ok} THEN {j} ->> '$' END)",
-            f"(CASE WHEN NOT {ok} THEN {_got('a string or a whole number', j)} END)")
+    return (
+        f"(CASE WHEN {ok} THEN {j} ->> '$' END)",
+        f"(CASE WHEN NOT {ok} THEN {_got('a string or a whole number', j)} END)",
+    )
 
 
 def _scalar_text(j: str) -> tuple[str, str]:
     ok = f"json_type({j}) NOT IN ('ARRAY', 'OBJECT')"
-    return (f"(CASE WHEN {ok} THEN {j} ->> '$' END)",
-            f"(CASE WHEN NOT {ok} THEN {_got('a string', j)} END)")
+    return (
+        f"(CASE WHEN {ok} THEN {j} ->> '$' END)",
+        f"(CASE WHEN NOT {ok} THEN {_got('a string', j)} END)",
+    )
 
 
 def _texts(j: str) -> tuple[str, str]:
-    return (f"(CASE WHEN json_type({j}) = 'VARCHAR' THEN [{j} ->> '$'] "
-            f"WHEN {_strings(j)} THEN {j} ->> '$[*]' END)",
-            f"(CASE WHEN NOT (json_type({j}) = 'VARCHAR' OR {_strings(j)}) "
-            f"THEN {_got('a string or a list of strings', j)} END)")
+    return (
+        f"(CASE WHEN json_type({j}) = 'VARCHAR' THEN [{j} ->> '$'] "
+        f"WHEN {_strings(j)} THEN {j} ->> '$[*]' END)",
+        f"(CASE WHEN NOT (json_type({j}) = 'VARCHAR' OR {_strings(j)}) "
+        f"THEN {_got('a string or a list of strings', j)} END)",
+    )
 
 
 def _passage(j: str) -> tuple[str, str]:
-    return (f"(CASE WHEN json_type({j}) = 'VARCHAR' THEN {j} ->> '$' "
-            f"WHEN {_strings(j)} THEN array_to_string({j} ->> '$[*]', {PARAGRAPH}) END)",
-            f"(CASE WHEN NOT (json_type({j}) = 'VARCHAR' OR {_strings(j)}) "
-            f"THEN {_got('a string or a list of strings', j)} END)")
+    return (
+        f"(CASE WHEN json_type({j}) = 'VARCHAR' THEN {j} ->> '$' "
+        f"WHEN {_strings(j)} THEN array_to_string({j} ->> '$[*]', {PARAGRAPH}) END)",
+        f"(CASE WHEN NOT (json_type({j}) = 'VARCHAR' OR {_strings(j)}) "
+        f"THEN {_got('a string or a list of strings', j)} END)",
+    )
 
 
 def _list_of_strings(j: str) -> tuple[str, str]:
-    return (f"(CASE WHEN {_strings(j)} THEN {j} ->> '$[*]' END)",
-            f"(CASE WHEN NOT {_strings(j)} THEN {_got('a list of strings', j)} END)")
+    return (
+        f"(CASE WHEN {_strings(j)} THEN {j} ->> '$[*]' END)",
+        f"(CASE WHEN NOT {_strings(j)} THEN {_got('a list of strings', j)} END)",
+    )
 
 
 def _options(j: str) -> tuple[str, str]:
     # An object {"A": text, ...}: a reader that unifies objects adds absent keys as nulls.
-    keys = (f"list_filter(list_sort(json_keys({j})), "
-            f"lambda key: ({j} ->> ('$.' || key)) IS NOT NULL)")
+    keys = (
+        f"list_filter(list_sort(json_keys({j})), lambda key: ({j} ->> ('$.' || key)) IS NOT NULL)"
+    )
     letters = f"list_transform(range(len({keys})), lambda i: chr(65 + i::INTEGER))"
-    is_object = (f"(json_type({j}) = 'OBJECT' AND {keys} = {letters} AND len(list_filter({keys}, "
-                 f"lambda key: json_type({j}, '$.' || key) <> 'VARCHAR')) = 0)")
-    return (f"(CASE WHEN {_strings(j)} THEN {j} ->> '$[*]' WHEN {is_object} "
-            f"THEN list_transform({keys}, lambda key: {j} ->> ('$.' || key)) END)",
-            f"(CASE WHEN NOT ({_strings(j)} OR {is_object}) THEN 'expected a list of option "
-            f"texts or an object {{\"A\": text, \"B\": text, ...}}, got ' || {_json_kind(j)} END)")
+    is_object = (
+        f"(json_type({j}) = 'OBJECT' AND {keys} = {letters} AND len(list_filter({keys}, "
+        f"lambda key: json_type({j}, '$.' || key) <> 'VARCHAR')) = 0)"
+    )
+    return (
+        f"(CASE WHEN {_strings(j)} THEN {j} ->> '$[*]' WHEN {is_object} "
+        f"THEN list_transform({keys}, lambda key: {j} ->> ('$.' || key)) END)",
+        f"(CASE WHEN NOT ({_strings(j)} OR {is_object}) THEN 'expected a list of option "
+        f'texts or an object {{"A": text, "B": text, ...}}, got \' || {_json_kind(j)} END)',
+    )
 
 
 def _letters(j: str) -> tuple[str, str]:
     text_ok = f"(json_type({j}) = 'VARCHAR' AND regexp_matches({j} ->> '$', '{_LETTERS_TEXT}'))"
-    list_ok = (f"({_strings(j)} AND len(list_filter({j} ->> '$[*]', "
-               f"lambda x: NOT regexp_matches(x, '^\\s*[A-Za-z]\\s*$'))) = 0)")
-    return (f"(CASE WHEN {text_ok} THEN regexp_extract_all(upper({j} ->> '$'), '[A-Z]') "
-            f"WHEN {list_ok} THEN list_transform({j} ->> '$[*]', lambda x: upper(trim(x))) END)",
-            f"(CASE WHEN NOT ({text_ok} OR {list_ok}) THEN 'expected option letters such as "
-            f"\"B\", \"A, C\" or [\"A\", \"C\"], got ' || ({j})::VARCHAR END)")
+    list_ok = (
+        f"({_strings(j)} AND len(list_filter({j} ->> '$[*]', "
+        f"lambda x: NOT regexp_matches(x, '^\\s*[A-Za-z]\\s*$'))) = 0)"
+    )
+    return (
+        f"(CASE WHEN {text_ok} THEN regexp_extract_all(upper({j} ->> '$'), '[A-Z]') "
+        f"WHEN {list_ok} THEN list_transform({j} ->> '$[*]', lambda x: upper(trim(x))) END)",
+        f"(CASE WHEN NOT ({text_ok} OR {list_ok}) THEN 'expected option letters such as "
+        f'"B", "A, C" or ["A", "C"], got \' || ({j})::VARCHAR END)',
+    )
 
 
 def _label(j: str) -> tuple[str, str]:
     s = f"lower(trim({j} ->> '$'))"
-    return (f"(CASE WHEN {s} IN {_LABEL_TRUE} THEN true WHEN {s} IN {_LABEL_FALSE} THEN false END)",
-            f"(CASE WHEN json_type({j}) IN ('ARRAY', 'OBJECT') OR NOT ({s} IN {_LABEL_TRUE} "
-            f"OR {s} IN {_LABEL_FALSE}) THEN 'expected true/yes/hallucinated/1 or "
-            f"false/no/faithful/0, got ' || ({j})::VARCHAR END)")
+    return (
+        f"(CASE WHEN {s} IN {_LABEL_TRUE} THEN true WHEN {s} IN {_LABEL_FALSE} THEN false END)",
+        f"(CASE WHEN json_type({j}) IN ('ARRAY', 'OBJECT') OR NOT ({s} IN {_LABEL_TRUE} "
+        f"OR {s} IN {_LABEL_FALSE}) THEN 'expected true/yes/hallucinated/1 or "
+        f"false/no/faithful/0, got ' || ({j})::VARCHAR END)",
+    )
 
 
 def _number(j: str) -> tuple[str, str]:
-    value = (f"(CASE WHEN json_type({j}) NOT IN ('ARRAY', 'OBJECT', 'BOOLEAN') "
-             f"THEN TRY_CAST({j} ->> '$' AS DOUBLE) END)")
-    return value, (f"(CASE WHEN {value} IS NULL THEN 'expected a number, got ' || "
-                   f"({j})::VARCHAR END)")
+    value = (
+        f"(CASE WHEN json_type({j}) NOT IN ('ARRAY', 'OBJECT', 'BOOLEAN') "
+        f"THEN TRY_CAST({j} ->> '$' AS DOUBLE) END)"
+    )
+    return value, (
+        f"(CASE WHEN {value} IS NULL THEN 'expected a number, got ' || ({j})::VARCHAR END)"
+    )
 
 
 def _history(j: str) -> tuple[str, str]:
-    alternating = (f"list_transform({j} ->> '$[*]', lambda x, i: {{'role': CASE WHEN i % 2 = 1 "
-                   f"THEN 'user' ELSE 'assistant' END, 'content': x}})")
+    alternating = (
+        f"list_transform({j} ->> '$[*]', lambda x, i: {{'role': CASE WHEN i % 2 = 1 "
+        f"THEN 'user' ELSE 'assistant' END, 'content': x}})"
+    )
     objects = f"json_transform({j}, '{_HISTORY_JSON}')"
-    turns_ok = (f"(json_type({j}) = 'ARRAY' AND len(list_filter(json_type({j}, '$[*]'), "
-                f"lambda t: t <> 'OBJECT')) = 0 AND len(list_filter({objects}, lambda h: h IS NULL "
-                f"OR h.content IS NULL OR h.role NOT IN ('user', 'assistant', 'system'))) = 0)")
-    return (f"(CASE WHEN {_strings(j)} THEN {alternating} WHEN {turns_ok} THEN {objects} END)",
-            f"(CASE WHEN NOT ({_strings(j)} OR {turns_ok}) THEN 'expected a list of turns "
-            f"{{\"role\": \"user\"|\"assistant\", \"content\": text}} or of strings' END)")
+    turns_ok = (
+        f"(json_type({j}) = 'ARRAY' AND len(list_filter(json_type({j}, '$[*]'), "
+        f"lambda t: t <> 'OBJECT')) = 0 AND len(list_filter({objects}, lambda h: h IS NULL "
+        f"OR h.content IS NULL OR h.role NOT IN ('user', 'assistant', 'system'))) = 0)"
+    )
+    return (
+        f"(CASE WHEN {_strings(j)} THEN {alternating} WHEN {turns_ok} THEN {objects} END)",
+        f"(CASE WHEN NOT ({_strings(j)} OR {turns_ok}) THEN 'expected a list of turns "
+        f'{{"role": "user"|"assistant", "content": text}} or of strings\' END)',
+    )
 
 
 def _object(j: str) -> tuple[str, str]:
-    return (f"(CASE WHEN json_type({j}) = 'OBJECT' THEN {j} END)",
-            f"(CASE WHEN json_type({j}) <> 'OBJECT' THEN {_got('a JSON object', j)} END)")
+    return (
+        f"(CASE WHEN json_type({j}) = 'OBJECT' THEN {j} END)",
+        f"(CASE WHEN json_type({j}) <> 'OBJECT' THEN {_got('a JSON object', j)} END)",
+    )
 
 
 def _choice(upper_map: dict[str, str], expected: str) -> object:
     def build(j: str) -> tuple[str, str]:
         s = f"upper(trim({j} ->> '$'))"
         cases = " ".join(f"WHEN '{raw}' THEN '{canonical}'" for raw, canonical in upper_map.items())
-        value = (f"(CASE WHEN json_type({j}) NOT IN ('ARRAY', 'OBJECT') "
-                 f"THEN CASE {s} {cases} END END)")
-        return value, (f"(CASE WHEN {value} IS NULL THEN 'expected {expected}, got ' || "
-                       f"({j})::VARCHAR END)")
+        value = (
+            f"(CASE WHEN json_type({j}) NOT IN ('ARRAY', 'OBJECT') THEN CASE {s} {cases} END END)"
+        )
+        return value, (
+            f"(CASE WHEN {value} IS NULL THEN 'expected {expected}, got ' || ({j})::VARCHAR END)"
+        )
+
     return build
 
 
 def _task(j: str) -> tuple[str, str]:
     value = f"({j} ->> '$')"
-    return (f"(CASE WHEN list_contains($task_types, {value}) THEN {value} END)",
-            f"(CASE WHEN NOT list_contains($task_types, coalesce({value}, '')) THEN "
-            f"'unknown task type ''' || coalesce({value}, ({j})::VARCHAR) || ''' (known: ' || "
-            f"array_to_string($task_types, ', ') || ')' END)")
+    return (
+        f"(CASE WHEN list_contains($task_types, {value}) THEN {value} END)",
+        f"(CASE WHEN NOT list_contains($task_types, coalesce({value}, '')) THEN "
+        f"'unknown task type ''' || coalesce({value}, ({j})::VARCHAR) || ''' (known: ' || "
+        f"array_to_string($task_types, ', ') || ')' END)",
+    )
 
 
 def _timestamp(j: str) -> tuple[str, str]:
     value = f"(TRY_CAST({j} ->> '$' AS TIMESTAMPTZ) AT TIME ZONE 'UTC')"
-    return value, (f"(CASE WHEN {value} IS NULL THEN 'expected an ISO date-time, got ' || "
-                   f"({j})::VARCHAR END)")
+    return value, (
+        f"(CASE WHEN {value} IS NULL THEN 'expected an ISO date-time, got ' || ({j})::VARCHAR END)"
+    )
 
 
 _JSON_BUILDERS = {
-    TEXT: _text, KEY: _key, SCALAR_TEXT: _scalar_text, TEXTS: _texts,
-    PASSAGE: _passage, STRINGS: _list_of_strings, OPTIONS: _options, LETTERS: _letters,
-    LABEL: _label, NUMBER: _number, HISTORY: _history, TASK: _task,
-    TIMESTAMP: _timestamp, OBJECT: _object,
+    TEXT: _text,
+    KEY: _key,
+    SCALAR_TEXT: _scalar_text,
+    TEXTS: _texts,
+    PASSAGE: _passage,
+    STRINGS: _list_of_strings,
+    OPTIONS: _options,
+    LETTERS: _letters,
+    LABEL: _label,
+    NUMBER: _number,
+    HISTORY: _history,
+    TASK: _task,
+    TIMESTAMP: _timestamp,
+    OBJECT: _object,
     VERDICT: _choice({"A": "A", "B": "B", "TIE": "tie"}, "A, B or tie"),
     SIDE: _choice({"A": "A", "B": "B"}, "A or B"),
     RATER_KIND: _choice({"LLM": "llm", "HUMAN": "human"}, "llm or human"),
@@ -274,10 +354,22 @@ _JSON_BUILDERS = {
 
 # The SQL type of each kind's normalized value, for a field the file does not have.
 VALUE_TYPES = {
-    TEXT: "VARCHAR", KEY: "VARCHAR", SCALAR_TEXT: "VARCHAR", TEXTS: "VARCHAR[]",
-    PASSAGE: "VARCHAR", STRINGS: "VARCHAR[]", OPTIONS: "VARCHAR[]", LETTERS: "VARCHAR[]",
-    LABEL: "BOOLEAN", NUMBER: "DOUBLE", HISTORY: HISTORY_TYPE, TASK: "VARCHAR",
-    TIMESTAMP: "TIMESTAMP", VERDICT: "VARCHAR", SIDE: "VARCHAR", RATER_KIND: "VARCHAR",
+    TEXT: "VARCHAR",
+    KEY: "VARCHAR",
+    SCALAR_TEXT: "VARCHAR",
+    TEXTS: "VARCHAR[]",
+    PASSAGE: "VARCHAR",
+    STRINGS: "VARCHAR[]",
+    OPTIONS: "VARCHAR[]",
+    LETTERS: "VARCHAR[]",
+    LABEL: "BOOLEAN",
+    NUMBER: "DOUBLE",
+    HISTORY: HISTORY_TYPE,
+    TASK: "VARCHAR",
+    TIMESTAMP: "TIMESTAMP",
+    VERDICT: "VARCHAR",
+    SIDE: "VARCHAR",
+    RATER_KIND: "VARCHAR",
     OBJECT: "JSON",
 }
 
@@ -287,19 +379,3 @@ def first_problem(problems: Sequence[tuple[int, str]]) -> str:
     if not problems:
         return "NULL::VARCHAR"
     return "coalesce(" + ", ".join(f"'{i}' || chr(31) || {p}" for i, p in problems) + ")"
-
-
-def item_id_sql(p: str = "") -> str:
-    """The item id over stage columns (prefix `p`); `ingest.identity.item_id` is its twin."""
-    gold = (f"CASE WHEN {p}hallucination_gold THEN 'true' "
-            f"WHEN NOT {p}hallucination_gold THEN 'false' END")
-    return content_id_sql(
-        f"{p}dataset", f"{p}external_id", f"{p}task_type", f"{p}question",
-        history_part(f"{p}history"), list_part(f"{p}reference_answers"),
-        f"{p}reference_context", f"{p}document", f"{p}candidate_answer",
-        list_part(f"{p}options"), list_part(f"{p}gold_letters"), gold)
-
-
-def response_id_sql(item_id: str, system: str, answer: str) -> str:
-    """The response id; `ingest.identity.response_id` is its twin."""
-    return content_id_sql(item_id, system, answer)

@@ -72,8 +72,15 @@ class Format:
         return tuple(f.name for f in self.fields if f.required)
 
 
-def _f(name: str, kind: str, target: str | None = None, *, required: bool = False,
-       nullable: bool = False, group: str | None = None) -> Field:
+def _f(
+    name: str,
+    kind: str,
+    target: str | None = None,
+    *,
+    required: bool = False,
+    nullable: bool = False,
+    group: str | None = None,
+) -> Field:
     return Field(name, kind, target or name, required, nullable, group)
 
 
@@ -83,51 +90,111 @@ def _grouped(group: str, *fields: Field) -> tuple[Field, ...]:
 
 _RECORD = (_f("id", KEY, "external_id"), _f("system", TEXT), _f("task_type", TASK))
 _ITEM = (
-    _f("dataset", TEXT), _f("task_type", TASK), _f("question", TEXT, required=True),
-    _f("reference_answers", TEXTS), _f("reference_context", PASSAGE), _f("document", TEXT),
-    _f("candidate_answer", TEXT), _f("options", OPTIONS), _f("gold_letters", LETTERS),
-    _f("hallucination_gold", LABEL), _f("history", HISTORY), _f("external_id", KEY),
+    _f("dataset", TEXT),
+    _f("task_type", TASK),
+    _f("question", TEXT, required=True),
+    _f("reference_answers", TEXTS),
+    _f("reference_context", PASSAGE),
+    _f("document", TEXT),
+    _f("candidate_answer", TEXT),
+    _f("options", OPTIONS),
+    _f("gold_letters", LETTERS),
+    _f("hallucination_gold", LABEL),
+    _f("history", HISTORY),
+    _f("external_id", KEY),
     _f("item_metadata", OBJECT),
 )
 _JUDGEMENT = (
-    _f("rater_kind", RATER_KIND, required=True), _f("rater", TEXT, required=True),
-    _f("rubric", TEXT, required=True), _f("rubric_version", KEY),
-    _f("unscored_reason", TEXT), _f("explanation", TEXT), _f("raw_output", TEXT),
-    _f("comment", TEXT), _f("created_utc", TIMESTAMP), _f("supersedes", KEY),
+    _f("rater_kind", RATER_KIND, required=True),
+    _f("rater", TEXT, required=True),
+    _f("rubric", TEXT, required=True),
+    _f("rubric_version", KEY),
+    _f("unscored_reason", TEXT),
+    _f("explanation", TEXT),
+    _f("raw_output", TEXT),
+    _f("comment", TEXT),
+    _f("created_utc", TIMESTAMP),
+    _f("supersedes", KEY),
 )
 
-RAG = Format("rag", SINGLE, "context", (
-    _f("question", TEXT, required=True), _f("answer", TEXT, required=True),
-    _f("gt_answer", TEXTS, "reference_answers"), _f("gt_context", PASSAGE, "reference_context"),
-    _f("document", TEXT), _f("contexts", STRINGS), *_RECORD,
-), (frozenset({"question", "answer"}),))
+RAG = Format(
+    "rag",
+    SINGLE,
+    "context",
+    (
+        _f("question", TEXT, required=True),
+        _f("answer", TEXT, required=True),
+        _f("gt_answer", TEXTS, "reference_answers"),
+        _f("gt_context", PASSAGE, "reference_context"),
+        _f("document", TEXT),
+        _f("contexts", STRINGS),
+        *_RECORD,
+    ),
+    (frozenset({"question", "answer"}),),
+)
 
-MCQA = Format("mcqa", SINGLE, "letters", (
-    _f("question", TEXT, required=True), _f("options", OPTIONS, required=True),
-    _f("gold", LETTERS, "gold_letters", required=True), _f("answer", TEXT, required=True),
-    *_RECORD,
-), (frozenset({"options", "gold"}),))
+MCQA = Format(
+    "mcqa",
+    SINGLE,
+    "letters",
+    (
+        _f("question", TEXT, required=True),
+        _f("options", OPTIONS, required=True),
+        _f("gold", LETTERS, "gold_letters", required=True),
+        _f("answer", TEXT, required=True),
+        *_RECORD,
+    ),
+    (frozenset({"options", "gold"}),),
+)
 
-HALLUCINATION = Format("hallucination", SINGLE, "hallucination", (
-    _f("question", TEXT, required=True), _f("context", PASSAGE, "reference_context"),
-    _f("candidate", TEXT, "candidate_answer", required=True),
-    _f("label", LABEL, "hallucination_gold", required=True),
-    _f("prediction", SCALAR_TEXT, "answer", required=True), *_RECORD,
-), (frozenset({"candidate", "label"}), frozenset({"prediction", "label"})))
+HALLUCINATION = Format(
+    "hallucination",
+    SINGLE,
+    "hallucination",
+    (
+        _f("question", TEXT, required=True),
+        _f("context", PASSAGE, "reference_context"),
+        _f("candidate", TEXT, "candidate_answer", required=True),
+        _f("label", LABEL, "hallucination_gold", required=True),
+        _f("prediction", SCALAR_TEXT, "answer", required=True),
+        *_RECORD,
+    ),
+    (frozenset({"candidate", "label"}), frozenset({"prediction", "label"})),
+)
 
-CONVERSATIONAL = Format("conversational", SINGLE, "conversational", (
-    _f("history", HISTORY, required=True), _f("question", TEXT, required=True),
-    _f("gold_answers", TEXTS, "reference_answers"), _f("answer", TEXT, required=True),
-    *_RECORD,
-), (frozenset({"history", "question"}),))
+CONVERSATIONAL = Format(
+    "conversational",
+    SINGLE,
+    "conversational",
+    (
+        _f("history", HISTORY, required=True),
+        _f("question", TEXT, required=True),
+        _f("gold_answers", TEXTS, "reference_answers"),
+        _f("answer", TEXT, required=True),
+        *_RECORD,
+    ),
+    (frozenset({"history", "question"}),),
+)
 
-PAIRWISE = Format("pairwise", PAIR, "pairwise", (
-    _f("question", TEXT, required=True), _f("answer_a", TEXT, required=True),
-    _f("answer_b", TEXT, required=True), _f("system_a", TEXT, required=True),
-    _f("system_b", TEXT, required=True), _f("winner", VERDICT, "verdict"),
-    _f("rater", TEXT), _f("rater_kind", RATER_KIND), _f("rubric", TEXT),
-    _f("explanation", TEXT), _f("id", KEY, "external_id"),
-), (frozenset({"answer_a", "answer_b"}),))
+PAIRWISE = Format(
+    "pairwise",
+    PAIR,
+    "pairwise",
+    (
+        _f("question", TEXT, required=True),
+        _f("answer_a", TEXT, required=True),
+        _f("answer_b", TEXT, required=True),
+        _f("system_a", TEXT, required=True),
+        _f("system_b", TEXT, required=True),
+        _f("winner", VERDICT, "verdict"),
+        _f("rater", TEXT),
+        _f("rater_kind", RATER_KIND),
+        _f("rubric", TEXT),
+        _f("explanation", TEXT),
+        _f("id", KEY, "external_id"),
+    ),
+    (frozenset({"answer_a", "answer_b"}),),
+)
 
 # What `judgeboard export` adds for people, derivable from the rest: read and dropped. The ids
 # it writes (item_id, response_id, response_a/_b, rating_id, preference_id) are fields, used
@@ -137,27 +204,64 @@ _EXPORTED = frozenset({"is_current", "effective_score", "effective_source"})
 
 # A record whose rating fields are all null holds an item and a response nobody rated; one
 # whose response fields are null too holds an item alone. That is how an export carries them.
-RATINGS = Format("ratings", RATING, "context", (
-    *_ITEM,
-    *_grouped(RESPONDED, _f("system", TEXT, required=True), _f("answer", TEXT, required=True),
-              _f("contexts", STRINGS), _f("response_metadata", OBJECT),
-              _f("response_id", KEY, "given_response_id")),
-    *_grouped(RATED, *_JUDGEMENT, _f("value", NUMBER, required=True, nullable=True),
-              _f("scale_low", NUMBER, required=True), _f("scale_high", NUMBER, required=True),
-              _f("rating_id", KEY), _f("overrides", KEY), _f("call_id", KEY)),
-    _f("item_id", KEY, "given_item_id"),
-), (frozenset({"rater_kind", "rater", "rubric", "value"}),), _EXPORTED)
+RATINGS = Format(
+    "ratings",
+    RATING,
+    "context",
+    (
+        *_ITEM,
+        *_grouped(
+            RESPONDED,
+            _f("system", TEXT, required=True),
+            _f("answer", TEXT, required=True),
+            _f("contexts", STRINGS),
+            _f("response_metadata", OBJECT),
+            _f("response_id", KEY, "given_response_id"),
+        ),
+        *_grouped(
+            RATED,
+            *_JUDGEMENT,
+            _f("value", NUMBER, required=True, nullable=True),
+            _f("scale_low", NUMBER, required=True),
+            _f("scale_high", NUMBER, required=True),
+            _f("rating_id", KEY),
+            _f("overrides", KEY),
+            _f("call_id", KEY),
+        ),
+        _f("item_id", KEY, "given_item_id"),
+    ),
+    (frozenset({"rater_kind", "rater", "rubric", "value"}),),
+    _EXPORTED,
+)
 
-PREFERENCES = Format("preferences", PREFERENCE, "pairwise", (
-    *_ITEM, _f("system_a", TEXT, required=True), _f("answer_a", TEXT, required=True),
-    _f("system_b", TEXT, required=True), _f("answer_b", TEXT, required=True),
-    _f("contexts_a", STRINGS), _f("contexts_b", STRINGS),
-    _f("response_metadata_a", OBJECT), _f("response_metadata_b", OBJECT), *_JUDGEMENT,
-    _f("verdict", VERDICT, required=True, nullable=True), _f("shown_first", SIDE),
-    _f("preference_id", KEY), _f("call_id", KEY), _f("item_id", KEY, "given_item_id"),
-    _f("response_a", KEY, "given_response_a"), _f("response_b", KEY, "given_response_b"),
-), (frozenset({"rater_kind", "rater", "rubric", "verdict"}),), _EXPORTED)
+PREFERENCES = Format(
+    "preferences",
+    PREFERENCE,
+    "pairwise",
+    (
+        *_ITEM,
+        _f("system_a", TEXT, required=True),
+        _f("answer_a", TEXT, required=True),
+        _f("system_b", TEXT, required=True),
+        _f("answer_b", TEXT, required=True),
+        _f("contexts_a", STRINGS),
+        _f("contexts_b", STRINGS),
+        _f("response_metadata_a", OBJECT),
+        _f("response_metadata_b", OBJECT),
+        *_JUDGEMENT,
+        _f("verdict", VERDICT, required=True, nullable=True),
+        _f("shown_first", SIDE),
+        _f("preference_id", KEY),
+        _f("call_id", KEY),
+        _f("item_id", KEY, "given_item_id"),
+        _f("response_a", KEY, "given_response_a"),
+        _f("response_b", KEY, "given_response_b"),
+    ),
+    (frozenset({"rater_kind", "rater", "rubric", "verdict"}),),
+    _EXPORTED,
+)
 
 # Detection tries these in order: the most specific key sets first.
-FORMATS: dict[str, Format] = {f.name: f for f in (
-    RATINGS, PREFERENCES, PAIRWISE, MCQA, HALLUCINATION, CONVERSATIONAL, RAG)}
+FORMATS: dict[str, Format] = {
+    f.name: f for f in (RATINGS, PREFERENCES, PAIRWISE, MCQA, HALLUCINATION, CONVERSATIONAL, RAG)
+}

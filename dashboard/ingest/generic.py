@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-
 from dashboard.ids import utc_now
+from dashboard.ingest import load_sql, read_sql
 from dashboard.ingest.errors import IngestError
 from dashboard.ingest.formats import FORMATS, PAIR, PREFERENCE, RATING, SINGLE, Format
-from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.ingest.locate import jsonl_line, locate
-from dashboard.ingest import load_sql
-from dashboard.store.connection import Connection, DatabaseError
+from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.ingest.stage_sql import StageField, StagePlan, stage_params, stage_select, stage_sql
+from dashboard.store.connection import Connection, DatabaseError
 from dashboard.store.writes import ensure_dataset
 from dashboard.types import TASK_TYPES, Dataset
 
@@ -30,24 +27,36 @@ def stage_plan(plan: FilePlan, fmt: Format) -> StagePlan:
     for index, f in enumerate(fmt.fields):
         found = plan.columns.view.get(f.name)
         if found is None and f.required:
-            raise IngestError("is missing", file=plan.path, record=1, field=f.name,
-                              line=jsonl_line(plan.path, 1) if plan.kind == "jsonl" else None,
-                              file_kind=plan.kind)
+            raise IngestError(
+                "is missing",
+                file=plan.path,
+                record=1,
+                field=f.name,
+                line=jsonl_line(plan.path, 1) if plan.kind == "jsonl" else None,
+                file_kind=plan.kind,
+            )
         column, raw_type = found if found else (None, None)
         if column is not None:
             claimed.add(column)
-        fields.append(StageField(index, column, raw_type, f.kind, f.target, f.required,
-                                 f.nullable, f.group))
-    extras = tuple(c for c in plan.columns.file_columns
-                   if c not in claimed and c not in fmt.ignore)
-    params = {"path": str(plan.path), "dataset_override": plan.dataset,
-              "dataset_default": plan.dataset_default, "system": plan.system,
-              "system_default": plan.path.stem, "rater_default": plan.path.stem,
-              "task_types": list(TASK_TYPES)}
-    reader = load_sql.reader_sql(plan.kind, size_bytes=plan.size_bytes,
-                                  full_sample=plan.full_sample)
-    return StagePlan(reader, plan.kind == "csv", fmt.shape, fmt.task_rule, tuple(fields),
-                     extras, params)
+        fields.append(
+            StageField(index, column, raw_type, f.kind, f.target, f.required, f.nullable, f.group)
+        )
+    extras = tuple(c for c in plan.columns.file_columns if c not in claimed and c not in fmt.ignore)
+    params = {
+        "path": str(plan.path),
+        "dataset_override": plan.dataset,
+        "dataset_default": plan.dataset_default,
+        "system": plan.system,
+        "system_default": plan.path.stem,
+        "rater_default": plan.path.stem,
+        "task_types": list(TASK_TYPES),
+    }
+    reader = read_sql.reader_sql(
+        plan.kind, size_bytes=plan.size_bytes, full_sample=plan.full_sample
+    )
+    return StagePlan(
+        reader, plan.kind == "csv", fmt.shape, fmt.task_rule, tuple(fields), extras, params
+    )
 
 
 def read_error(plan: FilePlan, fmt: Format | None, error: Exception) -> IngestError:
@@ -59,8 +68,9 @@ def read_error(plan: FilePlan, fmt: Format | None, error: Exception) -> IngestEr
     return IngestError(f"cannot read the file: {first}", file=plan.path, file_kind=plan.kind)
 
 
-def check_stage(con: Connection, plan: FilePlan, fmt: Format | None, *,
-                rows: load_sql.Rows | None = None) -> None:
+def check_stage(
+    con: Connection, plan: FilePlan, fmt: Format | None, *, rows: load_sql.Rows | None = None
+) -> None:
     """Raise IngestError for the first bad record of the staged rows (default: `_stage`,
     built in file order)."""
     found = load_sql.first_problem(con, rows or load_sql.ordered_stage())
@@ -71,8 +81,9 @@ def check_stage(con: Connection, plan: FilePlan, fmt: Format | None, *,
     field_name = source_name(fmt, plan, int(key)) if key.isdigit() and fmt else key
     record = index + 1
     line = jsonl_line(plan.path, record) if plan.kind == "jsonl" else None
-    raise IngestError(problem, file=plan.path, record=record, line=line, field=field_name,
-                      file_kind=plan.kind)
+    raise IngestError(
+        problem, file=plan.path, record=record, line=line, field=field_name, file_kind=plan.kind
+    )
 
 
 def check_ids(con: Connection, plan: FilePlan, fmt: Format, rows: load_sql.Rows) -> None:
@@ -81,18 +92,28 @@ def check_ids(con: Connection, plan: FilePlan, fmt: Format, rows: load_sql.Rows)
     if found is None:
         return
     index, earlier, external_id = found
-    where = ("an item already stored in this dataset" if earlier < 0
-             else f"record {earlier + 1}")
-    field_name = next((source_name(fmt, plan, i) for i, f in enumerate(fmt.fields)
-                       if f.target == "external_id"), "id")
-    raise IngestError(f"duplicate id {external_id!r}: {where} has this id with different "
-                      "content", file=plan.path, record=index + 1, field=field_name,
-                      line=jsonl_line(plan.path, index + 1) if plan.kind == "jsonl" else None,
-                      file_kind=plan.kind)
+    where = "an item already stored in this dataset" if earlier < 0 else f"record {earlier + 1}"
+    field_name = next(
+        (source_name(fmt, plan, i) for i, f in enumerate(fmt.fields) if f.target == "external_id"),
+        "id",
+    )
+    raise IngestError(
+        f"duplicate id {external_id!r}: {where} has this id with different content",
+        file=plan.path,
+        record=index + 1,
+        field=field_name,
+        line=jsonl_line(plan.path, index + 1) if plan.kind == "jsonl" else None,
+        file_kind=plan.kind,
+    )
 
 
-def _stage(con: Connection, plan: FilePlan, fmt: Format, staged: StagePlan,
-           on_progress: load_sql.ProgressFn | None) -> load_sql.Rows:
+def _stage(
+    con: Connection,
+    plan: FilePlan,
+    fmt: Format,
+    staged: StagePlan,
+    on_progress: read_sql.ProgressFn | None,
+) -> load_sql.Rows:
     """Build `_stage`; return how to number its rows in file order.
 
     Single answers, the big files, are staged in any order: DuckDB's reader then needs no
@@ -103,17 +124,18 @@ def _stage(con: Connection, plan: FilePlan, fmt: Format, staged: StagePlan,
     in_order = fmt.shape != SINGLE
     try:
         if in_order:
-            load_sql.run_with_progress(con, sql, params, on_fraction=on_progress)
+            read_sql.run_with_progress(con, sql, params, on_fraction=on_progress)
             return load_sql.ordered_stage()
         with load_sql.unordered(con):
-            load_sql.run_with_progress(con, sql, params, on_fraction=on_progress)
+            read_sql.run_with_progress(con, sql, params, on_fraction=on_progress)
     except DatabaseError as error:
         raise read_error(plan, fmt, error) from None
-    return load_sql.reread(stage_select(staged), load_sql.bind(stage_select(staged), params))
+    return load_sql.reread(stage_select(staged), read_sql.bind(stage_select(staged), params))
 
 
-def import_generic(con: Connection, plan: FilePlan, *, on_progress: load_sql.ProgressFn |
-                   None = None) -> tuple[Counts, int, tuple[str, ...]]:
+def import_generic(
+    con: Connection, plan: FilePlan, *, on_progress: read_sql.ProgressFn | None = None
+) -> tuple[Counts, int, tuple[str, ...]]:
     """Stage, check and insert one file; return (counts, records, datasets)."""
     fmt = FORMATS[plan.fmt]
     rows = _stage(con, plan, fmt, stage_plan(plan, fmt), on_progress)
@@ -126,12 +148,11 @@ def import_generic(con: Connection, plan: FilePlan, *, on_progress: load_sql.Pro
         check_ids(con, plan, fmt, rows)
     datasets = tuple(load_sql.datasets_of(con, "_stage"))
     counts = insert_stage(con, plan, fmt, datasets)
-    load_sql.drop(con, "_stage")
+    read_sql.drop(con, "_stage")
     return counts, records, datasets
 
 
-def insert_stage(con: Connection, plan: FilePlan, fmt: Format,
-                 datasets: tuple[str, ...]) -> Counts:
+def insert_stage(con: Connection, plan: FilePlan, fmt: Format, datasets: tuple[str, ...]) -> Counts:
     for name in datasets:
         ensure_dataset(con, Dataset(name, source=str(plan.path)))
     now = utc_now()
@@ -139,12 +160,15 @@ def insert_stage(con: Connection, plan: FilePlan, fmt: Format,
     counts.add("items", load_sql.insert_items(con, "_stage", now=now))
     # A ratings record may hold an item alone, or an item and a response nobody rated.
     responded = "response_id IS NOT NULL" if fmt.shape == RATING else "true"
-    counts.add("responses", load_sql.insert_responses(con, "_stage", now=now,
-                                                       where=responded))
+    counts.add("responses", load_sql.insert_responses(con, "_stage", now=now, where=responded))
     if fmt.shape == RATING:
-        counts.add("ratings", load_sql.insert_ratings(con, "_stage", now=now,
-                                                       where="rating_id IS NOT NULL"))
+        counts.add(
+            "ratings",
+            load_sql.insert_ratings(con, "_stage", now=now, where="rating_id IS NOT NULL"),
+        )
     elif fmt.shape in (PAIR, PREFERENCE):
-        counts.add("preferences", load_sql.insert_preferences(
-            con, "_stage", now=now, where="preference_id IS NOT NULL"))
+        counts.add(
+            "preferences",
+            load_sql.insert_preferences(con, "_stage", now=now, where="preference_id IS NOT NULL"),
+        )
     return counts

@@ -12,16 +12,37 @@ from collections.abc import Mapping, Sequence
 from dashboard.ids import content_id
 
 
-def item_id(*, dataset: str, task_type: str, question: str, external_id: str | None = None,
-            history: Sequence[Mapping[str, str]] = (), reference_answers: Sequence[str] = (),
-            reference_context: str | None = None, document: str | None = None,
-            candidate_answer: str | None = None, options: Sequence[str] = (),
-            gold_letters: Sequence[str] = (), hallucination_gold: bool | None = None) -> str:
+def item_id(
+    *,
+    dataset: str,
+    task_type: str,
+    question: str,
+    external_id: str | None = None,
+    history: Sequence[Mapping[str, str]] = (),
+    reference_answers: Sequence[str] = (),
+    reference_context: str | None = None,
+    document: str | None = None,
+    candidate_answer: str | None = None,
+    options: Sequence[str] = (),
+    gold_letters: Sequence[str] = (),
+    hallucination_gold: bool | None = None,
+) -> str:
     gold = None if hallucination_gold is None else ("true" if hallucination_gold else "false")
     turns = [f"{turn['role']}:{turn['content']}" for turn in history]
-    return content_id(dataset, external_id, task_type, question, turns, reference_answers,
-                      reference_context, document, candidate_answer, options, gold_letters,
-                      gold)
+    return content_id(
+        dataset,
+        external_id,
+        task_type,
+        question,
+        turns,
+        reference_answers,
+        reference_context,
+        document,
+        candidate_answer,
+        options,
+        gold_letters,
+        gold,
+    )
 
 
 def response_id(item_id: str, system: str, answer: str) -> str:

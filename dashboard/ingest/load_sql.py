@@ -10,47 +10,66 @@ of its stream the way `writes.insert_rows` does. The caller owns the transaction
 
 from __future__ import annotations
 
-import re
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from dashboard.ingest.read_sql import columns_of, execute
 from dashboard.store.connection import Connection
-from dashboard.ingest.fields_sql import is_null_type, quote
 from dashboard.store.writes import STREAM_KEYS
 
-ProgressFn = Callable[[float], None]
-_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-# Readers for file kinds. Paths are bound; the options are code constants.
-READERS = {
-    "jsonl": "read_json($path, format='newline_delimited', sample_size={sample})",
-    "json": "read_json($path, format='array', sample_size={sample})",
-    # A quoted empty string stays a string (an empty answer); only an empty cell is null.
-    "csv": "read_csv($path, header=true, all_varchar=true, allow_quoted_nulls=false)",
-    "parquet": "read_parquet($path)",
-}
-# Files up to this size are sampled whole, so every value's type is seen; bigger files are
-# sampled on their first records, as DuckDB does by default (see docs/benchmarks.md).
-FULL_SAMPLE_BYTES = 256 * 1024 * 1024
-
-ITEM_COLUMNS = ("item_id", "dataset", "task_type", "question", "reference_answers",
-                "reference_context", "document", "candidate_answer", "options", "gold_letters",
-                "hallucination_gold", "history", "external_id", "metadata")
-RESPONSE_COLUMNS = ("response_id", "item_id", "dataset", "system", "answer", "contexts",
-                    "metadata")
-JUDGEMENT_COLUMNS = ("rater_kind", "rater", "rubric", "rubric_version", "unscored_reason",
-                     "explanation", "raw_output", "comment", "supersedes", "call_id",
-                     "created_utc")
-RATING_COLUMNS = ("rating_id", "response_id", "value", "scale_low", "scale_high", "overrides",
-                  *JUDGEMENT_COLUMNS)
-PREFERENCE_COLUMNS = ("preference_id", "item_id", "response_a", "response_b", "verdict",
-                      "shown_first", *JUDGEMENT_COLUMNS)
+ITEM_COLUMNS = (
+    "item_id",
+    "dataset",
+    "task_type",
+    "question",
+    "reference_answers",
+    "reference_context",
+    "document",
+    "candidate_answer",
+    "options",
+    "gold_letters",
+    "hallucination_gold",
+    "history",
+    "external_id",
+    "metadata",
+)
+RESPONSE_COLUMNS = ("response_id", "item_id", "dataset", "system", "answer", "contexts", "metadata")
+JUDGEMENT_COLUMNS = (
+    "rater_kind",
+    "rater",
+    "rubric",
+    "rubric_version",
+    "unscored_reason",
+    "explanation",
+    "raw_output",
+    "comment",
+    "supersedes",
+    "call_id",
+    "created_utc",
+)
+RATING_COLUMNS = (
+    "rating_id",
+    "response_id",
+    "value",
+    "scale_low",
+    "scale_high",
+    "overrides",
+    *JUDGEMENT_COLUMNS,
+)
+PREFERENCE_COLUMNS = (
+    "preference_id",
+    "item_id",
+    "response_a",
+    "response_b",
+    "verdict",
+    "shown_first",
+    *JUDGEMENT_COLUMNS,
+)
 _STREAMS = STREAM_KEYS  # the same streams as every other writer
 _CURRENT = {"ratings": "current_ratings", "preferences": "current_preferences"}
-COUNTED_TABLES = ("datasets", "items", "responses", "ratings", "preferences")
 
 
 @dataclass(frozen=True)
@@ -61,100 +80,6 @@ class Inserted:
     @property
     def skipped(self) -> int:
         return self.offered - self.added
-
-
-def bind(sql: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The named parameters this statement uses (DuckDB refuses unused ones)."""
-    used = set(_PARAM.findall(sql))
-    return {name: value for name, value in params.items() if name in used}
-
-
-def execute(con: Connection, sql: str, params: Mapping[str, Any] | None = None) -> Any:
-    return con.execute(sql, bind(sql, params or {}))
-
-
-@contextmanager
-def bulk_write_settings(con: Connection) -> Iterator[None]:
-    """Settings for writing a big import, undone afterwards.
-
-    DuckDB's FSST string compression (plain and in dictionaries) costs most of the time of
-    writing long texts: about 70 % of an import of 300k RAG records here. Without it the rows
-    land about 3x faster and take about 1.6x the disk space; later writes compress as usual.
-    Buffering one row group instead of five before a flush keeps a million-record staging
-    table within the memory limit (less spilling to disk), which was about 20 % faster.
-    """
-    con.execute("SET disabled_compression_methods = 'fsst,dict_fsst'")
-    con.execute("SET write_buffer_row_group_count = 1")
-    try:
-        yield
-    finally:
-        con.execute("RESET disabled_compression_methods")
-        con.execute("RESET write_buffer_row_group_count")
-
-
-def reader_sql(kind: str, *, size_bytes: int, full_sample: bool = False) -> str:
-    sample = -1 if full_sample or size_bytes <= FULL_SAMPLE_BYTES else 20480
-    return READERS[kind].format(sample=sample)
-
-
-def describe(con: Connection, kind: str, path: str, *, size_bytes: int,
-             full_sample: bool = False) -> list[tuple[str, str]]:
-    """The columns DuckDB's reader sees in a file, with their types."""
-    reader = reader_sql(kind, size_bytes=size_bytes, full_sample=full_sample)
-    sql = f"DESCRIBE SELECT * FROM {reader}"
-    return [(row[0], row[1]) for row in execute(con, sql, {"path": path}).fetchall()]
-
-
-def needs_full_sample(kind: str, described: list[tuple[str, str]], *, size_bytes: int) -> bool:
-    """Whether a big file must be typed from all its records, not its first ones.
-
-    A column that is null in every sampled record is typed NULL, and DuckDB's JSON reader
-    then reads it as null in every record, silently dropping values further on (measured
-    with duckdb 2.0). An export sorted by dataset has such columns (`options` is null until
-    the first MCQA item), so those files pay for a second pass instead.
-    """
-    return (kind in ("json", "jsonl") and size_bytes > FULL_SAMPLE_BYTES
-            and any(is_null_type(sql_type) for _, sql_type in described))
-
-
-def run_with_progress(con: Connection, sql: str, params: Mapping[str, Any], *,
-                      on_fraction: ProgressFn | None = None, poll_s: float = 0.2) -> None:
-    """Run one long statement; meanwhile report DuckDB's progress from the caller's thread.
-
-    The statement runs on a worker thread and the calling thread polls `query_progress()`, so a
-    callback that must run on its own thread (Streamlit's) is called there.
-    """
-    if on_fraction is None:
-        execute(con, sql, params)
-        return
-    con.execute("SET enable_progress_bar = true")
-    con.execute("SET enable_progress_bar_print = false")
-    failure: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            execute(con, sql, params)
-        except BaseException as error:  # re-raised on the caller's thread
-            failure.append(error)
-
-    worker = threading.Thread(target=work, name="judgeboard-import", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(poll_s)
-            percent = con.query_progress()
-            if percent >= 0:
-                on_fraction(min(percent / 100.0, 1.0))
-    except BaseException:  # Ctrl-C, or the callback failed: stop the query, then roll back
-        con.interrupt()
-        worker.join()
-        raise
-    if failure:
-        raise failure[0]
-
-
-def columns_of(con: Connection, relation: str) -> set[str]:
-    return {row[0] for row in con.execute(f"DESCRIBE {relation}").fetchall()}
 
 
 @dataclass(frozen=True)
@@ -176,8 +101,7 @@ def ordered_stage(table: str = "_stage") -> Rows:
 def reread(select_sql: str, params: Mapping[str, Any]) -> Rows:
     """The staging SELECT run again in file order, numbered. For a stage built without
     preserving order (faster, and lighter on memory); run under `preserve_insertion_order`."""
-    return Rows(f"(SELECT row_number() OVER () - 1 AS _rn, * FROM ({select_sql}))", "_rn",
-                params)
+    return Rows(f"(SELECT row_number() OVER () - 1 AS _rn, * FROM ({select_sql}))", "_rn", params)
 
 
 @contextmanager
@@ -191,14 +115,20 @@ def unordered(con: Connection) -> Iterator[None]:
 
 
 def has_problem(con: Connection, stage: str = "_stage") -> bool:
-    return con.execute(f"SELECT 1 FROM {stage} WHERE _problem IS NOT NULL LIMIT 1"
-                       ).fetchone() is not None
+    return (
+        con.execute(f"SELECT 1 FROM {stage} WHERE _problem IS NOT NULL LIMIT 1").fetchone()
+        is not None
+    )
 
 
 def first_problem(con: Connection, rows: Rows) -> tuple[int, str] | None:
     """(record index, "<field>\\x1f<message>") of the first bad record, if any."""
-    row = execute(con, f"SELECT {rows.index} AS i, _problem FROM {rows.relation} "
-                       "WHERE _problem IS NOT NULL ORDER BY i LIMIT 1", rows.params).fetchone()
+    row = execute(
+        con,
+        f"SELECT {rows.index} AS i, _problem FROM {rows.relation} "
+        "WHERE _problem IS NOT NULL ORDER BY i LIMIT 1",
+        rows.params,
+    ).fetchone()
     return (int(row[0]), row[1]) if row else None
 
 
@@ -223,42 +153,44 @@ def conflicting_id(con: Connection, rows: Rows) -> tuple[int, int, str] | None:
     """The first record whose external id an earlier record (or a stored item) of its dataset
     uses with different content: (record index, earlier record index or -1, id)."""
     first = f"OVER (PARTITION BY dataset, external_id ORDER BY {rows.index})"
-    row = execute(con, f"""
+    row = execute(
+        con,
+        f"""
         SELECT i, first_index, external_id FROM (
             SELECT {rows.index} AS i, external_id,
                    first_value({rows.index}) {first} AS first_index,
                    item_id <> first_value(item_id) {first} AS differs
             FROM {rows.relation} WHERE external_id IS NOT NULL)
-        WHERE differs ORDER BY i LIMIT 1""", rows.params).fetchone()
+        WHERE differs ORDER BY i LIMIT 1""",
+        rows.params,
+    ).fetchone()
     if row:
         return int(row[0]), int(row[1]), row[2]
-    row = execute(con, f"""
+    row = execute(
+        con,
+        f"""
         SELECT s.i, s.external_id
         FROM (SELECT {rows.index} AS i, * FROM {rows.relation}) s
         JOIN items t ON t.dataset = s.dataset AND t.external_id = s.external_id
         WHERE s.external_id IS NOT NULL AND t.item_id <> s.item_id
-        ORDER BY s.i LIMIT 1""", rows.params).fetchone()
+        ORDER BY s.i LIMIT 1""",
+        rows.params,
+    ).fetchone()
     return (int(row[0]), -1, row[1]) if row else None
 
 
 def has_external_ids(con: Connection, stage: str = "_stage") -> bool:
-    return con.execute(
-        f"SELECT count(external_id) > 0 FROM {stage}").fetchone()[0] is True
+    return con.execute(f"SELECT count(external_id) > 0 FROM {stage}").fetchone()[0] is True
 
 
-def drop(con: Connection, *relations: str) -> None:
-    for relation in relations:
-        con.execute(f"DROP TABLE IF EXISTS {relation}")
-
-
-def table_counts(con: Connection) -> dict[str, int]:
-    """Rows per table, for reports and for tests that check an import changed nothing."""
-    return {t: int(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
-            for t in COUNTED_TABLES}
-
-
-def _select(columns: tuple[str, ...], present: set[str], *, json_columns: tuple[str, ...] = (),
-            prefix: str = "s.", sources: Mapping[str, str] | None = None) -> str:
+def _select(
+    columns: tuple[str, ...],
+    present: set[str],
+    *,
+    json_columns: tuple[str, ...] = (),
+    prefix: str = "s.",
+    sources: Mapping[str, str] | None = None,
+) -> str:
     """`columns` from the stage; `sources` names a stage column to read one from instead."""
     parts = []
     for column in columns:
@@ -272,8 +204,14 @@ def _select(columns: tuple[str, ...], present: set[str], *, json_columns: tuple[
     return ", ".join(parts)
 
 
-def _insert_new(con: Connection, table: str, id_column: str, columns: tuple[str, ...],
-                rows_sql: str, now: datetime) -> Inserted:
+def _insert_new(
+    con: Connection,
+    table: str,
+    id_column: str,
+    columns: tuple[str, ...],
+    rows_sql: str,
+    now: datetime,
+) -> Inserted:
     """Insert one row of each id in `rows_sql` that is not stored yet.
 
     Rows with one id have the same content (the id is its hash) except what the id leaves
@@ -281,17 +219,26 @@ def _insert_new(con: Connection, table: str, id_column: str, columns: tuple[str,
     depend on the order in which a parallel reader staged the rows.
     """
     offered, distinct = con.execute(
-        f"SELECT count(*), count(DISTINCT {id_column}) FROM ({rows_sql})").fetchone()
-    tiebreak = ", ".join(f"CAST({c} AS VARCHAR) NULLS FIRST" for c in ("contexts", "metadata")
-                         if c in columns)
-    rows = rows_sql if offered == distinct else (
-        f"SELECT DISTINCT ON ({id_column}) * FROM ({rows_sql}) "
-        f"ORDER BY {id_column}, {tiebreak}, _ord")
+        f"SELECT count(*), count(DISTINCT {id_column}) FROM ({rows_sql})"
+    ).fetchone()
+    tiebreak = ", ".join(
+        f"CAST({c} AS VARCHAR) NULLS FIRST" for c in ("contexts", "metadata") if c in columns
+    )
+    rows = (
+        rows_sql
+        if offered == distinct
+        else (
+            f"SELECT DISTINCT ON ({id_column}) * FROM ({rows_sql}) "
+            f"ORDER BY {id_column}, {tiebreak}, _ord"
+        )
+    )
     names = ", ".join(columns)
     added = con.execute(
         f"INSERT INTO {table} ({names}, created_utc) "
         f"SELECT {', '.join('s.' + c for c in columns)}, $now FROM ({rows}) s "
-        f"ANTI JOIN {table} t ON t.{id_column} = s.{id_column}", {"now": now}).fetchone()[0]
+        f"ANTI JOIN {table} t ON t.{id_column} = s.{id_column}",
+        {"now": now},
+    ).fetchone()[0]
     return Inserted(int(added), int(distinct))
 
 
@@ -302,8 +249,9 @@ def insert_items(con: Connection, relation: str, *, now: datetime) -> Inserted:
     return _insert_new(con, "items", "item_id", ITEM_COLUMNS, rows, now)
 
 
-def insert_responses(con: Connection, relation: str, *, now: datetime,
-                     where: str = "true") -> Inserted:
+def insert_responses(
+    con: Connection, relation: str, *, now: datetime, where: str = "true"
+) -> Inserted:
     """One response per row, or two (`response_a`/`_b`, `system_a`/`_b`, ...) for pairs.
     A row's own `response_metadata` (`_a`/`_b`) is the response's metadata when the stage has
     it; otherwise single answers take the row's `metadata`. `where` is code."""
@@ -315,66 +263,88 @@ def insert_responses(con: Connection, relation: str, *, now: datetime,
     else:
         sides = []
         for n, side in enumerate(("a", "b")):
-            given = {c: f"s.{c}_{side}" if f"{c}_{side}" in present else "NULL"
-                     for c in ("contexts", "response_metadata")}
+            given = {
+                c: f"s.{c}_{side}" if f"{c}_{side}" in present else "NULL"
+                for c in ("contexts", "response_metadata")
+            }
             sides.append(
                 f"SELECT s.response_{side} AS response_id, s.item_id, s.dataset, "
                 f"s.system_{side} AS system, s.answer_{side} AS answer, "
                 f"{given['contexts']} AS contexts, {given['response_metadata']} AS metadata, "
-                f"s.rowid * 2 + {n} AS _ord FROM {relation} s WHERE {where}")
+                f"s.rowid * 2 + {n} AS _ord FROM {relation} s WHERE {where}"
+            )
         rows = " UNION ALL ".join(sides)
     return _insert_new(con, "responses", "response_id", RESPONSE_COLUMNS, rows, now)
 
 
-def _insert_judgements(con: Connection, table: str, id_column: str, columns: tuple[str, ...],
-                       relation: str, now: datetime, where: str) -> Inserted:
+def _insert_judgements(
+    con: Connection,
+    table: str,
+    id_column: str,
+    columns: tuple[str, ...],
+    relation: str,
+    now: datetime,
+    where: str,
+) -> Inserted:
     """Insert new ratings or preferences. A row that does not say what it supersedes replaces
     the previous new row of its stream, or else the stream's current row (as writes.py does)."""
     present = columns_of(con, relation)
     columns = tuple(c for c in columns if c != "created_utc")
-    created = ("coalesce(s.created_utc, $now)" if "created_utc" in present else "$now")
+    created = "coalesce(s.created_utc, $now)" if "created_utc" in present else "$now"
     body = f"{_select(columns, present)}, {created} AS created_utc, s.rowid AS _ord"
     distinct = con.execute(
-        f"SELECT count(DISTINCT {id_column}) FROM {relation} s WHERE {where}").fetchone()[0]
-    fresh = (f"SELECT DISTINCT ON ({id_column}) * FROM (SELECT {body} FROM {relation} s "
-             f"WHERE {where}) ORDER BY {id_column}, _ord")
+        f"SELECT count(DISTINCT {id_column}) FROM {relation} s WHERE {where}"
+    ).fetchone()[0]
+    fresh = (
+        f"SELECT DISTINCT ON ({id_column}) * FROM (SELECT {body} FROM {relation} s "
+        f"WHERE {where}) ORDER BY {id_column}, _ord"
+    )
     stream = _STREAMS[table]
     on = " AND ".join(f"c.{k} = f.{k}" for k in stream)
     keys = ", ".join(f"f.{k}" for k in stream)
-    select = ", ".join(f"f.{c}" if c != "supersedes" else (
-        f"coalesce(f.supersedes, lag(f.{id_column}) OVER (PARTITION BY {keys} "
-        f"ORDER BY f.created_utc, f._ord), c.current_id)") for c in columns)
+    select = ", ".join(
+        f"f.{c}"
+        if c != "supersedes"
+        else (
+            f"coalesce(f.supersedes, lag(f.{id_column}) OVER (PARTITION BY {keys} "
+            f"ORDER BY f.created_utc, f._ord), c.current_id)"
+        )
+        for c in columns
+    )
     sql = f"""
-        INSERT INTO {table} ({', '.join(columns)}, created_utc)
+        INSERT INTO {table} ({", ".join(columns)}, created_utc)
         SELECT {select}, f.created_utc FROM (
             SELECT n.* FROM ({fresh}) n ANTI JOIN {table} t ON t.{id_column} = n.{id_column}) f
         LEFT JOIN (
-            SELECT {', '.join('c.' + k for k in stream)},
+            SELECT {", ".join("c." + k for k in stream)},
                    arg_max(c.{id_column}, c.created_utc) AS current_id
             FROM {_CURRENT[table]} c
-            SEMI JOIN (SELECT DISTINCT {', '.join(stream)} FROM {relation} s WHERE {where}) f
+            SEMI JOIN (SELECT DISTINCT {", ".join(stream)} FROM {relation} s WHERE {where}) f
                 ON {on}
             GROUP BY ALL) c ON {on}"""
     added = execute(con, sql, {"now": now}).fetchone()[0]
     return Inserted(int(added), int(distinct))
 
 
-def insert_ratings(con: Connection, relation: str, *, now: datetime,
-                   where: str = "true") -> Inserted:
+def insert_ratings(
+    con: Connection, relation: str, *, now: datetime, where: str = "true"
+) -> Inserted:
     """Ratings from `relation` (a table with the rating stage columns); `where` is code."""
     return _insert_judgements(con, "ratings", "rating_id", RATING_COLUMNS, relation, now, where)
 
 
-def insert_preferences(con: Connection, relation: str, *, now: datetime,
-                       where: str = "true") -> Inserted:
-    return _insert_judgements(con, "preferences", "preference_id", PREFERENCE_COLUMNS,
-                              relation, now, where)
+def insert_preferences(
+    con: Connection, relation: str, *, now: datetime, where: str = "true"
+) -> Inserted:
+    return _insert_judgements(
+        con, "preferences", "preference_id", PREFERENCE_COLUMNS, relation, now, where
+    )
 
 
 def datasets_of(con: Connection, relation: str) -> list[str]:
-    return [row[0] for row in con.execute(
-        f"SELECT DISTINCT dataset FROM {relation} ORDER BY dataset").fetchall()]
-
-
-__all__ = ["Inserted", "describe", "insert_items", "insert_responses", "insert_ratings",
-           "insert_preferences", "quote", "table_counts"]
+    return [
+        row[0]
+        for row in con.execute(
+            f"SELECT DISTINCT dataset FROM {relation} ORDER BY dataset"
+        ).fetchall()
+    ]

@@ -16,21 +16,47 @@ from pathlib import Path
 from typing import Any
 
 from dashboard.ingest.errors import IngestError
-from dashboard.ingest.formats import HISTORY, KEY, LABEL, LETTERS, NUMBER, OBJECT, OPTIONS, PASSAGE, SCALAR_TEXT, STRINGS, TEXT, TEXTS, Format
+from dashboard.ingest.formats import (
+    HISTORY,
+    KEY,
+    LABEL,
+    LETTERS,
+    NUMBER,
+    OBJECT,
+    OPTIONS,
+    PASSAGE,
+    SCALAR_TEXT,
+    STRINGS,
+    TEXT,
+    TEXTS,
+    Format,
+)
 
-_JSON_NAMES = {str: "a string", list: "a list", dict: "an object", bool: "a boolean",
-               int: "a number", float: "a number", type(None): "null"}
+_JSON_NAMES = {
+    str: "a string",
+    list: "a list",
+    dict: "an object",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
 
 
 # The same words as the SQL checks use (fields_sql.py).
 _EXPECTED = {
-    TEXT: "a string", KEY: "a string or a whole number", SCALAR_TEXT: "a string",
-    TEXTS: "a string or a list of strings", PASSAGE: "a string or a list of strings",
-    STRINGS: "a list of strings", NUMBER: "a number",
+    TEXT: "a string",
+    KEY: "a string or a whole number",
+    SCALAR_TEXT: "a string",
+    TEXTS: "a string or a list of strings",
+    PASSAGE: "a string or a list of strings",
+    STRINGS: "a list of strings",
+    NUMBER: "a number",
     OPTIONS: 'a list of option texts or an object {"A": text, "B": text, ...}',
     LETTERS: 'option letters such as "B", "A, C" or ["A", "C"]',
     HISTORY: 'a list of turns {"role": "user"|"assistant", "content": text} or of strings',
-    LABEL: "true/yes/hallucinated/1 or false/no/faithful/0", OBJECT: "a JSON object",
+    LABEL: "true/yes/hallucinated/1 or false/no/faithful/0",
+    OBJECT: "a JSON object",
 }
 
 
@@ -63,8 +89,9 @@ def type_problem(kind: str, value: Any) -> str | None:
     return None if ok else f"expected {_EXPECTED.get(kind, kind)}, got {_name(value)}"
 
 
-def _record_problem(record: Any, fmt: Format | None, mapping: dict[str, str]) -> tuple[
-        str | None, str] | None:
+def _record_problem(
+    record: Any, fmt: Format | None, mapping: dict[str, str]
+) -> tuple[str | None, str] | None:
     if not isinstance(record, dict):
         return None, f"expected a JSON object, got {_name(record)}"
     for field in fmt.fields if fmt else ():
@@ -90,17 +117,28 @@ def locate_jsonl(path: Path, fmt: Format | None, mapping: dict[str, str]) -> Ing
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            return IngestError(f"invalid UTF-8 (byte {error.start + 1} of the line)", file=path,
-                               record=record, line=line, file_kind="jsonl")
+            return IngestError(
+                f"invalid UTF-8 (byte {error.start + 1} of the line)",
+                file=path,
+                record=record,
+                line=line,
+                file_kind="jsonl",
+            )
         try:
             value = json.loads(text)
         except json.JSONDecodeError as error:
-            return IngestError(f"malformed JSON: {error.msg} (column {error.colno})", file=path,
-                               record=record, line=line, file_kind="jsonl")
+            return IngestError(
+                f"malformed JSON: {error.msg} (column {error.colno})",
+                file=path,
+                record=record,
+                line=line,
+                file_kind="jsonl",
+            )
         found = _record_problem(value, fmt, mapping)
         if found:
-            return IngestError(found[1], file=path, record=record, line=line, field=found[0],
-                               file_kind="jsonl")
+            return IngestError(
+                found[1], file=path, record=record, line=line, field=found[0], file_kind="jsonl"
+            )
     return None
 
 
@@ -120,14 +158,14 @@ def _array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
     """(index, start, end, value) of each element of a JSON array; raises at a bad one."""
     decoder = json.JSONDecoder()
     pos = len(text) - len(text.lstrip())
-    if text[pos:pos + 1] != "[":
+    if text[pos : pos + 1] != "[":
         raise json.JSONDecodeError("expected a JSON array", text, pos)
     pos += 1
     index = 0
     while True:
         while pos < len(text) and text[pos] in " \t\r\n,":
             pos += 1
-        if text[pos:pos + 1] == "]":
+        if text[pos : pos + 1] == "]":
             return
         try:
             value, end = decoder.raw_decode(text, pos)
@@ -138,29 +176,31 @@ def _array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
         index, pos = index + 1, end
 
 
-def locate_json_array(path: Path, fmt: Format | None,
-                      mapping: dict[str, str]) -> IngestError | None:
+def locate_json_array(
+    path: Path, fmt: Format | None, mapping: dict[str, str]
+) -> IngestError | None:
     data = path.read_bytes()
     text = data.decode("utf-8", errors="surrogateescape")
     bad_char = None  # where the first invalid byte sits, as a position in `text`
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        bad_char = len(data[:error.start].decode("utf-8"))
+        bad_char = len(data[: error.start].decode("utf-8"))
     try:
         for index, _, end, value in _array_items(text):
             if bad_char is not None and end > bad_char:
-                return IngestError("invalid UTF-8", file=path, record=index + 1,
-                                   file_kind="json")
+                return IngestError("invalid UTF-8", file=path, record=index + 1, file_kind="json")
             found = _record_problem(value, fmt, mapping)
             if found:
-                return IngestError(found[1], file=path, record=index + 1, field=found[0],
-                                   file_kind="json")
+                return IngestError(
+                    found[1], file=path, record=index + 1, field=found[0], file_kind="json"
+                )
     except json.JSONDecodeError as error:
         index = getattr(error, "record_index", None)
         message = f"malformed JSON: {error.msg} (line {error.lineno} column {error.colno})"
-        return IngestError(message, file=path, record=None if index is None else index + 1,
-                           file_kind="json")
+        return IngestError(
+            message, file=path, record=None if index is None else index + 1, file_kind="json"
+        )
     return None
 
 
@@ -169,14 +209,15 @@ def locate_csv(path: Path) -> IngestError | None:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        prefix = data[:error.start].decode("utf-8")
+        prefix = data[: error.start].decode("utf-8")
         rows = list(csv.reader(io.StringIO(prefix + "x")))
         return IngestError("invalid UTF-8", file=path, record=len(rows) - 1, file_kind="csv")
     return None
 
 
-def locate(path: Path, file_kind: str, fmt: Format | None,
-           mapping: dict[str, str]) -> IngestError | None:
+def locate(
+    path: Path, file_kind: str, fmt: Format | None, mapping: dict[str, str]
+) -> IngestError | None:
     """The first bad record of a file DuckDB could not read, or None if we see none."""
     if file_kind == "jsonl":
         return locate_jsonl(path, fmt, mapping)

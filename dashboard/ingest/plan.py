@@ -38,7 +38,7 @@ class FilePlan:
     dataset_default: str
     system: str | None = None
     mapping: dict[str, str] = field(default_factory=dict)
-    full_sample: bool = False  # type the file from every record (see load_sql.describe)
+    full_sample: bool = False  # type the file from every record (see read_sql.describe)
 
 
 @dataclass
@@ -49,5 +49,3 @@ class Counts:
     def add(self, table: str, inserted: load_sql.Inserted) -> None:
         self.added[table] = self.added.get(table, 0) + inserted.added
         self.skipped[table] = self.skipped.get(table, 0) + inserted.skipped
-
-

@@ -9,15 +9,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from dashboard.ingest import adapters
-from dashboard.ingest.detect import dataset_default, detect_format, file_kind, list_files, mapped_columns
-from dashboard.ingest.errors import IngestError
+from dashboard.ingest import adapters, read_sql
 from dashboard.ingest.adapters import ADAPTERS
-from dashboard.ingest.detect import ALL_FORMATS
-from dashboard.ingest.plan import FilePlan
+from dashboard.ingest.detect import (
+    ALL_FORMATS,
+    dataset_default,
+    detect_format,
+    file_kind,
+    list_files,
+    mapped_columns,
+)
+from dashboard.ingest.errors import IngestError
 from dashboard.ingest.generic import import_generic, read_error
 from dashboard.ingest.locate import locate
-from dashboard.ingest import load_sql
+from dashboard.ingest.plan import FilePlan
 from dashboard.metrics import reference
 from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
@@ -73,8 +78,10 @@ class ImportReport:
             skipped = sum(f.skipped.values())
             note = f" ({skipped:,} rows already stored)" if skipped else ""
             name = Path(f.file).name if names_only else f.file
-            lines.append(f"{name}: {f.records:,} records as {f.format} into "
-                         f"{', '.join(f.datasets)}: added {added}{note}")
+            lines.append(
+                f"{name}: {f.records:,} records as {f.format} into "
+                f"{', '.join(f.datasets)}: added {added}{note}"
+            )
         lines.extend(f"{name}: skipped (no format judgeboard knows)" for name in self.ignored)
         return lines
 
@@ -102,11 +109,10 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
     size = path.stat().st_size
     probe = FilePlan(path, kind, size, mapped_columns(path, [], {}), "", None, "")
     try:
-        described = load_sql.describe(con, kind, str(path), size_bytes=size)
-        full_sample = load_sql.needs_full_sample(kind, described, size_bytes=size)
+        described = read_sql.describe(con, kind, str(path), size_bytes=size)
+        full_sample = read_sql.needs_full_sample(kind, described, size_bytes=size)
         if full_sample:
-            described = load_sql.describe(con, kind, str(path), size_bytes=size,
-                                           full_sample=True)
+            described = read_sql.describe(con, kind, str(path), size_bytes=size, full_sample=True)
     except DatabaseError as error:
         raise read_error(probe, None, error) from None
     if [name for name, _ in described] == ["json"]:
@@ -121,10 +127,21 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
             return None
         raise IngestError(
             f"cannot tell its format from its columns ({', '.join(columns.file_columns)}); "
-            f"pass --format ({', '.join(ALL_FORMATS)}) or --map TARGET=SOURCE", file=path)
-    return FilePlan(path, kind, size, columns, fmt, options.dataset,
-                    dataset_default(path, directory=options.directory), options.system,
-                    mapping, full_sample)
+            f"pass --format ({', '.join(ALL_FORMATS)}) or --map TARGET=SOURCE",
+            file=path,
+        )
+    return FilePlan(
+        path,
+        kind,
+        size,
+        columns,
+        fmt,
+        options.dataset,
+        dataset_default(path, directory=options.directory),
+        options.system,
+        mapping,
+        full_sample,
+    )
 
 
 def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], list[str]]:
@@ -132,8 +149,9 @@ def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], lis
     if not path.exists():
         raise IngestError("no such file or folder", file=path)
     if options.fmt is not None and options.fmt not in ALL_FORMATS:
-        raise IngestError(f"unknown format {options.fmt!r} (known: {', '.join(ALL_FORMATS)})",
-                          file=path)
+        raise IngestError(
+            f"unknown format {options.fmt!r} (known: {', '.join(ALL_FORMATS)})", file=path
+        )
     files = list_files(path) if path.is_dir() else [path]
     plans, ignored = [], []
     for file in files:
@@ -149,8 +167,9 @@ def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], lis
     return plans, ignored
 
 
-def _import_file(con: Connection, plan: FilePlan,
-                 on_progress: ProgressCallback | None) -> FileReport:
+def _import_file(
+    con: Connection, plan: FilePlan, on_progress: ProgressCallback | None
+) -> FileReport:
     name = plan.path.name
     if on_progress:
         on_progress(f"reading {name}", 0.0)
@@ -161,20 +180,30 @@ def _import_file(con: Connection, plan: FilePlan,
     else:
         fraction = (lambda f: on_progress(f"reading {name}", f)) if on_progress else None
         counts, records, datasets = import_generic(con, plan, on_progress=fraction)
-    return FileReport(str(plan.path), plan.fmt, datasets, records,
-                      MappingProxyType(counts.added), MappingProxyType(counts.skipped))
+    return FileReport(
+        str(plan.path),
+        plan.fmt,
+        datasets,
+        records,
+        MappingProxyType(counts.added),
+        MappingProxyType(counts.skipped),
+    )
 
 
 SCORING = "scoring answers against references"
 
 
-def import_requests(store: Store, requests: Sequence[ImportRequest], *,
-                    on_progress: ProgressCallback | None = None,
-                    score: bool = True) -> ImportReport:
+def import_requests(
+    store: Store,
+    requests: Sequence[ImportRequest],
+    *,
+    on_progress: ProgressCallback | None = None,
+    score: bool = True,
+) -> ImportReport:
     """Import several paths in one transaction: all of them, or nothing. Then, unless `score`
     is False, score the new responses against their references (`metrics.reference`), so
     that no read has to (`judgeboard score` does it later for an import made without)."""
-    with store.connection() as con, load_sql.bulk_write_settings(con), transaction(con):
+    with store.connection() as con, read_sql.bulk_write_settings(con), transaction(con):
         reports, ignored = [], []
         for request in requests:
             plans, skipped = _plans(con, request)
@@ -186,18 +215,30 @@ def import_requests(store: Store, requests: Sequence[ImportRequest], *,
         log.info("%s: skipped, no known format", name)
     report = ImportReport(tuple(reports), tuple(ignored))
     if score:
-        scored = reference.score_datasets(store, report.datasets, on_progress=None if (
-            on_progress is None) else lambda done, total: on_progress(SCORING, done / total))
+        scored = reference.score_datasets(
+            store,
+            report.datasets,
+            on_progress=None
+            if (on_progress is None)
+            else lambda done, total: on_progress(SCORING, done / total),
+        )
         report = dataclasses.replace(report, scored=scored)
     if on_progress:
         on_progress("done", 1.0)
     return report
 
 
-def import_path(store: Store, path: str | Path, *, dataset: str | None = None,
-                system: str | None = None, fmt: str | None = None,
-                mapping: Mapping[str, str] | None = None,
-                on_progress: ProgressCallback | None = None, score: bool = True) -> ImportReport:
+def import_path(
+    store: Store,
+    path: str | Path,
+    *,
+    dataset: str | None = None,
+    system: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+    on_progress: ProgressCallback | None = None,
+    score: bool = True,
+) -> ImportReport:
     """Import a file, or every file of a folder we know the format of, in one transaction.
 
     Any bad record raises IngestError naming the file, the record and the field, and the

@@ -35,9 +35,15 @@ def sample_requests(manifest: Path = MANIFEST) -> list[ImportRequest]:
     """The manifest's files as import requests."""
     with open(manifest, "rb") as handle:
         entries = tomllib.load(handle).get("file", [])
-    return [ImportRequest(manifest.parent / entry["path"], dataset=entry.get("dataset"),
-                          system=entry.get("system"), fmt=entry.get("format"))
-            for entry in entries]
+    return [
+        ImportRequest(
+            manifest.parent / entry["path"],
+            dataset=entry.get("dataset"),
+            system=entry.get("system"),
+            fmt=entry.get("format"),
+        )
+        for entry in entries
+    ]
 
 
 def ensure_sample(store: Store, *, manifest: Path = MANIFEST) -> Iterator[str]:

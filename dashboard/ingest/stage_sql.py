@@ -20,45 +20,74 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dashboard.ingest.fields_sql import HISTORY_TYPE, field_sql, first_problem, quote, raw_column
 from dashboard.ingest.formats import PAIR, PREFERENCE, RATED, RATING, RESPONDED, SINGLE
-from dashboard.ingest.fields_sql import (
-    HISTORY_TYPE, content_id_sql, field_sql, first_problem, item_id_sql, quote, raw_column,
-    response_id_sql,
-)
+from dashboard.ingest.ids_sql import content_id_sql, item_id_sql, response_id_sql
 
-_ITEM = {"dataset": "VARCHAR", "task_type": "VARCHAR", "question": "VARCHAR",
-         "reference_answers": "VARCHAR[]", "reference_context": "VARCHAR",
-         "document": "VARCHAR", "candidate_answer": "VARCHAR", "options": "VARCHAR[]",
-         "gold_letters": "VARCHAR[]", "hallucination_gold": "BOOLEAN", "history": HISTORY_TYPE,
-         "external_id": "VARCHAR"}
+_ITEM = {
+    "dataset": "VARCHAR",
+    "task_type": "VARCHAR",
+    "question": "VARCHAR",
+    "reference_answers": "VARCHAR[]",
+    "reference_context": "VARCHAR",
+    "document": "VARCHAR",
+    "candidate_answer": "VARCHAR",
+    "options": "VARCHAR[]",
+    "gold_letters": "VARCHAR[]",
+    "hallucination_gold": "BOOLEAN",
+    "history": HISTORY_TYPE,
+    "external_id": "VARCHAR",
+}
 _ONE = {"system": "VARCHAR", "answer": "VARCHAR", "contexts": "VARCHAR[]"}
-_TWO = {"system_a": "VARCHAR", "answer_a": "VARCHAR", "system_b": "VARCHAR",
-        "answer_b": "VARCHAR"}
+_TWO = {"system_a": "VARCHAR", "answer_a": "VARCHAR", "system_b": "VARCHAR", "answer_b": "VARCHAR"}
 # The rows' own metadata, as an export writes it (the file's unknown columns are added to it).
 _GIVEN_META_ONE = {"item_metadata": "JSON", "response_metadata": "JSON"}
-_GIVEN_META_TWO = {"item_metadata": "JSON", "contexts_a": "VARCHAR[]", "contexts_b": "VARCHAR[]",
-                   "response_metadata_a": "JSON", "response_metadata_b": "JSON"}
-_JUDGEMENT = {"rater_kind": "VARCHAR", "rater": "VARCHAR", "rubric": "VARCHAR",
-              "rubric_version": "VARCHAR", "unscored_reason": "VARCHAR",
-              "explanation": "VARCHAR", "raw_output": "VARCHAR", "comment": "VARCHAR",
-              "created_utc": "TIMESTAMP", "supersedes": "VARCHAR", "call_id": "VARCHAR"}
-_RATING = {"value": "DOUBLE", "scale_low": "DOUBLE", "scale_high": "DOUBLE",
-           "rating_id": "VARCHAR", "overrides": "VARCHAR"}
+_GIVEN_META_TWO = {
+    "item_metadata": "JSON",
+    "contexts_a": "VARCHAR[]",
+    "contexts_b": "VARCHAR[]",
+    "response_metadata_a": "JSON",
+    "response_metadata_b": "JSON",
+}
+_JUDGEMENT = {
+    "rater_kind": "VARCHAR",
+    "rater": "VARCHAR",
+    "rubric": "VARCHAR",
+    "rubric_version": "VARCHAR",
+    "unscored_reason": "VARCHAR",
+    "explanation": "VARCHAR",
+    "raw_output": "VARCHAR",
+    "comment": "VARCHAR",
+    "created_utc": "TIMESTAMP",
+    "supersedes": "VARCHAR",
+    "call_id": "VARCHAR",
+}
+_RATING = {
+    "value": "DOUBLE",
+    "scale_low": "DOUBLE",
+    "scale_high": "DOUBLE",
+    "rating_id": "VARCHAR",
+    "overrides": "VARCHAR",
+}
 _PREFERENCE = {"verdict": "VARCHAR", "shown_first": "VARCHAR", "preference_id": "VARCHAR"}
 # Ids an export wrote: used instead of the content hashes when present.
 _GIVEN_ONE = {"given_item_id": "VARCHAR", "given_response_id": "VARCHAR"}
-_GIVEN_TWO = {"given_item_id": "VARCHAR", "given_response_a": "VARCHAR",
-              "given_response_b": "VARCHAR"}
+_GIVEN_TWO = {
+    "given_item_id": "VARCHAR",
+    "given_response_a": "VARCHAR",
+    "given_response_b": "VARCHAR",
+}
 STAGE_COLUMNS = {
     SINGLE: {**_ITEM, **_ONE},
     PAIR: {**_ITEM, **_TWO, **_PREFERENCE, **_JUDGEMENT},
     RATING: {**_ITEM, **_ONE, **_JUDGEMENT, **_RATING, **_GIVEN_ONE, **_GIVEN_META_ONE},
-    PREFERENCE: {**_ITEM, **_TWO, **_JUDGEMENT, **_PREFERENCE, **_GIVEN_TWO,
-                 **_GIVEN_META_TWO},
+    PREFERENCE: {**_ITEM, **_TWO, **_JUDGEMENT, **_PREFERENCE, **_GIVEN_TWO, **_GIVEN_META_TWO},
 }
 TASK_RULES = {
-    "context": ("CASE WHEN length(trim(coalesce(reference_context, ''))) > 0 "
-                "THEN 'open_qa_context' ELSE 'open_qa' END"),
+    "context": (
+        "CASE WHEN length(trim(coalesce(reference_context, ''))) > 0 "
+        "THEN 'open_qa_context' ELSE 'open_qa' END"
+    ),
     "letters": "CASE WHEN len(gold_letters) = 1 THEN 'mcqa_single' ELSE 'mcqa_multi' END",
     "hallucination": "'hallucination'",
     "conversational": "'conversational_qa'",
@@ -80,7 +109,7 @@ class StageField:
 
 @dataclass(frozen=True)
 class StagePlan:
-    reader: str  # load_sql.reader_sql(...), reading $path
+    reader: str  # read_sql.reader_sql(...), reading $path
     csv: bool
     shape: str
     task_rule: str
@@ -98,8 +127,11 @@ def _raw(plan: StagePlan, f: StageField) -> str:
 
 def _blank(plan: StagePlan, *groups: str) -> str | None:
     """SQL: every raw column of these field groups is null (None: the file has none)."""
-    columns = [f"{_raw(plan, f)} IS NULL" for f in plan.fields
-               if f.group in groups and f.column is not None]
+    columns = [
+        f"{_raw(plan, f)} IS NULL"
+        for f in plan.fields
+        if f.group in groups and f.column is not None
+    ]
     return f"({' AND '.join(columns)})" if columns else None
 
 
@@ -137,12 +169,17 @@ def _layer1(plan: StagePlan) -> str:
         col = _raw(plan, f)
         sql = field_sql(f.kind, col, f.raw_type or "JSON", csv=plan.csv)
         values[f.target] = sql.value
-        check = (f"coalesce({_missing(col, f, presence)}, {sql.problem})"
-                 if f.required and not f.nullable else sql.problem)
+        check = (
+            f"coalesce({_missing(col, f, presence)}, {sql.problem})"
+            if f.required and not f.nullable
+            else sql.problem
+        )
         if check != "NULL":
             problems.append((f.index, check))
-    select = [f"{values.get(name, 'NULL')}::{sql_type} AS {name}"
-              for name, sql_type in STAGE_COLUMNS[plan.shape].items()]
+    select = [
+        f"{values.get(name, 'NULL')}::{sql_type} AS {name}"
+        for name, sql_type in STAGE_COLUMNS[plan.shape].items()
+    ]
     select.append(f"{_metadata(plan)} AS metadata")
     select += [f"{sql} AS _{group}" for group, sql in presence.items()]
     select.append(f"{first_problem(problems)} AS _problem")
@@ -157,23 +194,38 @@ def _checks(plan: StagePlan) -> list[tuple[int, str]]:
         checks.append((gold, "CASE WHEN len(gold_letters) = 0 THEN 'names no letter' END"))
     if gold is not None and options is not None:
         beyond = "list_filter(gold_letters, lambda g: ascii(g) - 64 > len(coalesce(options, [])))"
-        checks.append((gold, f"CASE WHEN len({beyond}) > 0 THEN 'letter ' || "
-                             f"array_to_string({beyond}, ', ') || ' is not among the ' || "
-                             "len(coalesce(options, [])) || ' options' END"))
+        checks.append(
+            (
+                gold,
+                f"CASE WHEN len({beyond}) > 0 THEN 'letter ' || "
+                f"array_to_string({beyond}, ', ') || ' is not among the ' || "
+                "len(coalesce(options, [])) || ' options' END",
+            )
+        )
     value = plan.index_of("value")
     if value is not None:
-        checks.append((value, "CASE WHEN NOT _rated THEN NULL "
-                              "WHEN value IS NULL AND unscored_reason IS NULL THEN "
-                              "'is missing (an unscored rating needs unscored_reason)' "
-                              "WHEN scale_low >= scale_high THEN 'the scale ' || scale_low || "
-                              "'–' || scale_high || ' is empty' "
-                              "WHEN value < scale_low OR value > scale_high THEN 'value ' || "
-                              "value || ' is outside the scale ' || scale_low || '–' || "
-                              "scale_high END"))
+        checks.append(
+            (
+                value,
+                "CASE WHEN NOT _rated THEN NULL "
+                "WHEN value IS NULL AND unscored_reason IS NULL THEN "
+                "'is missing (an unscored rating needs unscored_reason)' "
+                "WHEN scale_low >= scale_high THEN 'the scale ' || scale_low || "
+                "'–' || scale_high || ' is empty' "
+                "WHEN value < scale_low OR value > scale_high THEN 'value ' || "
+                "value || ' is outside the scale ' || scale_low || '–' || "
+                "scale_high END",
+            )
+        )
     verdict = plan.index_of("verdict")
     if verdict is not None and plan.shape == PREFERENCE:
-        checks.append((verdict, "CASE WHEN verdict IS NULL AND unscored_reason IS NULL THEN "
-                                "'is missing (an unscored verdict needs unscored_reason)' END"))
+        checks.append(
+            (
+                verdict,
+                "CASE WHEN verdict IS NULL AND unscored_reason IS NULL THEN "
+                "'is missing (an unscored verdict needs unscored_reason)' END",
+            )
+        )
     return checks
 
 
@@ -186,12 +238,15 @@ def _layer2(plan: StagePlan, below: str) -> str:
     if plan.shape == SINGLE:
         replace.append("coalesce(system, $system, $system_default) AS system")
     if plan.shape == RATING:
-        replace.append("CASE WHEN _responded THEN coalesce(system, $system, $system_default) "
-                       "END AS system")
+        replace.append(
+            "CASE WHEN _responded THEN coalesce(system, $system, $system_default) END AS system"
+        )
     if plan.shape == PAIR:
-        replace += ["coalesce(rater_kind, 'human') AS rater_kind",
-                    "coalesce(rater, $rater_default) AS rater",
-                    "coalesce(rubric, 'preference') AS rubric"]
+        replace += [
+            "coalesce(rater_kind, 'human') AS rater_kind",
+            "coalesce(rater, $rater_default) AS rater",
+            "coalesce(rubric, 'preference') AS rubric",
+        ]
     if plan.shape != SINGLE:
         replace.append("coalesce(rubric_version, '1') AS rubric_version")
     if plan.shape in (PAIR, PREFERENCE):
@@ -206,8 +261,10 @@ def _layer2(plan: StagePlan, below: str) -> str:
 def _merged(given: str, extra: str) -> str:
     """A row's own metadata with the file's unknown columns added to it (as JSON merge patch
     does: an unknown column that is null adds no key)."""
-    return (f"CASE WHEN {extra} IS NULL THEN {given} WHEN {given} IS NULL THEN {extra} "
-            f"ELSE json_merge_patch({given}, {extra}) END")
+    return (
+        f"CASE WHEN {extra} IS NULL THEN {given} WHEN {given} IS NULL THEN {extra} "
+        f"ELSE json_merge_patch({given}, {extra}) END"
+    )
 
 
 def _given(plan: StagePlan, column: str, computed: str) -> str:
@@ -218,29 +275,45 @@ def _given(plan: StagePlan, column: str, computed: str) -> str:
 def _ids(plan: StagePlan, below: str) -> str:
     with_item = f"SELECT *, {_given(plan, 'item_id', item_id_sql())} AS item_id FROM ({below})"
     if plan.shape in (SINGLE, RATING):
-        computed = response_id_sql('item_id', 'system', 'answer')
+        computed = response_id_sql("item_id", "system", "answer")
         responses = f"{_given(plan, 'response_id', computed)}"
-        responses = (f"CASE WHEN _responded THEN {responses} END AS response_id"
-                     if plan.shape == RATING else f"{responses} AS response_id")
+        responses = (
+            f"CASE WHEN _responded THEN {responses} END AS response_id"
+            if plan.shape == RATING
+            else f"{responses} AS response_id"
+        )
     else:
         responses = ", ".join(
             _given(plan, f"response_{s}", response_id_sql("item_id", f"system_{s}", f"answer_{s}"))
-            + f" AS response_{s}" for s in ("a", "b"))
+            + f" AS response_{s}"
+            for s in ("a", "b")
+        )
     with_responses = f"SELECT *, {responses} FROM ({with_item})"
     judgement = ("rater_kind", "rater", "rubric", "rubric_version")
-    notes = ("unscored_reason", "explanation", "raw_output", "comment",
-             "CAST(created_utc AS VARCHAR)")
+    notes = (
+        "unscored_reason",
+        "explanation",
+        "raw_output",
+        "comment",
+        "CAST(created_utc AS VARCHAR)",
+    )
     if plan.shape == RATING:
-        rating = content_id_sql("response_id", *judgement, "CAST(value AS VARCHAR)", *notes,
-                                "overrides")
-        return (f"SELECT * REPLACE (CASE WHEN _rated THEN coalesce(rating_id, {rating}) END "
-                f"AS rating_id) FROM ({with_responses})")
+        rating = content_id_sql(
+            "response_id", *judgement, "CAST(value AS VARCHAR)", *notes, "overrides"
+        )
+        return (
+            f"SELECT * REPLACE (CASE WHEN _rated THEN coalesce(rating_id, {rating}) END "
+            f"AS rating_id) FROM ({with_responses})"
+        )
     if plan.shape in (PAIR, PREFERENCE):
-        preference = content_id_sql("item_id", "response_a", "response_b", *judgement,
-                                    "verdict", "shown_first", *notes)
-        return (f"SELECT * REPLACE (CASE WHEN verdict IS NOT NULL OR unscored_reason IS NOT NULL"
-                f" THEN coalesce(preference_id, {preference}) END AS preference_id) "
-                f"FROM ({with_responses})")
+        preference = content_id_sql(
+            "item_id", "response_a", "response_b", *judgement, "verdict", "shown_first", *notes
+        )
+        return (
+            f"SELECT * REPLACE (CASE WHEN verdict IS NOT NULL OR unscored_reason IS NOT NULL"
+            f" THEN coalesce(preference_id, {preference}) END AS preference_id) "
+            f"FROM ({with_responses})"
+        )
     return with_responses
 
 

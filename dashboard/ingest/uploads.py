@@ -39,9 +39,17 @@ def _safe_name(name: str) -> str:
     return base if base not in ("", ".", "..") else "upload"
 
 
-def import_upload(store: Store, name: str, data: BinaryIO, *, dataset: str | None = None,
-                  system: str | None = None, fmt: str | None = None, mapping: str = "",
-                  on_progress: ProgressCallback | None = None) -> ImportReport:
+def import_upload(
+    store: Store,
+    name: str,
+    data: BinaryIO,
+    *,
+    dataset: str | None = None,
+    system: str | None = None,
+    fmt: str | None = None,
+    mapping: str = "",
+    on_progress: ProgressCallback | None = None,
+) -> ImportReport:
     """Import one uploaded file in one transaction; raises UploadError and writes nothing
     when the file is bad."""
     options = parse_mapping_lines(mapping)
@@ -50,9 +58,15 @@ def import_upload(store: Store, name: str, data: BinaryIO, *, dataset: str | Non
         with open(path, "wb") as handle:
             shutil.copyfileobj(data, handle, length=1024 * 1024)
         try:
-            report = import_path(store, path, dataset=(dataset or "").strip() or None,
-                                 system=(system or "").strip() or None, fmt=fmt or None,
-                                 mapping=options, on_progress=on_progress)
+            report = import_path(
+                store,
+                path,
+                dataset=(dataset or "").strip() or None,
+                system=(system or "").strip() or None,
+                fmt=fmt or None,
+                mapping=options,
+                on_progress=on_progress,
+            )
         except IngestError as error:
             message = str(error).replace(f"{folder}/", "")
             raise UploadError(message + NOTHING_IMPORTED) from error

@@ -1,7 +1,7 @@
 """The judge panel: rubrics as data, panels of LiteLLM judges, and a cached, resumable runner.
 
     rubric = load_rubric("likert-rag")
-    panel = load_panel("data/panels/offline.toml")        # or "openai/gpt-4o-mini,judgeboard/baseline"
+    panel = load_panel("offline")        # a panel file, or "openai/gpt-4o-mini,judgeboard/baseline"
     plan = plan_run(store, panel, rubric, dataset="eo-rag")  # calls needed, cached, cost bound
     summary = asyncio.run(run_plan(store, plan, on_progress=print))
     # or, synchronously: run_judges(store, panel, rubric, dataset="eo-rag")
@@ -21,7 +21,11 @@ from dashboard.judging.panel import BASELINE_MODEL, Judge, Panel, PanelError, lo
 from dashboard.judging.plan import JudgePlan, PlanError, RunPlan, plan_run
 from dashboard.judging.reparse import ReparseSummary, reparse
 from dashboard.judging.rubrics import (
-    Rubric, RubricError, list_rubrics, load_rubric, rubric_problems,
+    Rubric,
+    RubricError,
+    list_rubrics,
+    load_rubric,
+    rubric_problems,
 )
 from dashboard.judging.runner import Progress, run_plan
 from dashboard.judging.secrets import scrub_secrets
@@ -29,18 +33,45 @@ from dashboard.judging.summary import JudgeSummary, RunSummary, plan_lines, summ
 from dashboard.store import Store
 
 __all__ = [
-    "BASELINE_MODEL", "BackgroundLoop", "Judge", "JudgePlan", "JudgeSummary", "Panel",
-    "PanelError", "PlanError", "ReparseSummary", "Rubric", "RubricError", "RunPlan",
-    "RunProgress", "RunSummary", "list_rubrics", "load_panel", "load_rubric", "plan_lines",
-    "plan_run", "reparse", "rubric_problems", "run_judges", "run_plan", "scrub_secrets",
+    "BASELINE_MODEL",
+    "BackgroundLoop",
+    "Judge",
+    "JudgePlan",
+    "JudgeSummary",
+    "Panel",
+    "PanelError",
+    "PlanError",
+    "ReparseSummary",
+    "Rubric",
+    "RubricError",
+    "RunPlan",
+    "RunProgress",
+    "RunSummary",
+    "list_rubrics",
+    "load_panel",
+    "load_rubric",
+    "plan_lines",
+    "plan_run",
+    "reparse",
+    "rubric_problems",
+    "run_judges",
+    "run_plan",
+    "scrub_secrets",
     "summary_lines",
 ]
 
 
-def run_judges(store: Store, panel: Panel | str, rubric: Rubric | str, *,
-               dataset: str | None = None, systems: Sequence[str] | None = None,
-               pairwise: Sequence[str] | None = None, on_progress: Progress | None = None,
-               loop: BackgroundLoop | None = None) -> RunSummary:
+def run_judges(
+    store: Store,
+    panel: Panel | str,
+    rubric: Rubric | str,
+    *,
+    dataset: str | None = None,
+    systems: Sequence[str] | None = None,
+    pairwise: Sequence[str] | None = None,
+    on_progress: Progress | None = None,
+    loop: BackgroundLoop | None = None,
+) -> RunSummary:
     """Plan and run in one call (the CLI, `ensure_sample`). With `loop`, the run goes to that
     background loop (the Streamlit process); without, it uses `asyncio.run`."""
     panel = load_panel(panel) if isinstance(panel, str) else panel

@@ -33,8 +33,9 @@ class CallOutcome:
         return self.completion is not None
 
 
-def backoff_s(attempt: int, *, judge: Judge, retry_after_s: float | None,
-              rng: random.Random) -> float | None:
+def backoff_s(
+    attempt: int, *, judge: Judge, retry_after_s: float | None, rng: random.Random
+) -> float | None:
     """Seconds to wait before attempt `attempt + 1`, or None when Retry-After is too long.
 
     "Equal jitter": uniform in [d/2, d] with d = min(retry_max_s, retry_base_s × 2^(attempt-1)),
@@ -48,9 +49,13 @@ def backoff_s(attempt: int, *, judge: Judge, retry_after_s: float | None,
     return delay
 
 
-async def call_with_retries(client: JudgeClient, messages: Sequence[Mapping[str, str]], *,
-                            case: Case | None = None,
-                            rng: random.Random | None = None) -> CallOutcome:
+async def call_with_retries(
+    client: JudgeClient,
+    messages: Sequence[Mapping[str, str]],
+    *,
+    case: Case | None = None,
+    rng: random.Random | None = None,
+) -> CallOutcome:
     """Up to `max_attempts` attempts; `case` goes to the offline baseline (see `offline.py`)."""
     judge = client.judge
     rng = rng or random.Random()
@@ -71,9 +76,12 @@ async def call_with_retries(client: JudgeClient, messages: Sequence[Mapping[str,
             break
         delay = backoff_s(attempt, judge=judge, retry_after_s=error.retry_after_s, rng=rng)
         if delay is None:
-            error = CallError(f"{error} (Retry-After {error.retry_after_s:g} s is longer than "
-                              f"retry_max_s {judge.retry_max_s:g} s; re-run later)",
-                              retryable=False, status=error.status)
+            error = CallError(
+                f"{error} (Retry-After {error.retry_after_s:g} s is longer than "
+                f"retry_max_s {judge.retry_max_s:g} s; re-run later)",
+                retryable=False,
+                status=error.status,
+            )
             break
         await asyncio.sleep(delay)
     message = str(error) if error else "no attempt made"

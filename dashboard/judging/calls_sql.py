@@ -14,10 +14,28 @@ from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
 
 JUDGE_RUN_COLUMNS = (
-    "run_id", "judge", "model", "rubric", "rubric_version", "selection", "calls_planned",
-    "calls_made", "cache_hits", "failures", "parse_failures", "attempts", "prompt_tokens",
-    "completion_tokens", "cost_usd", "cost_unknown_calls", "flip_rate", "n_pairs", "last_error",
-    "started_utc", "finished_utc")
+    "run_id",
+    "judge",
+    "model",
+    "rubric",
+    "rubric_version",
+    "selection",
+    "calls_planned",
+    "calls_made",
+    "cache_hits",
+    "failures",
+    "parse_failures",
+    "attempts",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "cost_unknown_calls",
+    "flip_rate",
+    "n_pairs",
+    "last_error",
+    "started_utc",
+    "finished_utc",
+)
 
 
 def find_ok_calls(con: Connection, cache_keys: Iterable[str]) -> dict[str, tuple[str, str | None]]:
@@ -28,7 +46,9 @@ def find_ok_calls(con: Connection, cache_keys: Iterable[str]) -> dict[str, tuple
     found = con.execute(
         "SELECT cache_key, arg_min(call_id, created_utc), arg_min(raw_output, created_utc) "
         "FROM judge_calls WHERE status = 'ok' AND cache_key IN (SELECT unnest(?::VARCHAR[])) "
-        "GROUP BY cache_key", [keys]).fetchall()
+        "GROUP BY cache_key",
+        [keys],
+    ).fetchall()
     return {key: (call_id, raw) for key, call_id, raw in found}
 
 
@@ -39,7 +59,9 @@ def rated_by_calls(con: Connection, call_ids: Iterable[str]) -> set[tuple[str, s
         return set()
     rows = con.execute(
         "SELECT DISTINCT call_id, response_id FROM ratings "
-        "WHERE call_id IN (SELECT unnest(?::VARCHAR[]))", [ids]).fetchall()
+        "WHERE call_id IN (SELECT unnest(?::VARCHAR[]))",
+        [ids],
+    ).fetchall()
     return {(c, r) for c, r in rows}
 
 
@@ -50,12 +72,15 @@ def preferred_by_calls(con: Connection, call_ids: Iterable[str]) -> set[tuple[st
         return set()
     rows = con.execute(
         "SELECT DISTINCT call_id, response_a, response_b, shown_first FROM preferences "
-        "WHERE call_id IN (SELECT unnest(?::VARCHAR[]))", [ids]).fetchall()
+        "WHERE call_id IN (SELECT unnest(?::VARCHAR[]))",
+        [ids],
+    ).fetchall()
     return {tuple(row) for row in rows}  # type: ignore[misc]
 
 
-def _reparse_filters(alias: str, *, rubric: str | None, judge: str | None,
-                     dataset: str | None, dataset_sql: str) -> tuple[str, list[Any]]:
+def _reparse_filters(
+    alias: str, *, rubric: str | None, judge: str | None, dataset: str | None, dataset_sql: str
+) -> tuple[str, list[Any]]:
     where, params = [f"{alias}.rater_kind = 'llm'", f"{alias}.call_id IS NOT NULL"], []
     for column, value in (("rubric", rubric), ("rater", judge)):
         if value is not None:
@@ -67,38 +92,65 @@ def _reparse_filters(alias: str, *, rubric: str | None, judge: str | None,
     return " AND ".join(where), params
 
 
-def unscored_ratings(con: Connection, *, rubric: str | None = None, judge: str | None = None,
-                     dataset: str | None = None) -> list[dict[str, Any]]:
+def unscored_ratings(
+    con: Connection,
+    *,
+    rubric: str | None = None,
+    judge: str | None = None,
+    dataset: str | None = None,
+) -> list[dict[str, Any]]:
     """Current judge ratings without a value, with the raw output of the call behind each."""
     where, params = _reparse_filters(
-        "c", rubric=rubric, judge=judge, dataset=dataset,
-        dataset_sql="c.response_id IN (SELECT response_id FROM responses WHERE dataset = ?)")
-    return dicts(con.execute(
-        "SELECT c.rating_id, c.response_id, c.rater, c.rubric, c.rubric_version, c.scale_low, "
-        "c.scale_high, c.call_id, c.unscored_reason, coalesce(j.raw_output, c.raw_output) AS raw_output "
-        "FROM current_ratings c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
-        f"WHERE c.value IS NULL AND {where} ORDER BY c.rating_id", params))
+        "c",
+        rubric=rubric,
+        judge=judge,
+        dataset=dataset,
+        dataset_sql="c.response_id IN (SELECT response_id FROM responses WHERE dataset = ?)",
+    )
+    return dicts(
+        con.execute(
+            "SELECT c.rating_id, c.response_id, c.rater, c.rubric, c.rubric_version, c.scale_low, "
+            "c.scale_high, c.call_id, c.unscored_reason, "
+            "coalesce(j.raw_output, c.raw_output) AS raw_output "
+            "FROM current_ratings c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
+            f"WHERE c.value IS NULL AND {where} ORDER BY c.rating_id",
+            params,
+        )
+    )
 
 
-def unscored_preferences(con: Connection, *, rubric: str | None = None,
-                         judge: str | None = None,
-                         dataset: str | None = None) -> list[dict[str, Any]]:
+def unscored_preferences(
+    con: Connection,
+    *,
+    rubric: str | None = None,
+    judge: str | None = None,
+    dataset: str | None = None,
+) -> list[dict[str, Any]]:
     """Current judge preferences without a verdict, with the raw output behind each."""
     where, params = _reparse_filters(
-        "c", rubric=rubric, judge=judge, dataset=dataset,
-        dataset_sql="c.item_id IN (SELECT item_id FROM items WHERE dataset = ?)")
-    return dicts(con.execute(
-        "SELECT c.preference_id, c.item_id, c.response_a, c.response_b, c.rater, c.rubric, "
-        "c.rubric_version, c.shown_first, c.call_id, c.unscored_reason, "
-        "coalesce(j.raw_output, c.raw_output) AS raw_output "
-        "FROM current_preferences c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
-        f"WHERE c.verdict IS NULL AND {where} ORDER BY c.preference_id", params))
+        "c",
+        rubric=rubric,
+        judge=judge,
+        dataset=dataset,
+        dataset_sql="c.item_id IN (SELECT item_id FROM items WHERE dataset = ?)",
+    )
+    return dicts(
+        con.execute(
+            "SELECT c.preference_id, c.item_id, c.response_a, c.response_b, c.rater, c.rubric, "
+            "c.rubric_version, c.shown_first, c.call_id, c.unscored_reason, "
+            "coalesce(j.raw_output, c.raw_output) AS raw_output "
+            "FROM current_preferences c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
+            f"WHERE c.verdict IS NULL AND {where} ORDER BY c.preference_id",
+            params,
+        )
+    )
 
 
 def add_judge_runs(con: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Record run summaries (a few rows per run, so plain INSERTs)."""
     placeholders = ", ".join("?" for _ in JUDGE_RUN_COLUMNS)
     for row in rows:
-        con.execute(f"INSERT INTO judge_runs ({', '.join(JUDGE_RUN_COLUMNS)}) "
-                    f"VALUES ({placeholders})", [row.get(c) for c in JUDGE_RUN_COLUMNS])
-
+        con.execute(
+            f"INSERT INTO judge_runs ({', '.join(JUDGE_RUN_COLUMNS)}) VALUES ({placeholders})",
+            [row.get(c) for c in JUDGE_RUN_COLUMNS],
+        )

@@ -15,18 +15,32 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from dashboard.judging import (
-    Judge, Panel, PanelError, Rubric, RunPlan, RunSummary, load_panel, plan_run, scrub_secrets,
+    Judge,
+    Panel,
+    PanelError,
+    Rubric,
+    RunPlan,
+    RunSummary,
+    load_panel,
+    plan_run,
+    scrub_secrets,
+    targets_sql,
 )
 from dashboard.judging.panel import PANELS_DIR, panel_from_models
-from dashboard.judging import targets_sql
 from dashboard.store import Store
 
 Row = dict[str, Any]
 # LiteLLM's default key variable of the providers people use most, by model prefix.
-PROVIDER_KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
-                 "mistral": "MISTRAL_API_KEY", "together_ai": "TOGETHERAI_API_KEY",
-                 "groq": "GROQ_API_KEY", "gemini": "GEMINI_API_KEY",
-                 "cohere": "COHERE_API_KEY", "deepseek": "DEEPSEEK_API_KEY"}
+PROVIDER_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+}
 NO_KEY_PROVIDERS = frozenset({"ollama", "ollama_chat", "hosted_vllm", "judgeboard"})
 # Planning renders every prompt in memory (about 9 KB and 90 µs per target measured on this
 # machine); the dashboard process serves every session, so it plans at most this many.
@@ -67,13 +81,17 @@ class PlanSize:
         """Why the request is not planned (None when it is)."""
         unit = "pairs" if self.pairwise else "responses"
         if self.n_targets == 0:
-            return (f"Nothing matches this selection: no {unit} to judge. Pick another "
-                    "dataset in the sidebar, other systems, or a rubric for this dataset's "
-                    "task types.")
+            return (
+                f"Nothing matches this selection: no {unit} to judge. Pick another "
+                "dataset in the sidebar, other systems, or a rubric for this dataset's "
+                "task types."
+            )
         if self.n_targets > PLAN_LIMIT:
-            return (f"This selection has {self.n_targets:,} {unit} to judge; the dashboard "
-                    f"plans at most {PLAN_LIMIT:,} at a time. Narrow it with the dataset or "
-                    "the systems, or run `judgeboard judge` in a shell.")
+            return (
+                f"This selection has {self.n_targets:,} {unit} to judge; the dashboard "
+                f"plans at most {PLAN_LIMIT:,} at a time. Narrow it with the dataset or "
+                "the systems, or run `judgeboard judge` in a shell."
+            )
         return None
 
 
@@ -100,17 +118,27 @@ def build_panel(spec: str, *, source: str) -> Panel | None:
     return panel_from_models(spec.split(","))
 
 
-def count_targets(store: Store, request: RunRequest, *,
-                  task_types: tuple[str, ...] = ()) -> PlanSize:
+def count_targets(
+    store: Store, request: RunRequest, *, task_types: tuple[str, ...] = ()
+) -> PlanSize:
     """How many responses (or pairs) the request would judge, without planning it;
     `task_types` are the rating rubric's (empty: every task type)."""
     with store.connection() as con:
         if request.pairwise is not None:
-            return PlanSize(targets_sql.count_pair_targets(
-                con, dataset=request.dataset, system_a=request.pairwise[0],
-                system_b=request.pairwise[1]), pairwise=True)
-        return PlanSize(targets_sql.count_rating_targets(
-            con, dataset=request.dataset, systems=request.systems, task_types=task_types))
+            return PlanSize(
+                targets_sql.count_pair_targets(
+                    con,
+                    dataset=request.dataset,
+                    system_a=request.pairwise[0],
+                    system_b=request.pairwise[1],
+                ),
+                pairwise=True,
+            )
+        return PlanSize(
+            targets_sql.count_rating_targets(
+                con, dataset=request.dataset, systems=request.systems, task_types=task_types
+            )
+        )
 
 
 def make_plan(store: Store, request: RunRequest, rubric: Rubric) -> RunPlan:
@@ -119,8 +147,14 @@ def make_plan(store: Store, request: RunRequest, rubric: Rubric) -> RunPlan:
     panel = build_panel(request.panel, source=request.source)
     if panel is None:
         raise PanelError("no judge given: type one or more LiteLLM model strings")
-    return plan_run(store, panel, rubric, dataset=request.dataset, systems=request.systems,
-                    pairwise=request.pairwise)
+    return plan_run(
+        store,
+        panel,
+        rubric,
+        dataset=request.dataset,
+        systems=request.systems,
+        pairwise=request.pairwise,
+    )
 
 
 def key_status(judge: Judge) -> str:
@@ -135,8 +169,9 @@ def key_status(judge: Judge) -> str:
         if provider not in PROVIDER_KEYS:
             return "LiteLLM's default for the provider"
         names = [PROVIDER_KEYS[provider]]
-    return ", ".join(f"{n} {'set' if os.environ.get(n) else 'NOT set'}"
-                     for n in dict.fromkeys(names))
+    return ", ".join(
+        f"{n} {'set' if os.environ.get(n) else 'NOT set'}" for n in dict.fromkeys(names)
+    )
 
 
 def _endpoint(url: str | None) -> str:
@@ -155,9 +190,15 @@ def judge_rows(panel: Panel) -> list[Row]:
         deployments = [d.get("litellm_params", {}) for d in judge.model_list]
         models = [str(p.get("model")) for p in deployments] or [judge.model]
         bases = [_endpoint(p.get("api_base")) for p in deployments] or [_endpoint(judge.api_base)]
-        rows.append({"judge": judge.name, "model": ", ".join(dict.fromkeys(models)),
-                     "api_base": ", ".join(b for b in dict.fromkeys(bases) if b) or "default",
-                     "key": key_status(judge), "concurrency": judge.concurrency})
+        rows.append(
+            {
+                "judge": judge.name,
+                "model": ", ".join(dict.fromkeys(models)),
+                "api_base": ", ".join(b for b in dict.fromkeys(bases) if b) or "default",
+                "key": key_status(judge),
+                "concurrency": judge.concurrency,
+            }
+        )
     return rows
 
 
@@ -168,17 +209,32 @@ def _usd(value: float | None, *, at_most: bool = False) -> str:
 
 
 def plan_rows(plan: RunPlan) -> list[Row]:
-    rows = [{"judge": j.judge, "model": j.model, "calls": j.calls_total,
-             "cached": j.calls_cached, "to call": j.calls_needed,
-             "estimated cost": _usd(j.estimated_cost_usd, at_most=True)} for j in plan.judges]
-    rows.append({"judge": "total", "model": "", "calls": sum(j.calls_total for j in plan.judges),
-                 "cached": plan.calls_cached, "to call": plan.calls_needed,
-                 "estimated cost": _usd(plan.estimated_cost_usd, at_most=True)})
+    rows = [
+        {
+            "judge": j.judge,
+            "model": j.model,
+            "calls": j.calls_total,
+            "cached": j.calls_cached,
+            "to call": j.calls_needed,
+            "estimated cost": _usd(j.estimated_cost_usd, at_most=True),
+        }
+        for j in plan.judges
+    ]
+    rows.append(
+        {
+            "judge": "total",
+            "model": "",
+            "calls": sum(j.calls_total for j in plan.judges),
+            "cached": plan.calls_cached,
+            "to call": plan.calls_needed,
+            "estimated cost": _usd(plan.estimated_cost_usd, at_most=True),
+        }
+    )
     return rows
 
 
 def plan_outcome(plan: RunPlan) -> str:
-    """"empty" (nothing matches the selection), "cached" (every call is made and every
+    """ "empty" (nothing matches the selection), "cached" (every call is made and every
     result stored) or "work" (calls to make, or cached answers to store)."""
     if plan.n_targets == 0:
         return "empty"
@@ -198,10 +254,19 @@ def summary_rows(summary: RunSummary) -> list[Row]:
         cost = _usd(j.cost_usd)
         if j.cost_unknown_calls and j.cost_usd is not None:
             cost += f" + {j.cost_unknown_calls} unpriced"
-        row = {"judge": j.judge, "model": j.model, "planned": j.calls_planned,
-               "calls made": j.calls_made, "cache hits": j.cache_hits, "failed": j.failures,
-               "unparsed": j.parse_failures, "retries": j.retries,
-               "tokens in": j.prompt_tokens, "tokens out": j.completion_tokens, "cost": cost}
+        row = {
+            "judge": j.judge,
+            "model": j.model,
+            "planned": j.calls_planned,
+            "calls made": j.calls_made,
+            "cache hits": j.cache_hits,
+            "failed": j.failures,
+            "unparsed": j.parse_failures,
+            "retries": j.retries,
+            "tokens in": j.prompt_tokens,
+            "tokens out": j.completion_tokens,
+            "cost": cost,
+        }
         if j.flip_rate is not None:
             row["flip rate"] = f"{j.flip_rate:.3f} ({j.n_pairs} pairs)"
         rows.append(row)
@@ -225,5 +290,8 @@ class JudgeFailure:
 
 def failures(summary: RunSummary, panel: Panel | None = None) -> list[JudgeFailure]:
     """Each judge that had failed calls, with its last error (redacted)."""
-    return [JudgeFailure(j.judge, j.failures, redact(j.last_error or "no error text", panel))
-            for j in summary.judges if j.failures]
+    return [
+        JudgeFailure(j.judge, j.failures, redact(j.last_error or "no error text", panel))
+        for j in summary.judges
+        if j.failures
+    ]

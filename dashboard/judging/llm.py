@@ -53,8 +53,14 @@ class Completion:
 class CallError(Exception):
     """One failed attempt. `retryable`: 429, 408/409, 5xx, timeouts and connection errors."""
 
-    def __init__(self, message: str, *, retryable: bool, status: int | None = None,
-                 retry_after_s: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
@@ -72,7 +78,8 @@ def litellm_module() -> ModuleType:
         if not any(p.get("provider") == PROVIDER for p in litellm.custom_provider_map):
             litellm.custom_provider_map = [
                 *litellm.custom_provider_map,
-                {"provider": PROVIDER, "custom_handler": _baseline_handler(litellm)}]
+                {"provider": PROVIDER, "custom_handler": _baseline_handler(litellm)},
+            ]
         return litellm
 
 
@@ -80,17 +87,24 @@ def _baseline_handler(litellm: ModuleType) -> Any:
     """The custom provider behind `judgeboard/baseline` (see `offline.py`)."""
 
     class BaselineJudge(litellm.CustomLLM):  # type: ignore[name-defined, misc]
-        def _reply(self, messages: Sequence[Mapping[str, Any]], litellm_params: Mapping[str, Any],
-                   model_response: Any) -> Any:
+        def _reply(
+            self,
+            messages: Sequence[Mapping[str, Any]],
+            litellm_params: Mapping[str, Any],
+            model_response: Any,
+        ) -> Any:
             meta = ((litellm_params or {}).get("metadata") or {}).get(PROVIDER) or {}
             prompt = "\n".join(str(m.get("content") or "") for m in messages)
             case = offline.Case.from_metadata(meta["case"]) if meta.get("case") else None
-            text = offline.reply(case, kind=meta.get("kind", "rating"),
-                                 low=meta.get("low"), high=meta.get("high"))
+            text = offline.reply(
+                case, kind=meta.get("kind", "rating"), low=meta.get("low"), high=meta.get("high")
+            )
             model_response.choices[0].message.content = text
             model_response.usage = litellm.Usage(
-                prompt_tokens=len(prompt) // 4, completion_tokens=len(text) // 4,
-                total_tokens=len(prompt) // 4 + len(text) // 4)
+                prompt_tokens=len(prompt) // 4,
+                completion_tokens=len(text) // 4,
+                total_tokens=len(prompt) // 4 + len(text) // 4,
+            )
             return model_response
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
@@ -151,19 +165,21 @@ def classify(error: BaseException, *, env_names: Iterable[str] = ()) -> CallErro
     status = getattr(error, "status_code", None)
     status = status if isinstance(status, int) else None
     name = type(error).__name__
-    transient = isinstance(error, (asyncio.TimeoutError, TimeoutError, ConnectionError)) or name in (
-        "Timeout", "APIConnectionError", "APITimeoutError", "RouterRateLimitError")
+    transient = isinstance(
+        error, (asyncio.TimeoutError, TimeoutError, ConnectionError)
+    ) or name in ("Timeout", "APIConnectionError", "APITimeoutError", "RouterRateLimitError")
     retryable = transient or status in _RETRYABLE_STATUS or (status is not None and status >= 500)
     message = scrub_secrets(f"{name}: {error}".strip(), env_names=env_names)[:1000]
-    return CallError(message, retryable=retryable, status=status,
-                     retry_after_s=_retry_after(error))
+    return CallError(message, retryable=retryable, status=status, retry_after_s=_retry_after(error))
 
 
 def _router_model_list(judge: Judge) -> list[dict[str, Any]]:
     """The judge's model list with its `os.environ/NAME` keys kept as references: the Router
     resolves them itself, so no key value passes through this code."""
-    return [{"model_name": d["model_name"], "litellm_params": dict(d["litellm_params"])}
-            for d in judge.model_list]
+    return [
+        {"model_name": d["model_name"], "litellm_params": dict(d["litellm_params"])}
+        for d in judge.model_list
+    ]
 
 
 class JudgeClient:
@@ -174,8 +190,11 @@ class JudgeClient:
         self._litellm = litellm_module()
         self._price_known: bool | None = None if judge.input_cost_per_token is None else True
         self._kwargs: dict[str, Any] = {
-            "temperature": judge.temperature, "max_tokens": judge.max_tokens,
-            "timeout": judge.timeout_s, "num_retries": 0}
+            "temperature": judge.temperature,
+            "max_tokens": judge.max_tokens,
+            "timeout": judge.timeout_s,
+            "num_retries": 0,
+        }
         self._baseline = {"kind": kind, "low": low, "high": high} if judge.is_baseline else None
         self._router = None
         if judge.uses_router:
@@ -183,8 +202,11 @@ class JudgeClient:
             with warnings.catch_warnings():  # pydantic's ReadOnly notice on LiteLLM's types
                 warnings.filterwarnings("ignore", message=".*ReadOnly.*", category=UserWarning)
                 self._router = self._litellm.Router(
-                    model_list=_router_model_list(judge), num_retries=0, fallbacks=fallbacks,
-                    timeout=judge.timeout_s)
+                    model_list=_router_model_list(judge),
+                    num_retries=0,
+                    fallbacks=fallbacks,
+                    timeout=judge.timeout_s,
+                )
         else:
             if judge.api_base:
                 self._kwargs["api_base"] = judge.api_base
@@ -196,8 +218,9 @@ class JudgeClient:
         """LiteLLM's logs scrubbed of this judge's keys while the block runs."""
         return scrubbed_litellm_logs(self.judge.key_env_names)
 
-    async def complete(self, messages: Sequence[Mapping[str, str]], *,
-                       case: offline.Case | None = None) -> Completion:
+    async def complete(
+        self, messages: Sequence[Mapping[str, str]], *, case: offline.Case | None = None
+    ) -> Completion:
         """One attempt; raises CallError. The asyncio guard backs up LiteLLM's own timeout.
         `case` is what the offline baseline compares; other models ignore it."""
         guard_s = self.judge.timeout_s * 1.5 + 1.0
@@ -208,8 +231,9 @@ class JudgeClient:
             kwargs = {**kwargs, "metadata": {PROVIDER: meta}}
         try:
             async with asyncio.timeout(guard_s):  # unlike wait_for, no extra task per call
-                response = await target.acompletion(model=self.judge.model,
-                                                    messages=list(messages), **kwargs)
+                response = await target.acompletion(
+                    model=self.judge.model, messages=list(messages), **kwargs
+                )
         except asyncio.CancelledError:
             raise
         except Exception as error:  # noqa: BLE001 (every provider error becomes a CallError)
@@ -224,17 +248,23 @@ class JudgeClient:
         usage = getattr(response, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None)
         completion_tokens = getattr(usage, "completion_tokens", None)
-        return Completion(text if isinstance(text, str) else "", prompt_tokens, completion_tokens,
-                          self._cost(response, prompt_tokens, completion_tokens))
+        return Completion(
+            text if isinstance(text, str) else "",
+            prompt_tokens,
+            completion_tokens,
+            self._cost(response, prompt_tokens, completion_tokens),
+        )
 
-    def _cost(self, response: Any, prompt_tokens: int | None,
-              completion_tokens: int | None) -> float | None:
+    def _cost(
+        self, response: Any, prompt_tokens: int | None, completion_tokens: int | None
+    ) -> float | None:
         judge = self.judge
         if judge.input_cost_per_token is not None:
             if prompt_tokens is None or completion_tokens is None:
                 return None
-            return (prompt_tokens * judge.input_cost_per_token
-                    + completion_tokens * (judge.output_cost_per_token or 0.0))
+            return prompt_tokens * judge.input_cost_per_token + completion_tokens * (
+                judge.output_cost_per_token or 0.0
+            )
         if self._price_known is False:  # LiteLLM does not know this model: stop asking
             return None
         try:
@@ -249,14 +279,26 @@ class JudgeClient:
 def estimate_cost(judge: Judge, *, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD for a call of these sizes from the panel's prices or LiteLLM's map; None if unknown."""
     if judge.input_cost_per_token is not None:
-        return (prompt_tokens * judge.input_cost_per_token
-                + completion_tokens * (judge.output_cost_per_token or 0.0))
+        return prompt_tokens * judge.input_cost_per_token + completion_tokens * (
+            judge.output_cost_per_token or 0.0
+        )
     litellm = litellm_module()
-    models = ([str(d["litellm_params"]["model"]) for d in judge.model_list
-               if d["model_name"] == judge.model] if judge.uses_router else [judge.model])
+    models = (
+        [
+            str(d["litellm_params"]["model"])
+            for d in judge.model_list
+            if d["model_name"] == judge.model
+        ]
+        if judge.uses_router
+        else [judge.model]
+    )
     try:
-        costs = [litellm.cost_per_token(model=m, prompt_tokens=prompt_tokens,
-                                        completion_tokens=completion_tokens) for m in models]
+        costs = [
+            litellm.cost_per_token(
+                model=m, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+            )
+            for m in models
+        ]
     except Exception:  # noqa: BLE001 (unmapped model)
         return None
     return max(sum(c) for c in costs) if costs else None

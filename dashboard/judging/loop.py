@@ -1,7 +1,8 @@
 """One asyncio event loop in a background thread, for a process that is not async itself.
 
 The Streamlit process holds one `BackgroundLoop` in `st.cache_resource` and submits every judge
-run to it (`loop.submit(run_plan(store, plan, on_progress=progress))`, polling a RunProgress): when several sessions each call `asyncio.run`, LiteLLM's logging worker, bound to
+run to it (`loop.submit(run_plan(store, plan, on_progress=progress))`, polling a
+RunProgress): when several sessions each call `asyncio.run`, LiteLLM's logging worker, bound to
 the first loop, floods stderr with "bound to a different event loop". The CLI may simply use
 `asyncio.run`.
 """

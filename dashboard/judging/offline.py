@@ -37,7 +37,8 @@ CONTEXT_VARIABLES = ("reference_context", "retrieved_context")
 # Function words carry no evidence of support; the list is short on purpose.
 _STOPWORDS = frozenset(
     "is are was were be been of in on at to for with by and or but it its this that as from "
-    "which who what when where how i you he she they we not no".split())
+    "which who what when where how i you he she they we not no".split()
+)
 
 
 @dataclass(frozen=True)
@@ -50,14 +51,19 @@ class Case:
     context: str | None = None
 
     def as_metadata(self) -> dict[str, Any]:
-        return {"answers": list(self.answers), "references": list(self.references),
-                "context": self.context}
+        return {
+            "answers": list(self.answers),
+            "references": list(self.references),
+            "context": self.context,
+        }
 
     @classmethod
     def from_metadata(cls, data: Mapping[str, Any]) -> Case:
-        return cls(tuple(str(a) for a in data.get("answers") or ()),
-                   tuple(str(r) for r in data.get("references") or ()),
-                   str(data["context"]) if data.get("context") else None)
+        return cls(
+            tuple(str(a) for a in data.get("answers") or ()),
+            tuple(str(r) for r in data.get("references") or ()),
+            str(data["context"]) if data.get("context") else None,
+        )
 
 
 def case_for(rubric: Rubric, values: Mapping[str, str], references: Sequence[str]) -> Case:
@@ -66,8 +72,11 @@ def case_for(rubric: Rubric, values: Mapping[str, str], references: Sequence[str
     shown = rubric.shown(values)
     names = ("answer_a", "answer_b") if rubric.is_pairwise else ("answer",)
     context = "\n".join(values[n] for n in CONTEXT_VARIABLES if n in shown)
-    return Case(tuple(values.get(n, "") for n in names),
-                tuple(references) if "reference_answer" in shown else (), context or None)
+    return Case(
+        tuple(values.get(n, "") for n in names),
+        tuple(references) if "reference_answer" in shown else (),
+        context or None,
+    )
 
 
 @dataclass(frozen=True)
@@ -113,11 +122,15 @@ def rate(case: Case, *, low: float, high: float) -> str:
     result = evidence(case.answers[0], case.references, case.context)
     score = result.score
     if score is None:
-        return ("Explanation: heuristic baseline; there is neither a reference answer nor a "
-                "context to compare the answer with, so it gives no rating.")
+        return (
+            "Explanation: heuristic baseline; there is neither a reference answer nor a "
+            "context to compare the answer with, so it gives no rating."
+        )
     value = low + math.floor(score * (high - low) + 0.5)  # half up, not Python's half-even
-    return (f"Explanation: heuristic baseline (word overlap, not a model): "
-            f"{result.describe()}; score {score:.2f} of 1.\nRating: [[{value:g}]]")
+    return (
+        f"Explanation: heuristic baseline (word overlap, not a model): "
+        f"{result.describe()}; score {score:.2f} of 1.\nRating: [[{value:g}]]"
+    )
 
 
 def prefer(case: Case) -> str:
@@ -128,20 +141,26 @@ def prefer(case: Case) -> str:
     a = evidence(first, case.references, case.context)
     b = evidence(second, case.references, case.context)
     if a.score is None or b.score is None:
-        return ("Explanation: heuristic baseline; there is neither a reference answer nor a "
-                "context to compare the answers with, so it gives no verdict.")
+        return (
+            "Explanation: heuristic baseline; there is neither a reference answer nor a "
+            "context to compare the answers with, so it gives no verdict."
+        )
     verdict = "C" if abs(a.score - b.score) <= TIE_MARGIN else "A" if a.score > b.score else "B"
-    return (f"Explanation: heuristic baseline (word overlap, not a model): answer A scores "
-            f"{a.score:.2f} ({a.describe()}), answer B scores {b.score:.2f} ({b.describe()}).\n"
-            f"Verdict: [[{verdict}]]")
+    return (
+        f"Explanation: heuristic baseline (word overlap, not a model): answer A scores "
+        f"{a.score:.2f} ({a.describe()}), answer B scores {b.score:.2f} ({b.describe()}).\n"
+        f"Verdict: [[{verdict}]]"
+    )
 
 
 def reply(case: Case | None, *, kind: str, low: float | None, high: float | None) -> str:
     """The baseline's reply for a rubric of `kind` ("rating" or "pairwise"). Without a case
     (a call that did not come from the runner) it gives no rating rather than guess."""
     if case is None:
-        return ("Explanation: heuristic baseline; the call carries no case (metadata "
-                "judgeboard.case), so there is nothing to compare and it gives no rating.")
+        return (
+            "Explanation: heuristic baseline; the call carries no case (metadata "
+            "judgeboard.case), so there is nothing to compare and it gives no rating."
+        )
     if kind == "pairwise":
         return prefer(case)
     if low is None or high is None:

@@ -27,9 +27,19 @@ BASELINE_MODEL = "judgeboard/baseline"
 PANELS_DIR = Path(__file__).resolve().parents[2] / "data" / "panels"
 ENV_REFERENCE = "os.environ/"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TUNABLE = ("temperature", "max_tokens", "timeout_s", "concurrency", "max_attempts",
-            "retry_base_s", "retry_max_s", "input_cost_per_token", "output_cost_per_token",
-            "api_base", "api_key_env")
+_TUNABLE = (
+    "temperature",
+    "max_tokens",
+    "timeout_s",
+    "concurrency",
+    "max_attempts",
+    "retry_base_s",
+    "retry_max_s",
+    "input_cost_per_token",
+    "output_cost_per_token",
+    "api_base",
+    "api_key_env",
+)
 
 
 class PanelError(ValueError):
@@ -72,7 +82,7 @@ class Judge:
         for deployment in self.model_list:
             key = str(deployment.get("litellm_params", {}).get("api_key") or "")
             if key.startswith(ENV_REFERENCE):
-                names.append(key[len(ENV_REFERENCE):])
+                names.append(key[len(ENV_REFERENCE) :])
         return tuple(dict.fromkeys(names))
 
     def cache_identity(self) -> str:
@@ -81,8 +91,13 @@ class Judge:
         A Router judge is identified by the models of its deployments, not by their endpoints,
         so that adding a replica of the same model keeps the cache."""
         if self.uses_router:
-            models = sorted({str(d["litellm_params"]["model"]) for d in self.model_list
-                             if d.get("model_name") == self.model})
+            models = sorted(
+                {
+                    str(d["litellm_params"]["model"])
+                    for d in self.model_list
+                    if d.get("model_name") == self.model
+                }
+            )
             return json.dumps(["router", models, self.temperature, self.max_tokens])
         return json.dumps([self.model, self.api_base, self.temperature, self.max_tokens])
 
@@ -100,18 +115,27 @@ def _check_judge(judge: Judge, where: str) -> Judge:
     if judge.timeout_s <= 0:
         raise PanelError(f"{where}: timeout_s must be > 0")
     if judge.api_key_env is not None and not _ENV_NAME.fullmatch(judge.api_key_env):
-        raise PanelError(f"{where}: api_key_env must name an environment variable, "
-                         "e.g. api_key_env = \"OPENAI_API_KEY\"")
+        raise PanelError(
+            f"{where}: api_key_env must name an environment variable, "
+            'e.g. api_key_env = "OPENAI_API_KEY"'
+        )
     for deployment in judge.model_list:
         params = deployment.get("litellm_params")
-        if not deployment.get("model_name") or not isinstance(params, Mapping) \
-                or not params.get("model"):
-            raise PanelError(f"{where}: each model_list entry needs model_name and "
-                             "litellm_params.model (LiteLLM Router format)")
+        if (
+            not deployment.get("model_name")
+            or not isinstance(params, Mapping)
+            or not params.get("model")
+        ):
+            raise PanelError(
+                f"{where}: each model_list entry needs model_name and "
+                "litellm_params.model (LiteLLM Router format)"
+            )
         key = params.get("api_key")
         if key is not None and not str(key).startswith(ENV_REFERENCE):
-            raise PanelError(f"{where}: model_list api_key must be \"os.environ/NAME\"; "
-                             "keys are read from the environment, never from a file")
+            raise PanelError(
+                f'{where}: model_list api_key must be "os.environ/NAME"; '
+                "keys are read from the environment, never from a file"
+            )
     if judge.uses_router and not any(d["model_name"] == judge.model for d in judge.model_list):
         raise PanelError(f"{where}: model {judge.model!r} names no model_name of its model_list")
     return judge
@@ -119,13 +143,16 @@ def _check_judge(judge: Judge, where: str) -> Judge:
 
 def _judge_from_table(table: Mapping[str, Any], defaults: Mapping[str, Any], where: str) -> Judge:
     if "api_key" in table or "api_key" in defaults:
-        raise PanelError(f"{where}: api_key is not accepted in a panel file; set the key in an "
-                         "environment variable and name it with api_key_env")
+        raise PanelError(
+            f"{where}: api_key is not accepted in a panel file; set the key in an "
+            "environment variable and name it with api_key_env"
+        )
     fields = {f.name for f in dataclasses.fields(Judge)}
     unknown = sorted((set(table) | set(defaults)) - fields)
     if unknown:
-        raise PanelError(f"{where}: unknown key(s) {', '.join(unknown)}; known: "
-                         f"{', '.join(sorted(fields))}")
+        raise PanelError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}"
+        )
     values = {**defaults, **table}
     if "model" not in values:
         raise PanelError(f"{where}: every judge needs a model (a LiteLLM model string)")
@@ -151,8 +178,9 @@ def panel_from_toml(text: str, *, path: Path | None = None) -> Panel:
     if not tables:
         raise PanelError(f"{where}: no [[judges]]; add at least one with a model")
     defaults = data.get("defaults") or {}
-    judges = tuple(_judge_from_table(t, defaults, f"{where}, judge {i + 1}")
-                   for i, t in enumerate(tables))
+    judges = tuple(
+        _judge_from_table(t, defaults, f"{where}, judge {i + 1}") for i, t in enumerate(tables)
+    )
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise PanelError(f"{where}: judge names must be unique, got {names}")
@@ -179,8 +207,9 @@ def with_overrides(panel: Panel, overrides: Mapping[str, Any]) -> Panel:
     return dataclasses.replace(panel, judges=judges)
 
 
-def load_panel(spec: str | os.PathLike[str], *,
-               overrides: Mapping[str, Any] | None = None) -> Panel:
+def load_panel(
+    spec: str | os.PathLike[str], *, overrides: Mapping[str, Any] | None = None
+) -> Panel:
     """A panel from a TOML path, a panel name in data/panels/, or "model1,model2".
 
     `judgeboard/baseline` is the offline heuristic judge; `overrides` are CLI flags."""
@@ -204,6 +233,7 @@ def api_key_for(judge: Judge) -> str | None:
         return None
     key = os.environ.get(judge.api_key_env)
     if not key:
-        raise PanelError(f"judge {judge.name}: set the environment variable "
-                         f"{judge.api_key_env} (its API key)")
+        raise PanelError(
+            f"judge {judge.name}: set the environment variable {judge.api_key_env} (its API key)"
+        )
     return key

@@ -13,13 +13,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dashboard.judging import calls_sql, targets_sql
 from dashboard.judging.offline import Case, case_for
 from dashboard.judging.panel import Judge, Panel
 from dashboard.judging.records import scale_of
 from dashboard.judging.rubrics import Messages, Rubric
 from dashboard.judging.targets import Target, pair_targets, rating_target, reference_list
 from dashboard.store import Store
-from dashboard.judging import calls_sql, targets_sql
 
 
 class PlanError(ValueError):
@@ -101,40 +101,55 @@ def prompt_hash(messages: Messages) -> str:
 
 
 def cache_key(judge: Judge, messages: Messages) -> str:
-    return _digest(judge.cache_identity(),
-                   json.dumps(list(messages), ensure_ascii=False, sort_keys=True))[:32]
+    return _digest(
+        judge.cache_identity(), json.dumps(list(messages), ensure_ascii=False, sort_keys=True)
+    )[:32]
 
 
 def _check_selection(rubric: Rubric, selection: Selection) -> None:
     if rubric.is_pairwise and selection.pairwise is None:
-        raise PlanError(f"rubric {rubric.name} compares two systems: pass "
-                        "--pairwise SYSTEM_A SYSTEM_B")
+        raise PlanError(
+            f"rubric {rubric.name} compares two systems: pass --pairwise SYSTEM_A SYSTEM_B"
+        )
     if not rubric.is_pairwise and selection.pairwise is not None:
-        raise PlanError(f"rubric {rubric.name} rates single answers; use a pairwise rubric "
-                        "(e.g. --rubric pairwise) with --pairwise")
+        raise PlanError(
+            f"rubric {rubric.name} rates single answers; use a pairwise rubric "
+            "(e.g. --rubric pairwise) with --pairwise"
+        )
 
 
 Rendered = tuple[Target, Messages, Case | None]
 
 
-def _targets(store: Store, rubric: Rubric, selection: Selection, *,
-             with_cases: bool) -> list[Rendered]:
+def _targets(
+    store: Store, rubric: Rubric, selection: Selection, *, with_cases: bool
+) -> list[Rendered]:
     _check_selection(rubric, selection)
     with store.connection() as con:  # also applies pending writes, so the cache is current
         if selection.pairwise is not None:
             system_a, system_b = selection.pairwise
-            rows = targets_sql.select_pair_targets(con, system_a=system_a, system_b=system_b,
-                                           dataset=selection.dataset)
+            rows = targets_sql.select_pair_targets(
+                con, system_a=system_a, system_b=system_b, dataset=selection.dataset
+            )
             built = [(t, v, row) for row in rows for t, v in pair_targets(row)]
         else:
-            rows = targets_sql.select_rating_targets(con, dataset=selection.dataset,
-                                             systems=selection.systems,
-                                             task_types=rubric.task_types)
+            rows = targets_sql.select_rating_targets(
+                con,
+                dataset=selection.dataset,
+                systems=selection.systems,
+                task_types=rubric.task_types,
+            )
             built = [(*rating_target(row), row) for row in rows]
-    return [(target, rubric.render(values),
-             case_for(rubric, values, reference_list(row.get("reference_answers")))
-             if with_cases else None)
-            for target, values, row in built]
+    return [
+        (
+            target,
+            rubric.render(values),
+            case_for(rubric, values, reference_list(row.get("reference_answers")))
+            if with_cases
+            else None,
+        )
+        for target, values, row in built
+    ]
 
 
 def _group(judge: Judge, rendered: Sequence[Rendered]) -> list[CallSpec]:
@@ -143,16 +158,26 @@ def _group(judge: Judge, rendered: Sequence[Rendered]) -> list[CallSpec]:
     groups: dict[str, tuple[Messages, Case | None, list[Target]]] = {}
     for target, messages, case in rendered:
         groups.setdefault(cache_key(judge, messages), (messages, case, []))[2].append(target)
-    return [CallSpec(judge.name, key, prompt_hash(messages), messages, tuple(targets), case)
-            for key, (messages, case, targets) in groups.items()]
+    return [
+        CallSpec(judge.name, key, prompt_hash(messages), messages, tuple(targets), case)
+        for key, (messages, case, targets) in groups.items()
+    ]
 
 
-def _has_result(target: Target, call_id: str, rated: set[tuple[str, str]],
-                preferred: set[tuple[str, str, str, str]]) -> bool:
+def _has_result(
+    target: Target,
+    call_id: str,
+    rated: set[tuple[str, str]],
+    preferred: set[tuple[str, str, str, str]],
+) -> bool:
     if target.kind == "rating":
         return (call_id, target.response_id or "") in rated
-    return (call_id, target.response_a or "", target.response_b or "",
-            target.shown_first or "") in preferred
+    return (
+        call_id,
+        target.response_a or "",
+        target.response_b or "",
+        target.shown_first or "",
+    ) in preferred
 
 
 def _estimate(judge: Judge, specs: Sequence[CallSpec]) -> float | None:
@@ -162,25 +187,38 @@ def _estimate(judge: Judge, specs: Sequence[CallSpec]) -> float | None:
 
     prompt_chars = sum(len(m["content"]) for s in specs for m in s.messages)
     # About four characters per token; completions are priced at their max_tokens bound.
-    return estimate_cost(judge, prompt_tokens=prompt_chars // 4,
-                         completion_tokens=judge.max_tokens * len(specs))
+    return estimate_cost(
+        judge, prompt_tokens=prompt_chars // 4, completion_tokens=judge.max_tokens * len(specs)
+    )
 
 
-def plan_run(store: Store, panel: Panel, rubric: Rubric, *, dataset: str | None = None,
-             systems: Sequence[str] | None = None,
-             pairwise: Sequence[str] | None = None) -> RunPlan:
+def plan_run(
+    store: Store,
+    panel: Panel,
+    rubric: Rubric,
+    *,
+    dataset: str | None = None,
+    systems: Sequence[str] | None = None,
+    pairwise: Sequence[str] | None = None,
+) -> RunPlan:
     """Everything the run will do, before it calls anything."""
     if pairwise is not None and len(pairwise) != 2:
         raise PlanError("--pairwise takes exactly two systems: A B")
     if not rubric.is_pairwise:
         scale_of(rubric)  # a rating rubric without a scale fails here, before any call
-    selection = Selection(dataset, tuple(systems) if systems else None,
-                          (pairwise[0], pairwise[1]) if pairwise else None)
-    rendered = _targets(store, rubric, selection,
-                        with_cases=any(judge.is_baseline for judge in panel.judges))
+    selection = Selection(
+        dataset,
+        tuple(systems) if systems else None,
+        (pairwise[0], pairwise[1]) if pairwise else None,
+    )
+    rendered = _targets(
+        store, rubric, selection, with_cases=any(judge.is_baseline for judge in panel.judges)
+    )
     specs = {judge.name: _group(judge, rendered) for judge in panel.judges}
     with store.connection() as con:
-        found = calls_sql.find_ok_calls(con, (s.cache_key for group in specs.values() for s in group))
+        found = calls_sql.find_ok_calls(
+            con, (s.cache_key for group in specs.values() for s in group)
+        )
         call_ids = [call_id for call_id, _ in found.values()]
         rated = calls_sql.rated_by_calls(con, call_ids) if not rubric.is_pairwise else set()
         preferred = calls_sql.preferred_by_calls(con, call_ids) if rubric.is_pairwise else set()
@@ -192,10 +230,21 @@ def plan_run(store: Store, panel: Panel, rubric: Rubric, *, dataset: str | None 
         hits = [s for s in specs[judge.name] if s.cache_key in found]
         for spec in hits:
             call_id, raw = found[spec.cache_key]
-            missing = tuple(t for t in spec.targets if not _has_result(t, call_id, rated, preferred))
+            missing = tuple(
+                t for t in spec.targets if not _has_result(t, call_id, rated, preferred)
+            )
             cached.append(CachedCall(judge.name, call_id, raw, spec.targets, missing))
         calls.extend(needed)
-        judges.append(JudgePlan(judge.name, judge.model, len(specs[judge.name]), len(hits),
-                                len(needed), _estimate(judge, needed)))
-    return RunPlan(panel, rubric, selection, len(rendered), tuple(judges), tuple(calls),
-                   tuple(cached))
+        judges.append(
+            JudgePlan(
+                judge.name,
+                judge.model,
+                len(specs[judge.name]),
+                len(hits),
+                len(needed),
+                _estimate(judge, needed),
+            )
+        )
+    return RunPlan(
+        panel, rubric, selection, len(rendered), tuple(judges), tuple(calls), tuple(cached)
+    )

@@ -21,7 +21,8 @@ EXPLANATION_MAX_CHARS = 4000
 _EXPLANATION_LABEL = re.compile(r"(?i)[\"']?explanation[\"']?\s*[:=]\s*[\"']?")
 _MARKER_LINE = re.compile(
     r"(?i)^\s*[\"'{]*\s*(?:final\s+)?(?:rating|score|grade|verdict)[\"']?\s*[:=]"
-    r"|^\s*\[\[[^\]]*\]\]\s*$")
+    r"|^\s*\[\[[^\]]*\]\]\s*$"
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def explanation_of(text: str | None) -> str | None:
     if not text:
         return None
     label = _EXPLANATION_LABEL.search(text)
-    body = text[label.end():] if label else text
+    body = text[label.end() :] if label else text
     lines = [line for line in body.splitlines() if not _MARKER_LINE.search(line)]
     explanation = "\n".join(lines).strip().strip("\"',{} ").strip()
     return explanation[:EXPLANATION_MAX_CHARS] or None
@@ -52,8 +53,10 @@ def scale_of(rubric: Rubric) -> tuple[float, float]:
     """A rating rubric's [low, high]. `rubric_from_toml` never makes a rating rubric without
     one; a Rubric built in code without one is refused here, not given a made-up scale."""
     if rubric.scale_low is None or rubric.scale_high is None:
-        raise RubricError(f"rubric {rubric.name!r} v{rubric.version} rates answers but has no "
-                          "scale; give it scale = [low, high]")
+        raise RubricError(
+            f"rubric {rubric.name!r} v{rubric.version} rates answers but has no "
+            "scale; give it scale = [low, high]"
+        )
     return float(rubric.scale_low), float(rubric.scale_high)
 
 
@@ -73,43 +76,105 @@ def parse_output(rubric: Rubric, text: str | None, *, shown_first: str | None = 
     return Parsed(value=result.value)
 
 
-def result_row(target: Target, parsed: Parsed, *, rubric: Rubric, rater: str, call_id: str,
-               raw_output: str | None, suffix: str = "") -> dict[str, Any]:
+def result_row(
+    target: Target,
+    parsed: Parsed,
+    *,
+    rubric: Rubric,
+    rater: str,
+    call_id: str,
+    raw_output: str | None,
+    suffix: str = "",
+) -> dict[str, Any]:
     """The rating or preference row of one target; its id derives from the call (and
     `suffix` for a reparse), so writing it twice is harmless."""
     explanation = explanation_of(raw_output)
     if target.kind == "rating":
         low, high = scale_of(rubric)
-        return record_row(Rating(
-            rating_id=content_id(call_id, target.response_id, suffix),
-            response_id=target.response_id or "", rater_kind="llm", rater=rater,
-            rubric=rubric.name, rubric_version=rubric.version, value=parsed.value,
-            scale_low=low, scale_high=high,
-            unscored_reason=parsed.reason, explanation=explanation, raw_output=raw_output,
-            call_id=call_id))
-    return record_row(Preference(
-        preference_id=content_id(call_id, target.response_a, target.response_b,
-                                 target.shown_first, suffix),
-        item_id=target.item_id, response_a=target.response_a or "",
-        response_b=target.response_b or "", rater_kind="llm", rater=rater,
-        rubric=rubric.name, rubric_version=rubric.version, verdict=parsed.verdict,
-        shown_first=target.shown_first or "A", unscored_reason=parsed.reason,
-        explanation=explanation, raw_output=raw_output, call_id=call_id))
+        return record_row(
+            Rating(
+                rating_id=content_id(call_id, target.response_id, suffix),
+                response_id=target.response_id or "",
+                rater_kind="llm",
+                rater=rater,
+                rubric=rubric.name,
+                rubric_version=rubric.version,
+                value=parsed.value,
+                scale_low=low,
+                scale_high=high,
+                unscored_reason=parsed.reason,
+                explanation=explanation,
+                raw_output=raw_output,
+                call_id=call_id,
+            )
+        )
+    return record_row(
+        Preference(
+            preference_id=content_id(
+                call_id, target.response_a, target.response_b, target.shown_first, suffix
+            ),
+            item_id=target.item_id,
+            response_a=target.response_a or "",
+            response_b=target.response_b or "",
+            rater_kind="llm",
+            rater=rater,
+            rubric=rubric.name,
+            rubric_version=rubric.version,
+            verdict=parsed.verdict,
+            shown_first=target.shown_first or "A",
+            unscored_reason=parsed.reason,
+            explanation=explanation,
+            raw_output=raw_output,
+            call_id=call_id,
+        )
+    )
 
 
-def call_row(*, call_id: str, cache_key: str, run_id: str, judge: str, model: str,
-             rubric: Rubric, prompt_hash: str, targets: Sequence[Target], ok: bool,
-             raw_output: str | None, error: str | None, attempts: int,
-             latency_ms: float | None, prompt_tokens: int | None,
-             completion_tokens: int | None, cost_usd: float | None) -> dict[str, Any]:
+def call_row(
+    *,
+    call_id: str,
+    cache_key: str,
+    run_id: str,
+    judge: str,
+    model: str,
+    rubric: Rubric,
+    prompt_hash: str,
+    targets: Sequence[Target],
+    ok: bool,
+    raw_output: str | None,
+    error: str | None,
+    attempts: int,
+    latency_ms: float | None,
+    prompt_tokens: int | None,
+    completion_tokens: int | None,
+    cost_usd: float | None,
+) -> dict[str, Any]:
     """The judge_calls row of one call; it names its first target (others share the prompt)."""
     first = targets[0]
-    return record_row(JudgeCall(
-        call_id=call_id, cache_key=cache_key, run_id=run_id, judge=judge, model=model,
-        rubric=rubric.name, rubric_version=rubric.version, prompt_hash=prompt_hash,
-        target_kind=first.kind, status="ok" if ok else "failed",
-        response_id=first.response_id, item_id=first.item_id, response_a=first.response_a,
-        response_b=first.response_b, shown_first=first.shown_first, error=error,
-        raw_output=raw_output, attempts=attempts, latency_ms=latency_ms,
-        prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost_usd,
-        created_utc=utc_now()))
+    return record_row(
+        JudgeCall(
+            call_id=call_id,
+            cache_key=cache_key,
+            run_id=run_id,
+            judge=judge,
+            model=model,
+            rubric=rubric.name,
+            rubric_version=rubric.version,
+            prompt_hash=prompt_hash,
+            target_kind=first.kind,
+            status="ok" if ok else "failed",
+            response_id=first.response_id,
+            item_id=first.item_id,
+            response_a=first.response_a,
+            response_b=first.response_b,
+            shown_first=first.shown_first,
+            error=error,
+            raw_output=raw_output,
+            attempts=attempts,
+            latency_ms=latency_ms,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost_usd=cost_usd,
+            created_utc=utc_now(),
+        )
+    )

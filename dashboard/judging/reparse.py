@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.judging import calls_sql as sql
 from dashboard.judging.records import parse_output, result_row
 from dashboard.judging.rubrics import Rubric
 from dashboard.judging.targets import Target
 from dashboard.store import Store
-from dashboard.judging import calls_sql as sql
 from dashboard.store.journal import Batch
 
 PARSER_TAG = "reparse"
@@ -32,8 +32,14 @@ class ReparseSummary:
 
 def _stub_rubric(row: Mapping[str, Any], *, kind: str) -> Rubric:
     """Enough of the rubric for parsing and for the new row: name, version, kind and scale."""
-    return Rubric(name=row["rubric"], version=row["rubric_version"], kind=kind, template="",
-                  scale_low=row.get("scale_low"), scale_high=row.get("scale_high"))
+    return Rubric(
+        name=row["rubric"],
+        version=row["rubric_version"],
+        kind=kind,
+        template="",
+        scale_low=row.get("scale_low"),
+        scale_high=row.get("scale_high"),
+    )
 
 
 def _rating_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -43,9 +49,17 @@ def _rating_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         parsed = parse_output(rubric, row["raw_output"])
         if parsed.scored:
             target = Target("rating", "", response_id=row["response_id"])
-            out.append(result_row(target, parsed, rubric=rubric, rater=row["rater"],
-                                  call_id=row["call_id"], raw_output=row["raw_output"],
-                                  suffix=f"{PARSER_TAG}:{parsed.value:g}"))
+            out.append(
+                result_row(
+                    target,
+                    parsed,
+                    rubric=rubric,
+                    rater=row["rater"],
+                    call_id=row["call_id"],
+                    raw_output=row["raw_output"],
+                    suffix=f"{PARSER_TAG}:{parsed.value:g}",
+                )
+            )
     return out
 
 
@@ -55,16 +69,30 @@ def _preference_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         rubric = _stub_rubric(row, kind="pairwise")
         parsed = parse_output(rubric, row["raw_output"], shown_first=row["shown_first"])
         if parsed.scored:
-            target = Target("preference", row["item_id"], response_a=row["response_a"],
-                            response_b=row["response_b"], shown_first=row["shown_first"])
-            out.append(result_row(target, parsed, rubric=rubric, rater=row["rater"],
-                                  call_id=row["call_id"], raw_output=row["raw_output"],
-                                  suffix=f"{PARSER_TAG}:{parsed.verdict}"))
+            target = Target(
+                "preference",
+                row["item_id"],
+                response_a=row["response_a"],
+                response_b=row["response_b"],
+                shown_first=row["shown_first"],
+            )
+            out.append(
+                result_row(
+                    target,
+                    parsed,
+                    rubric=rubric,
+                    rater=row["rater"],
+                    call_id=row["call_id"],
+                    raw_output=row["raw_output"],
+                    suffix=f"{PARSER_TAG}:{parsed.verdict}",
+                )
+            )
     return out
 
 
-def reparse(store: Store, *, rubric: str | None = None, judge: str | None = None,
-            dataset: str | None = None) -> ReparseSummary:
+def reparse(
+    store: Store, *, rubric: str | None = None, judge: str | None = None, dataset: str | None = None
+) -> ReparseSummary:
     """Re-parse every current unscored judge rating and preference in the selection."""
     with store.connection() as con:
         ratings = sql.unscored_ratings(con, rubric=rubric, judge=judge, dataset=dataset)
@@ -74,4 +102,3 @@ def reparse(store: Store, *, rubric: str | None = None, judge: str | None = None
     batches = [Batch("ratings", tuple(new_ratings)), Batch("preferences", tuple(new_preferences))]
     store.write([b for b in batches if b.rows], spool_if_busy=False)
     return ReparseSummary(len(ratings), len(new_ratings), len(preferences), len(new_preferences))
-

@@ -23,8 +23,16 @@ from typing import Any
 
 RUBRIC_KINDS: tuple[str, ...] = ("rating", "pairwise")
 VARIABLES: tuple[str, ...] = (
-    "question", "answer", "answer_a", "answer_b", "reference_answer", "reference_context",
-    "retrieved_context", "history", "scale_low", "scale_high",
+    "question",
+    "answer",
+    "answer_a",
+    "answer_b",
+    "reference_answer",
+    "reference_context",
+    "retrieved_context",
+    "history",
+    "scale_low",
+    "scale_high",
 )
 RUBRICS_ENV = "JUDGEBOARD_RUBRICS"
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "rubrics"
@@ -63,7 +71,7 @@ class Rubric:
         return self.kind == "pairwise"
 
     def _values(self, variables: Mapping[str, str]) -> dict[str, str]:
-        values = {**{name: "" for name in VARIABLES}, **variables}
+        values = {**dict.fromkeys(VARIABLES, ""), **variables}
         if self.scale_low is not None and self.scale_high is not None:
             values["scale_low"] = f"{self.scale_low:g}"
             values["scale_high"] = f"{self.scale_high:g}"
@@ -74,8 +82,9 @@ class Rubric:
         values = self._values(variables)
         messages: list[Mapping[str, str]] = []
         if self.system:
-            messages.append({"role": "system",
-                             "content": render_template(self.system, values).strip()})
+            messages.append(
+                {"role": "system", "content": render_template(self.system, values).strip()}
+            )
         messages.append({"role": "user", "content": render_template(self.template, values).strip()})
         return tuple(messages)
 
@@ -88,6 +97,7 @@ class Rubric:
 
 def _expand_sections(template: str, values: Mapping[str, str]) -> str:
     """The template with its sections kept or dropped; variable tags are left in place."""
+
     def section(match: re.Match[str]) -> str:
         kind, name, body = match.groups()
         present = bool(values.get(name, "").strip())
@@ -109,13 +119,14 @@ def _check_template(text: str, where: str) -> None:
     for match in _ANY_TAG.finditer(text):
         kind, name = match.groups()
         if name not in VARIABLES:
-            raise RubricError(f"{where}: unknown template variable {{{{{name}}}}}; "
-                              f"use one of {', '.join(VARIABLES)}")
+            raise RubricError(
+                f"{where}: unknown template variable {{{{{name}}}}}; "
+                f"use one of {', '.join(VARIABLES)}"
+            )
         if kind and kind in "#^":
             open_sections.append(name)
-        elif kind == "/":
-            if not open_sections or open_sections.pop() != name:
-                raise RubricError(f"{where}: {{{{/{name}}}}} closes a section that is not open")
+        elif kind == "/" and (not open_sections or open_sections.pop() != name):
+            raise RubricError(f"{where}: {{{{/{name}}}}} closes a section that is not open")
     if open_sections:
         raise RubricError(f"{where}: section {{{{#{open_sections[-1]}}}}} is never closed")
 
@@ -124,8 +135,12 @@ def _scale(data: Mapping[str, Any], where: str) -> tuple[float | None, float | N
     scale = data.get("scale")
     if data.get("kind", "rating") == "pairwise":
         return None, None
-    if not (isinstance(scale, list) and len(scale) == 2
-            and all(isinstance(v, (int, float)) for v in scale) and scale[0] < scale[1]):
+    if not (
+        isinstance(scale, list)
+        and len(scale) == 2
+        and all(isinstance(v, (int, float)) for v in scale)
+        and scale[0] < scale[1]
+    ):
         raise RubricError(f"{where}: `scale` must be [low, high] with low < high, e.g. [1, 5]")
     return float(scale[0]), float(scale[1])
 
@@ -136,7 +151,7 @@ def _check_types(data: Mapping[str, Any], where: str) -> None:
         if key in data and not isinstance(data[key], str):
             raise RubricError(f"{where}: `{key}` must be a string")
     if not isinstance(data.get("labels", {}), dict):
-        raise RubricError(f"{where}: `labels` must be a table, e.g. [labels] then \"1\" = \"…\"")
+        raise RubricError(f'{where}: `labels` must be a table, e.g. [labels] then "1" = "…"')
     task_types = data.get("task_types", [])
     if not (isinstance(task_types, list) and all(isinstance(t, str) for t in task_types)):
         raise RubricError(f"{where}: `task_types` must be a list of strings")
@@ -164,13 +179,19 @@ def rubric_from_toml(text: str, *, path: Path | None = None) -> Rubric:
             raise RubricError(f"{where}: a {kind} template must contain {{{{{name}}}}}")
     low, high = _scale(data, where)
     return Rubric(
-        name=str(data["name"]), version=str(data["version"]), kind=kind,
-        template=data["template"], system=data.get("system") or None,
-        scale_low=low, scale_high=high,
+        name=str(data["name"]),
+        version=str(data["version"]),
+        kind=kind,
+        template=data["template"],
+        system=data.get("system") or None,
+        scale_low=low,
+        scale_high=high,
         labels={str(k): str(v) for k, v in (data.get("labels") or {}).items()},
         task_types=tuple(data.get("task_types") or ()),
         description=str(data.get("description", "")).strip(),
-        source=data.get("source"), path=path)
+        source=data.get("source"),
+        path=path,
+    )
 
 
 def rubric_dirs() -> list[Path]:
@@ -233,8 +254,10 @@ def _named(name: str) -> Rubric:
             known.setdefault(entry.name, entry)
     if name in known:
         return known[name]
-    message = (f"no rubric named {name!r}; known: {', '.join(sorted(known)) or 'none'} "
-               "(or pass the path of a .toml file)")
+    message = (
+        f"no rubric named {name!r}; known: {', '.join(sorted(known)) or 'none'} "
+        "(or pass the path of a .toml file)"
+    )
     if problems:
         message += "; skipped, unusable: " + "; ".join(str(p) for p in problems)
     raise RubricError(message)

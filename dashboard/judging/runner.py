@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from dashboard.ids import new_id, utc_now
+from dashboard.judging import calls_sql as sql
 from dashboard.judging.calls import CallOutcome, call_with_retries
 from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
@@ -30,7 +31,6 @@ from dashboard.judging.secrets import scrub_secrets
 from dashboard.judging.summary import RunSummary, Tally, summary_rows
 from dashboard.judging.targets import Target
 from dashboard.store import Store, StoreBusy
-from dashboard.judging import calls_sql as sql
 from dashboard.store.journal import Batch
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,9 @@ FLUSH_WAIT_S = 0.2
 
 
 class _Run:
-    def __init__(self, store: Store, plan: RunPlan, *, on_progress: Progress | None,
-                 flush_every_s: float) -> None:
+    def __init__(
+        self, store: Store, plan: RunPlan, *, on_progress: Progress | None, flush_every_s: float
+    ) -> None:
         self.store = store
         self.plan = plan
         self.rubric = plan.rubric
@@ -61,11 +62,18 @@ class _Run:
         if self.on_progress is not None:
             try:
                 self.on_progress(self.done, self.total)
-            except Exception:  # noqa: BLE001 (a display callback must not stop the run)
+            except Exception:
                 log.exception("progress callback failed")
 
-    def _results(self, judge: str, targets: Sequence[Target], *, call_id: str,
-                 raw_output: str | None, write: Sequence[Target]) -> list[dict[str, Any]]:
+    def _results(
+        self,
+        judge: str,
+        targets: Sequence[Target],
+        *,
+        call_id: str,
+        raw_output: str | None,
+        write: Sequence[Target],
+    ) -> list[dict[str, Any]]:
         """Parse once per target; count parse failures and pairwise verdicts; build rows for
         the targets in `write`."""
         tally = self.tallies[judge]
@@ -77,8 +85,16 @@ class _Run:
             if target.kind == "preference":
                 tally.verdicts.setdefault(target.pair, {})[target.shown_first] = parsed.verdict
             if target in write:
-                rows.append(result_row(target, parsed, rubric=self.rubric, rater=judge,
-                                       call_id=call_id, raw_output=raw_output))
+                rows.append(
+                    result_row(
+                        target,
+                        parsed,
+                        rubric=self.rubric,
+                        rater=judge,
+                        call_id=call_id,
+                        raw_output=raw_output,
+                    )
+                )
         return rows
 
     def _append(self, call: dict[str, Any] | None, results: list[dict[str, Any]]) -> None:
@@ -93,8 +109,13 @@ class _Run:
     def write_cached(self, cached: Sequence[CachedCall]) -> None:
         for hit in cached:
             self.tallies[hit.judge].cache_hits += 1
-            rows = self._results(hit.judge, hit.targets, call_id=hit.call_id,
-                                 raw_output=hit.raw_output, write=hit.missing)
+            rows = self._results(
+                hit.judge,
+                hit.targets,
+                call_id=hit.call_id,
+                raw_output=hit.raw_output,
+                write=hit.missing,
+            )
             self._append(None, rows)
 
     def record(self, judge: Judge, spec: CallSpec, outcome: CallOutcome) -> None:
@@ -106,16 +127,29 @@ class _Run:
         done = outcome.completion
         # The one door through which error text reaches judge_calls, judge_runs and the
         # summary: whatever made it, no key passes.
-        error = (scrub_secrets(outcome.error, env_names=judge.key_env_names)
-                 if outcome.error is not None else None)
+        error = (
+            scrub_secrets(outcome.error, env_names=judge.key_env_names)
+            if outcome.error is not None
+            else None
+        )
         call = call_row(
-            call_id=call_id, cache_key=spec.cache_key, run_id=self.run_id, judge=judge.name,
-            model=judge.model, rubric=self.rubric, prompt_hash=spec.prompt_hash,
-            targets=spec.targets, ok=outcome.ok, raw_output=done.text if done else None,
-            error=error, attempts=outcome.attempts, latency_ms=outcome.latency_ms,
+            call_id=call_id,
+            cache_key=spec.cache_key,
+            run_id=self.run_id,
+            judge=judge.name,
+            model=judge.model,
+            rubric=self.rubric,
+            prompt_hash=spec.prompt_hash,
+            targets=spec.targets,
+            ok=outcome.ok,
+            raw_output=done.text if done else None,
+            error=error,
+            attempts=outcome.attempts,
+            latency_ms=outcome.latency_ms,
             prompt_tokens=done.prompt_tokens if done else None,
             completion_tokens=done.completion_tokens if done else None,
-            cost_usd=done.cost_usd if done else None)
+            cost_usd=done.cost_usd if done else None,
+        )
         results: list[dict[str, Any]] = []
         if done is None:
             tally.failures += 1
@@ -124,8 +158,9 @@ class _Run:
             tally.prompt_tokens += done.prompt_tokens or 0
             tally.completion_tokens += done.completion_tokens or 0
             tally.add_cost(done.cost_usd)
-            results = self._results(judge.name, spec.targets, call_id=call_id,
-                                    raw_output=done.text, write=spec.targets)
+            results = self._results(
+                judge.name, spec.targets, call_id=call_id, raw_output=done.text, write=spec.targets
+            )
         self._append(call, results)
         self.done += 1
         self.progress()
@@ -136,8 +171,9 @@ class _Run:
         from dashboard.judging.llm import JudgeClient
 
         try:
-            client = JudgeClient(judge, kind=self.rubric.kind, low=self.rubric.scale_low,
-                                 high=self.rubric.scale_high)
+            client = JudgeClient(
+                judge, kind=self.rubric.kind, low=self.rubric.scale_low, high=self.rubric.scale_high
+            )
         except PanelError as error:  # e.g. its key variable is not set: fail only this judge
             for spec in specs:
                 self.record(judge, spec, CallOutcome(None, str(error), 0, None))
@@ -147,8 +183,9 @@ class _Run:
         async def worker() -> None:
             while queue:
                 spec = queue.popleft()
-                self.record(judge, spec,
-                            await call_with_retries(client, spec.messages, case=spec.case))
+                self.record(
+                    judge, spec, await call_with_retries(client, spec.messages, case=spec.case)
+                )
 
         with client.scrubbed_logs():
             await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(specs)))))
@@ -174,16 +211,18 @@ class _Run:
 
     def summary(self, wall_s: float) -> RunSummary:
         judges = tuple(
-            self.tallies[p.judge].summary(judge=p.judge, model=p.model,
-                                          calls_planned=p.calls_total)
-            for p in self.plan.judges)
-        return RunSummary(self.run_id, self.rubric.name, self.rubric.version, judges, wall_s,
-                          self.pending_writes)
+            self.tallies[p.judge].summary(judge=p.judge, model=p.model, calls_planned=p.calls_total)
+            for p in self.plan.judges
+        )
+        return RunSummary(
+            self.run_id, self.rubric.name, self.rubric.version, judges, wall_s, self.pending_writes
+        )
 
     def record_summary(self, summary: RunSummary, started_utc: Any) -> None:
         selection = json.dumps(dataclasses.asdict(self.plan.selection))
-        rows = summary_rows(summary, started_utc=started_utc, finished_utc=utc_now(),
-                            selection_json=selection)
+        rows = summary_rows(
+            summary, started_utc=started_utc, finished_utc=utc_now(), selection_json=selection
+        )
         try:
             with self.store.connection(wait_s=FLUSH_WAIT_S * 10) as con:
                 sql.add_judge_runs(con, rows)
@@ -191,9 +230,14 @@ class _Run:
             log.warning("database busy; the summary of run %s was not recorded", self.run_id)
 
 
-async def run_plan(store: Store, plan: RunPlan, *, on_progress: Progress | None = None,
-                   flush_every_s: float | None = None,
-                   final_wait_s: float | None = None) -> RunSummary:
+async def run_plan(
+    store: Store,
+    plan: RunPlan,
+    *,
+    on_progress: Progress | None = None,
+    flush_every_s: float | None = None,
+    final_wait_s: float | None = None,
+) -> RunSummary:
     """Make the plan's calls and store every result; `on_progress(done, total)` after each.
 
     `flush_every_s` (default FLUSH_EVERY_S) is how often results are merged into DuckDB; at
@@ -204,8 +248,12 @@ async def run_plan(store: Store, plan: RunPlan, *, on_progress: Progress | None 
 
         await asyncio.to_thread(litellm_module)
     started, started_utc = time.perf_counter(), utc_now()
-    run = _Run(store, plan, on_progress=on_progress,
-               flush_every_s=FLUSH_EVERY_S if flush_every_s is None else flush_every_s)
+    run = _Run(
+        store,
+        plan,
+        on_progress=on_progress,
+        flush_every_s=FLUSH_EVERY_S if flush_every_s is None else flush_every_s,
+    )
     run.write_cached(plan.cached)
     run.progress()
     flusher = asyncio.create_task(run.flush_periodically())

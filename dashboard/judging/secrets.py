@@ -30,12 +30,15 @@ MIN_SECRET_CHARS = 8
 # A variable the caller names explicitly holds a key whatever its length; still, masking a
 # 1-3 character value would garble the text more than it protects.
 MIN_NAMED_CHARS = 4
-_SECRET_NAME = re.compile(r"(?:KEY|KEY_ID|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$",
-                          re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"(?:KEY|KEY_ID|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE
+)
 _SHAPES = (
     re.compile(r"(?i)(bearer\s+)[^\s'\"]+"),
-    re.compile(r"(?i)((?:api[_-]?key|x-api-key|authorization|token)[\"']?\s*[:=]\s*[\"']?)"
-               r"[^\s'\",}]+"),
+    re.compile(
+        r"(?i)((?:api[_-]?key|x-api-key|authorization|token)[\"']?\s*[:=]\s*[\"']?)"
+        r"[^\s'\",}]+"
+    ),
     re.compile(r"\b(sk-[A-Za-z0-9_-]{2})[A-Za-z0-9_-]{6,}"),
     re.compile(r"(://[^/\s:@]+:)[^/\s@]+(?=@)"),  # https://user:password@host
 )
@@ -48,9 +51,12 @@ def is_secret_name(name: str) -> bool:
 
 def _secret_values(env_names: Iterable[str]) -> list[str]:
     named = set(env_names)
-    values = {value for name, value in os.environ.items()
-              if (name in named and len(value) >= MIN_NAMED_CHARS)
-              or (len(value) >= MIN_SECRET_CHARS and is_secret_name(name))}
+    values = {
+        value
+        for name, value in os.environ.items()
+        if (name in named and len(value) >= MIN_NAMED_CHARS)
+        or (len(value) >= MIN_SECRET_CHARS and is_secret_name(name))
+    }
     # Longest first, so that a key containing another key is masked whole.
     return sorted(values, key=len, reverse=True)
 

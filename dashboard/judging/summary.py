@@ -81,8 +81,9 @@ class Tally:
             self.cost_known_calls += 1
 
     def flips(self) -> tuple[float | None, int]:
-        pairs = [v for v in self.verdicts.values()
-                 if v.get("A") is not None and v.get("B") is not None]
+        pairs = [
+            v for v in self.verdicts.values() if v.get("A") is not None and v.get("B") is not None
+        ]
         if not pairs:
             return None, 0
         rate = flip_rate([v["A"] for v in pairs], [v["B"] for v in pairs])
@@ -92,11 +93,23 @@ class Tally:
         known = self.cost_known_calls > 0 or self.cost_unknown_calls == 0
         rate, n_pairs = self.flips()
         return JudgeSummary(
-            judge, model, calls_planned, self.calls_made, self.cache_hits, self.failures,
-            self.parse_failures, self.attempts, self.retries, self.prompt_tokens,
+            judge,
+            model,
+            calls_planned,
+            self.calls_made,
+            self.cache_hits,
+            self.failures,
+            self.parse_failures,
+            self.attempts,
+            self.retries,
+            self.prompt_tokens,
             self.completion_tokens,
-            self.cost_usd if known else None, self.cost_unknown_calls, self.last_error,
-            rate, n_pairs)
+            self.cost_usd if known else None,
+            self.cost_unknown_calls,
+            self.last_error,
+            rate,
+            n_pairs,
+        )
 
 
 def _usd(value: float | None, unknown_calls: int = 0) -> str:
@@ -114,54 +127,84 @@ def plan_lines(plan: RunPlan) -> list[str]:
         scope.append(f"systems {', '.join(sel.systems)}")
     if sel.pairwise:
         scope.append(f"pairs {sel.pairwise[0]} vs {sel.pairwise[1]}, both orders")
-    lines = [f"plan: rubric {plan.rubric.name} v{plan.rubric.version}, {'; '.join(scope)}: "
-             f"{plan.n_targets} {'judgements' if plan.rubric.is_pairwise else 'responses'}",
-             f"  {'judge':<28} {'calls':>7} {'cached':>7} {'to call':>8}  est. cost (at most)"]
+    lines = [
+        f"plan: rubric {plan.rubric.name} v{plan.rubric.version}, {'; '.join(scope)}: "
+        f"{plan.n_targets} {'judgements' if plan.rubric.is_pairwise else 'responses'}",
+        f"  {'judge':<28} {'calls':>7} {'cached':>7} {'to call':>8}  est. cost (at most)",
+    ]
     for j in plan.judges:
-        lines.append(f"  {j.judge:<28} {j.calls_total:>7} {j.calls_cached:>7} "
-                     f"{j.calls_needed:>8}  {_usd(j.estimated_cost_usd)}")
-    lines.append(f"  {'total':<28} {sum(j.calls_total for j in plan.judges):>7} "
-                 f"{plan.calls_cached:>7} {plan.calls_needed:>8}  {_usd(plan.estimated_cost_usd)}")
+        lines.append(
+            f"  {j.judge:<28} {j.calls_total:>7} {j.calls_cached:>7} "
+            f"{j.calls_needed:>8}  {_usd(j.estimated_cost_usd)}"
+        )
+    lines.append(
+        f"  {'total':<28} {sum(j.calls_total for j in plan.judges):>7} "
+        f"{plan.calls_cached:>7} {plan.calls_needed:>8}  {_usd(plan.estimated_cost_usd)}"
+    )
     return lines
 
 
 def summary_lines(summary: RunSummary) -> list[str]:
     """The run as a table per judge, then the last error of each judge that had failures."""
-    lines = [f"summary: run {summary.run_id[:12]}, rubric {summary.rubric} "
-             f"v{summary.rubric_version}, {summary.wall_s:.1f} s",
-             f"  {'judge':<28} {'made':>6} {'cached':>7} {'retries':>8} {'failed':>7} "
-             f"{'unparsed':>9} {'tokens in/out':>16}  cost"]
+    lines = [
+        f"summary: run {summary.run_id[:12]}, rubric {summary.rubric} "
+        f"v{summary.rubric_version}, {summary.wall_s:.1f} s",
+        f"  {'judge':<28} {'made':>6} {'cached':>7} {'retries':>8} {'failed':>7} "
+        f"{'unparsed':>9} {'tokens in/out':>16}  cost",
+    ]
     for j in summary.judges:
         tokens = f"{j.prompt_tokens}/{j.completion_tokens}"
-        lines.append(f"  {j.judge:<28} {j.calls_made:>6} {j.cache_hits:>7} {j.retries:>8} "
-                     f"{j.failures:>7} {j.parse_failures:>9} {tokens:>16}  "
-                     f"{_usd(j.cost_usd, j.cost_unknown_calls)}")
+        lines.append(
+            f"  {j.judge:<28} {j.calls_made:>6} {j.cache_hits:>7} {j.retries:>8} "
+            f"{j.failures:>7} {j.parse_failures:>9} {tokens:>16}  "
+            f"{_usd(j.cost_usd, j.cost_unknown_calls)}"
+        )
     for j in summary.judges:
         if j.flip_rate is not None:
-            lines.append(f"  {j.judge}: flip rate {j.flip_rate:.1%} over {j.n_pairs} pairs "
-                         "(an inconsistent pair counts as a tie)")
+            lines.append(
+                f"  {j.judge}: flip rate {j.flip_rate:.1%} over {j.n_pairs} pairs "
+                "(an inconsistent pair counts as a tie)"
+            )
     for j in summary.judges:
         if j.failures:
             lines.append(f"  {j.judge}: {j.failures} call(s) failed; last error: {j.last_error}")
     if summary.failures:
         lines.append("  failed calls are retried by the next run of the same command")
     if summary.pending_writes:
-        lines.append("  the database was busy: results wait in the spool and are applied "
-                     "the next time it is opened")
+        lines.append(
+            "  the database was busy: results wait in the spool and are applied "
+            "the next time it is opened"
+        )
     return lines
 
 
-def summary_rows(summary: RunSummary, *, started_utc: object,
-                 finished_utc: object, selection_json: str) -> list[Mapping[str, object]]:
+def summary_rows(
+    summary: RunSummary, *, started_utc: object, finished_utc: object, selection_json: str
+) -> list[Mapping[str, object]]:
     """judge_runs rows for `store.judging.add_judge_runs`."""
-    return [{
-        "run_id": summary.run_id, "judge": j.judge, "model": j.model,
-        "rubric": summary.rubric, "rubric_version": summary.rubric_version,
-        "selection": selection_json, "calls_planned": j.calls_planned,
-        "calls_made": j.calls_made, "cache_hits": j.cache_hits, "failures": j.failures,
-        "parse_failures": j.parse_failures, "attempts": j.attempts,
-        "prompt_tokens": j.prompt_tokens, "completion_tokens": j.completion_tokens,
-        "cost_usd": j.cost_usd, "cost_unknown_calls": j.cost_unknown_calls,
-        "flip_rate": j.flip_rate, "n_pairs": j.n_pairs, "last_error": j.last_error,
-        "started_utc": started_utc, "finished_utc": finished_utc,
-    } for j in summary.judges]
+    return [
+        {
+            "run_id": summary.run_id,
+            "judge": j.judge,
+            "model": j.model,
+            "rubric": summary.rubric,
+            "rubric_version": summary.rubric_version,
+            "selection": selection_json,
+            "calls_planned": j.calls_planned,
+            "calls_made": j.calls_made,
+            "cache_hits": j.cache_hits,
+            "failures": j.failures,
+            "parse_failures": j.parse_failures,
+            "attempts": j.attempts,
+            "prompt_tokens": j.prompt_tokens,
+            "completion_tokens": j.completion_tokens,
+            "cost_usd": j.cost_usd,
+            "cost_unknown_calls": j.cost_unknown_calls,
+            "flip_rate": j.flip_rate,
+            "n_pairs": j.n_pairs,
+            "last_error": j.last_error,
+            "started_utc": started_utc,
+            "finished_utc": finished_utc,
+        }
+        for j in summary.judges
+    ]

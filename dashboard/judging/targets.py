@@ -73,8 +73,11 @@ def _item_values(row: Mapping[str, Any]) -> dict[str, str]:
 
 def rating_target(row: Mapping[str, Any]) -> tuple[Target, dict[str, str]]:
     """A response row of `select_rating_targets` as a target and its template values."""
-    values = {**_item_values(row), "answer": row.get("answer") or "",
-              "retrieved_context": format_contexts(row.get("contexts"))}
+    values = {
+        **_item_values(row),
+        "answer": row.get("answer") or "",
+        "retrieved_context": format_contexts(row.get("contexts")),
+    }
     return Target("rating", row["item_id"], response_id=row["response_id"]), values
 
 
@@ -84,8 +87,21 @@ def pair_targets(row: Mapping[str, Any]) -> list[tuple[Target, dict[str, str]]]:
     out = []
     for shown_first in ("A", "B"):
         first, second = ("a", "b") if shown_first == "A" else ("b", "a")
-        values = {**base, "answer_a": row[f"{first}_answer"] or "",
-                  "answer_b": row[f"{second}_answer"] or ""}
-        out.append((Target("preference", row["item_id"], response_a=row["a_response_id"],
-                           response_b=row["b_response_id"], shown_first=shown_first), values))
+        values = {
+            **base,
+            "answer_a": row[f"{first}_answer"] or "",
+            "answer_b": row[f"{second}_answer"] or "",
+        }
+        out.append(
+            (
+                Target(
+                    "preference",
+                    row["item_id"],
+                    response_a=row["a_response_id"],
+                    response_b=row["b_response_id"],
+                    shown_first=shown_first,
+                ),
+                values,
+            )
+        )
     return out

@@ -14,13 +14,24 @@ from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
 
 _TARGET_COLUMNS = (
-    "item_id", "dataset", "task_type", "question", "reference_answers", "reference_context",
-    "history")
+    "item_id",
+    "dataset",
+    "task_type",
+    "question",
+    "reference_answers",
+    "reference_context",
+    "history",
+)
 _RESPONSE_COLUMNS = ("response_id", "system", "answer", "contexts")
 
-def select_rating_targets(con: Connection, *, dataset: str | None = None,
-                          systems: Sequence[str] | None = None,
-                          task_types: Sequence[str] = ()) -> list[dict[str, Any]]:
+
+def select_rating_targets(
+    con: Connection,
+    *,
+    dataset: str | None = None,
+    systems: Sequence[str] | None = None,
+    task_types: Sequence[str] = (),
+) -> list[dict[str, Any]]:
     """Every response to rate, with the item fields a prompt needs, in a stable order."""
     where, params = ["TRUE"], []
     if dataset is not None:
@@ -35,52 +46,82 @@ def select_rating_targets(con: Connection, *, dataset: str | None = None,
     # A response may carry its own history (MT-Bench's turn 2 follows the model's own turn-1
     # answer, which differs per system); else the item's history is the conversation.
     item_columns = [f"i.{c}" for c in _TARGET_COLUMNS if c != "history"]
-    columns = ", ".join([*item_columns, "coalesce(r.metadata -> '$.history', i.history) AS history",
-                         *(f"r.{c}" for c in _RESPONSE_COLUMNS)])
-    return dicts(con.execute(
-        f"SELECT {columns} FROM responses r "
-        "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
-        f"WHERE {' AND '.join(where)} ORDER BY r.dataset, i.item_id, r.system, r.response_id",
-        params))
+    columns = ", ".join(
+        [
+            *item_columns,
+            "coalesce(r.metadata -> '$.history', i.history) AS history",
+            *(f"r.{c}" for c in _RESPONSE_COLUMNS),
+        ]
+    )
+    return dicts(
+        con.execute(
+            f"SELECT {columns} FROM responses r "
+            "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
+            f"WHERE {' AND '.join(where)} ORDER BY r.dataset, i.item_id, r.system, r.response_id",
+            params,
+        )
+    )
 
 
-def select_pair_targets(con: Connection, *, system_a: str, system_b: str,
-                        dataset: str | None = None) -> list[dict[str, Any]]:
+def select_pair_targets(
+    con: Connection, *, system_a: str, system_b: str, dataset: str | None = None
+) -> list[dict[str, Any]]:
     """Every item answered by both systems, with both responses (a_* and b_* columns)."""
     where, params = ["a.system = ?", "b.system = ?"], [system_a, system_b]
     if dataset is not None:
         where.append("a.dataset = ?")
         params.append(dataset)
-    columns = ", ".join([*(f"i.{c}" for c in _TARGET_COLUMNS),
-                         *(f"a.{c} AS a_{c}" for c in _RESPONSE_COLUMNS),
-                         *(f"b.{c} AS b_{c}" for c in _RESPONSE_COLUMNS)])
-    return dicts(con.execute(
-        f"SELECT {columns} FROM responses a "
-        "JOIN responses b ON b.item_id = a.item_id AND b.dataset = a.dataset "
-        "JOIN items i ON i.item_id = a.item_id AND i.dataset = a.dataset "
-        f"WHERE {' AND '.join(where)} AND a.response_id <> b.response_id "
-        "ORDER BY a.dataset, i.item_id, a.response_id, b.response_id", params))
+    columns = ", ".join(
+        [
+            *(f"i.{c}" for c in _TARGET_COLUMNS),
+            *(f"a.{c} AS a_{c}" for c in _RESPONSE_COLUMNS),
+            *(f"b.{c} AS b_{c}" for c in _RESPONSE_COLUMNS),
+        ]
+    )
+    return dicts(
+        con.execute(
+            f"SELECT {columns} FROM responses a "
+            "JOIN responses b ON b.item_id = a.item_id AND b.dataset = a.dataset "
+            "JOIN items i ON i.item_id = a.item_id AND i.dataset = a.dataset "
+            f"WHERE {' AND '.join(where)} AND a.response_id <> b.response_id "
+            "ORDER BY a.dataset, i.item_id, a.response_id, b.response_id",
+            params,
+        )
+    )
 
 
-def count_rating_targets(con: Connection, *, dataset: str | None,
-                         systems: Sequence[str] | None, task_types: Sequence[str]) -> int:
+def count_rating_targets(
+    con: Connection,
+    *,
+    dataset: str | None,
+    systems: Sequence[str] | None,
+    task_types: Sequence[str],
+) -> int:
     """How many responses a rating rubric would judge (as `judging.select_rating_targets`)."""
-    return con.execute("""
+    return con.execute(
+        """
         SELECT count(*) FROM responses r
         JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset
         WHERE ($dataset IS NULL OR r.dataset = $dataset)
           AND ($systems IS NULL OR list_contains($systems, r.system))
           AND (len($task_types) = 0 OR list_contains($task_types, i.task_type))""",
-        {"dataset": dataset, "systems": list(systems) if systems else None,
-         "task_types": list(task_types)}).fetchone()[0]
+        {
+            "dataset": dataset,
+            "systems": list(systems) if systems else None,
+            "task_types": list(task_types),
+        },
+    ).fetchone()[0]
 
 
-def count_pair_targets(con: Connection, *, dataset: str | None, system_a: str,
-                       system_b: str) -> int:
+def count_pair_targets(
+    con: Connection, *, dataset: str | None, system_a: str, system_b: str
+) -> int:
     """How many items both systems answered (each judged in both orders)."""
-    return con.execute("""
+    return con.execute(
+        """
         SELECT count(*) FROM responses a
         JOIN responses b ON b.item_id = a.item_id AND b.dataset = a.dataset
         WHERE a.system = $a AND b.system = $b AND a.response_id <> b.response_id
           AND ($dataset IS NULL OR a.dataset = $dataset)""",
-        {"dataset": dataset, "a": system_a, "b": system_b}).fetchone()[0]
+        {"dataset": dataset, "a": system_a, "b": system_b},
+    ).fetchone()[0]

@@ -94,32 +94,48 @@ class Calibration:
     n_human_preferences: int
 
 
-def _judge_agreement(name: str, judge: np.ndarray, human: np.ndarray, units: np.ndarray,
-                     unit_ratings: dict[str, dict[str, float]], raters_of_alpha: list[str],
-                     labels: list[float]) -> JudgeAgreement:
+def _judge_agreement(
+    name: str,
+    judge: np.ndarray,
+    human: np.ndarray,
+    units: np.ndarray,
+    unit_ratings: dict[str, dict[str, float]],
+    raters_of_alpha: list[str],
+    labels: list[float],
+) -> JudgeAgreement:
     unit_ids = sorted(set(units.tolist()))
-    alpha_matrix = np.array([[unit_ratings[u].get(r, np.nan) for u in unit_ids]
-                             for r in raters_of_alpha], dtype=float)
+    alpha_matrix = np.array(
+        [[unit_ratings[u].get(r, np.nan) for u in unit_ids] for r in raters_of_alpha], dtype=float
+    )
     # A panel's mean (or a person's half point) onto the scale, as alpha needs.
     alpha_matrix = agreement_ci.snap(alpha_matrix, labels)
-    paired = agreement_ci.paired_agreement_ci(judge, human, labels=labels,
-                                              n_resamples=N_RESAMPLES, seed=SEED)
-    alpha = agreement_ci.krippendorff_alpha_ci(alpha_matrix, level="ordinal", values=labels,
-                                               n_resamples=N_RESAMPLES, seed=SEED)
-    table = agreement.confusion_matrix(agreement_ci.snap(judge, labels),
-                                       agreement_ci.snap(human, labels), labels=labels)
+    paired = agreement_ci.paired_agreement_ci(
+        judge, human, labels=labels, n_resamples=N_RESAMPLES, seed=SEED
+    )
+    alpha = agreement_ci.krippendorff_alpha_ci(
+        alpha_matrix, level="ordinal", values=labels, n_resamples=N_RESAMPLES, seed=SEED
+    )
+    table = agreement.confusion_matrix(
+        agreement_ci.snap(judge, labels), agreement_ci.snap(human, labels), labels=labels
+    )
     n = paired.n
     return JudgeAgreement(
-        judge=name, n_pairs=n, n_responses=len(unit_ids),
-        exact=Estimate.of(paired.exact, n), within_one=Estimate.of(paired.within_one, n),
+        judge=name,
+        n_pairs=n,
+        n_responses=len(unit_ids),
+        exact=Estimate.of(paired.exact, n),
+        within_one=Estimate.of(paired.within_one, n),
         kappa_quadratic=Estimate.of(paired.kappa_quadratic, n),
         alpha_ordinal=Estimate.of(alpha, len(unit_ids)),
-        spearman=Estimate.of(paired.spearman, n), bias=Estimate.of(paired.bias, n),
-        confusion=Confusion(tuple(labels), tuple(tuple(int(c) for c in row) for row in table)))
+        spearman=Estimate.of(paired.spearman, n),
+        bias=Estimate.of(paired.bias, n),
+        confusion=Confusion(tuple(labels), tuple(tuple(int(c) for c in row) for row in table)),
+    )
 
 
-def _unit_ratings(rows: Sequence[tuple]) -> tuple[dict[str, dict[str, float]], list[str],
-                                                   list[str]]:
+def _unit_ratings(
+    rows: Sequence[tuple],
+) -> tuple[dict[str, dict[str, float]], list[str], list[str]]:
     """response -> rater key -> value, with the judge and human rater keys."""
     units: dict[str, dict[str, float]] = defaultdict(dict)
     judges, humans = set(), set()
@@ -135,21 +151,33 @@ def _unit_ratings(rows: Sequence[tuple]) -> tuple[dict[str, dict[str, float]], l
     return units, sorted(judges), sorted(humans)
 
 
-def _pairs(units: dict[str, dict[str, float]], judge: str, humans: list[str]
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    found = [(ratings[judge], ratings[h], unit) for unit, ratings in sorted(units.items())
-             if judge in ratings for h in humans if h in ratings]
+def _pairs(
+    units: dict[str, dict[str, float]], judge: str, humans: list[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    found = [
+        (ratings[judge], ratings[h], unit)
+        for unit, ratings in sorted(units.items())
+        if judge in ratings
+        for h in humans
+        if h in ratings
+    ]
     if not found:
         return np.empty(0), np.empty(0), np.empty(0, dtype=object)
     j, h, u = zip(*found)
     return np.array(j, dtype=float), np.array(h, dtype=float), np.array(u, dtype=object)
 
 
-def _rater_pairs(units: dict[str, dict], raters: list[str], *, labels: list | None,
-                 weights: str | None, snap_to_labels: bool = False) -> tuple[RaterPair, ...]:
+def _rater_pairs(
+    units: dict[str, dict],
+    raters: list[str],
+    *,
+    labels: list | None,
+    weights: str | None,
+    snap_to_labels: bool = False,
+) -> tuple[RaterPair, ...]:
     result = []
     for i, a in enumerate(raters):
-        for b in raters[i + 1:]:
+        for b in raters[i + 1 :]:
             shared = [(r[a], r[b]) for r in units.values() if a in r and b in r]
             if not shared:
                 continue
@@ -157,14 +185,21 @@ def _rater_pairs(units: dict[str, dict], raters: list[str], *, labels: list | No
             if snap_to_labels:
                 x, y = list(agreement_ci.snap(x, labels)), list(agreement_ci.snap(y, labels))
             scale = labels if labels is not None else sorted(set(x) | set(y))
-            result.append(RaterPair(a.split(":", 1)[1], b.split(":", 1)[1], len(shared),
-                                    agreement.percent_agreement(x, y),
-                                    agreement.cohen_kappa(x, y, labels=scale, weights=weights)))
+            result.append(
+                RaterPair(
+                    a.split(":", 1)[1],
+                    b.split(":", 1)[1],
+                    len(shared),
+                    agreement.percent_agreement(x, y),
+                    agreement.cohen_kappa(x, y, labels=scale, weights=weights),
+                )
+            )
     return tuple(result)
 
 
-def _rating_calibration(rows: Sequence[tuple], scale: tuple[float, float]
-                        ) -> tuple[list[JudgeAgreement], float, tuple[RaterPair, ...], int]:
+def _rating_calibration(
+    rows: Sequence[tuple], scale: tuple[float, float]
+) -> tuple[list[JudgeAgreement], float, tuple[RaterPair, ...], int]:
     labels = [float(v) for v in np.arange(scale[0], scale[1] + 1)]
     units, judges, humans = _unit_ratings(rows)
     results = []
@@ -175,13 +210,23 @@ def _rating_calibration(rows: Sequence[tuple], scale: tuple[float, float]
             alpha_raters = [judge if judge != PANEL else PANEL, *humans]
             results.append(_judge_agreement(name, j, h, u, units, alpha_raters, labels))
     all_raters = [*judges, *humans]
-    matrix = np.array([[units[u].get(r, np.nan) for u in sorted(units)] for r in all_raters],
-                      dtype=float)
-    alpha = (agreement.krippendorff_alpha(agreement_ci.snap(matrix, labels), level="ordinal",
-                                          values=labels) if matrix.size else math.nan)
+    matrix = np.array(
+        [[units[u].get(r, np.nan) for u in sorted(units)] for r in all_raters], dtype=float
+    )
+    alpha = (
+        agreement.krippendorff_alpha(
+            agreement_ci.snap(matrix, labels), level="ordinal", values=labels
+        )
+        if matrix.size
+        else math.nan
+    )
     n_labels = sum(1 for r in rows if r[1] == "human" and r[3] is not None)
-    return results, alpha, _rater_pairs(units, humans, labels=labels, weights="quadratic",
-                                     snap_to_labels=True), n_labels
+    return (
+        results,
+        alpha,
+        _rater_pairs(units, humans, labels=labels, weights="quadratic", snap_to_labels=True),
+        n_labels,
+    )
 
 
 def _majority(verdicts: list[str]) -> str | None:
@@ -192,36 +237,52 @@ def _majority(verdicts: list[str]) -> str | None:
     return verdict if count * 2 > len(verdicts) else None
 
 
-def _preference_calibration(rows: Sequence[tuple]) -> tuple[list[PreferenceAgreement],
-                                                          tuple[RaterPair, ...], int]:
+def _preference_calibration(
+    rows: Sequence[tuple],
+) -> tuple[list[PreferenceAgreement], tuple[RaterPair, ...], int]:
     judged: dict[str, dict[str, tuple]] = defaultdict(dict)
     for key, kind, rater, first, second in rows:
         judged[key][f"{kind}:{rater}"] = (first, second)
     humans = sorted({r for v in judged.values() for r in v if r.startswith("human:")})
     judges = sorted({r for v in judged.values() for r in v if r.startswith("llm:")})
-    verdicts = {k: {r: reconciled_verdict(*v) for r, v in raters.items()}
-                for k, raters in judged.items()}
-    majority = {k: _majority([v for r, v in rv.items() if r in humans and v is not None])
-                for k, rv in verdicts.items()}
+    verdicts = {
+        k: {r: reconciled_verdict(*v) for r, v in raters.items()} for k, raters in judged.items()
+    }
+    majority = {
+        k: _majority([v for r, v in rv.items() if r in humans and v is not None])
+        for k, rv in verdicts.items()
+    }
     results = []
     for judge in judges:
-        judged_keys = [k for k in sorted(verdicts)
-                       if majority[k] is not None and judge in verdicts[k]]
+        judged_keys = [
+            k for k in sorted(verdicts) if majority[k] is not None and judge in verdicts[k]
+        ]
         # An unscored verdict is not a disagreement: it is counted apart.
         keys = [k for k in judged_keys if verdicts[k][judge] is not None]
         said = np.array([verdicts[k][judge] for k in keys], dtype=object)
         truth = np.array([majority[k] for k in keys], dtype=object)
         no_tie = np.array([s != "tie" and t != "tie" for s, t in zip(said, truth)], dtype=bool)
-        swapped = [judged[k][judge] for k in judged if judge in judged[k]
-                   and None not in judged[k][judge]]
+        swapped = [
+            judged[k][judge] for k in judged if judge in judged[k] and None not in judged[k][judge]
+        ]
         hits = np.asarray(said == truth, dtype=bool)
-        results.append(PreferenceAgreement(
-            judge.split(":", 1)[1], len(keys), len(judged_keys) - len(keys),
-            share_estimate(hits), share_estimate(hits[no_tie]),
-            pairwise.flip_rate([s[0] for s in swapped], [s[1] for s in swapped])
-            if swapped else math.nan, len(swapped)))
-    human_units = {k: {r: v for r, v in rv.items() if r in humans and v is not None}
-                   for k, rv in verdicts.items()}
+        results.append(
+            PreferenceAgreement(
+                judge.split(":", 1)[1],
+                len(keys),
+                len(judged_keys) - len(keys),
+                share_estimate(hits),
+                share_estimate(hits[no_tie]),
+                pairwise.flip_rate([s[0] for s in swapped], [s[1] for s in swapped])
+                if swapped
+                else math.nan,
+                len(swapped),
+            )
+        )
+    human_units = {
+        k: {r: v for r, v in rv.items() if r in humans and v is not None}
+        for k, rv in verdicts.items()
+    }
     pairs = _rater_pairs(human_units, humans, labels=["A", "B", "tie"], weights=None)
     n_prefs = sum(len(v) for v in human_units.values())
     return results, pairs, n_prefs
@@ -238,5 +299,6 @@ def calibration(store: Store, selection: Selection) -> Calibration:
     if scale and rating_rows:
         judges, alpha, humans, n_labels = _rating_calibration(rating_rows, scale)
     prefs, human_prefs, n_prefs = _preference_calibration(preference_rows)
-    return Calibration(selection, scale, tuple(judges), alpha, humans, tuple(prefs),
-                       human_prefs, n_labels, n_prefs)
+    return Calibration(
+        selection, scale, tuple(judges), alpha, humans, tuple(prefs), human_prefs, n_labels, n_prefs
+    )

@@ -23,8 +23,10 @@ class RatedRubric:
 
     @property
     def label(self) -> str:
-        return (f"{self.name} (scale {self.scale_low:g}–{self.scale_high:g}, "
-                f"{self.n_ratings:,} ratings)")
+        return (
+            f"{self.name} (scale {self.scale_low:g}–{self.scale_high:g}, "
+            f"{self.n_ratings:,} ratings)"
+        )
 
 
 def rated_rubrics(store: Store, *, dataset: str | None = None) -> list[RatedRubric]:

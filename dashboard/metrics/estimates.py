@@ -32,9 +32,9 @@ class Estimate:
         return cls(ci.estimate, ci.low, ci.high, n)
 
 
-
-def mean_estimate(pairs: Iterable[tuple[float, int]], *,
-                   exact_sum: float | None = None) -> Estimate | None:
+def mean_estimate(
+    pairs: Iterable[tuple[float, int]], *, exact_sum: float | None = None
+) -> Estimate | None:
     """Mean and bootstrap interval of a value histogram. With `exact_sum`, the histogram's
     values are rounded bins: the estimate is the exact mean and the interval is shifted by
     the rounding's (tiny) offset."""
@@ -46,8 +46,6 @@ def mean_estimate(pairs: Iterable[tuple[float, int]], *,
         shift = exact_sum / sum(counts) - ci.estimate
         ci = stats.CI(ci.estimate + shift, ci.low + shift, ci.high + shift)
     return Estimate.of(ci, int(sum(counts)))
-
-
 
 
 def share_estimate(hits: np.ndarray) -> Estimate:

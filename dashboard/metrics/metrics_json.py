@@ -35,21 +35,33 @@ from typing import Any
 
 from dashboard.metrics import calibration as calibration_module
 from dashboard.metrics import overview
-from dashboard.metrics.calibration import Calibration, JudgeAgreement, PreferenceAgreement, RaterPair
+from dashboard.metrics.calibration import (
+    Calibration,
+    JudgeAgreement,
+    PreferenceAgreement,
+    RaterPair,
+)
 from dashboard.metrics.estimates import Estimate
 from dashboard.metrics.overview import Overview, SystemRow
+from dashboard.metrics.selection import Selection
 from dashboard.metrics.standings import Standing
 from dashboard.store import Store
-from dashboard.metrics.selection import Selection
 
 SCHEMA_VERSION = 1
 Metric = dict[str, float | int | None]
 
 # (name suffix, SystemRow attribute) of the estimates every system row may carry.
 SYSTEM_ESTIMATES = (
-    ("panel", "panel"), ("human", "human"), ("effective", "effective"),
-    ("win_rate", "win_rate"), ("em", "em"), ("f1", "f1"), ("mcqa_accuracy", "mcqa_accuracy"),
-    ("mcqa_iou", "mcqa_iou"), ("hallucination_f1", "hallucination_f1"))
+    ("panel", "panel"),
+    ("human", "human"),
+    ("effective", "effective"),
+    ("win_rate", "win_rate"),
+    ("em", "em"),
+    ("f1", "f1"),
+    ("mcqa_accuracy", "mcqa_accuracy"),
+    ("mcqa_iou", "mcqa_iou"),
+    ("hallucination_f1", "hallucination_f1"),
+)
 JUDGE_ESTIMATES = ("exact", "within_one", "kappa_quadratic", "alpha_ordinal", "spearman", "bias")
 
 
@@ -60,10 +72,19 @@ def _number(value: float | int | None) -> float | int | None:
     return int(value) if isinstance(value, int) else float(value)
 
 
-def metric(value: float | int | None, *, low: float | None = None,
-           high: float | None = None, n: int | None = None) -> Metric:
-    return {"value": _number(value), "low": _number(low), "high": _number(high),
-            "n": None if n is None else int(n)}
+def metric(
+    value: float | int | None,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    n: int | None = None,
+) -> Metric:
+    return {
+        "value": _number(value),
+        "low": _number(low),
+        "high": _number(high),
+        "n": None if n is None else int(n),
+    }
 
 
 def _estimate(e: Estimate) -> Metric:
@@ -86,8 +107,9 @@ def _system_metrics(row: SystemRow, standing: Standing | None) -> dict[str, Metr
         if suffix == "panel" and estimate is not None:
             found[f"{prefix}.panel_skipped"] = count(row.panel_skipped)
         if suffix == "win_rate" and standing is not None:
-            found[f"{prefix}.bradley_terry"] = metric(standing.rating, low=standing.low,
-                                                      high=standing.high, n=standing.n_battles)
+            found[f"{prefix}.bradley_terry"] = metric(
+                standing.rating, low=standing.low, high=standing.high, n=standing.n_battles
+            )
     return found
 
 
@@ -102,8 +124,9 @@ def _overview_metrics(view: Overview) -> dict[str, Metric]:
 
 
 def _judge_metrics(j: JudgeAgreement) -> dict[str, Metric]:
-    return {f"calibration.{j.judge}.{name}": _estimate(getattr(j, name))
-            for name in JUDGE_ESTIMATES}
+    return {
+        f"calibration.{j.judge}.{name}": _estimate(getattr(j, name)) for name in JUDGE_ESTIMATES
+    }
 
 
 def _people_metrics(prefix: str, pairs: tuple[RaterPair, ...], kappa: str) -> dict[str, Metric]:
@@ -117,10 +140,12 @@ def _people_metrics(prefix: str, pairs: tuple[RaterPair, ...], kappa: str) -> di
 
 def _preference_metrics(p: PreferenceAgreement) -> dict[str, Metric]:
     prefix = f"calibration.pairwise.{p.judge}"
-    return {f"{prefix}.agreement": _estimate(p.with_ties),
-            f"{prefix}.agreement_without_ties": _estimate(p.without_ties),
-            f"{prefix}.flip_rate": metric(p.flip_rate, n=p.n_swapped),
-            f"{prefix}.unscored": count(p.n_unscored)}
+    return {
+        f"{prefix}.agreement": _estimate(p.with_ties),
+        f"{prefix}.agreement_without_ties": _estimate(p.without_ties),
+        f"{prefix}.flip_rate": metric(p.flip_rate, n=p.n_swapped),
+        f"{prefix}.unscored": count(p.n_unscored),
+    }
 
 
 def _calibration_metrics(cal: Calibration) -> dict[str, Metric]:
@@ -143,8 +168,11 @@ def metrics_json(view: Overview, cal: Calibration) -> dict[str, Any]:
     selection = view.selection
     return {
         "schema": SCHEMA_VERSION,
-        "selection": {"dataset": selection.dataset, "rubric": selection.rubric,
-                      "systems": list(selection.systems) if selection.systems else None},
+        "selection": {
+            "dataset": selection.dataset,
+            "rubric": selection.rubric,
+            "systems": list(selection.systems) if selection.systems else None,
+        },
         "scale": list(view.scale) if view.scale else None,
         "systems": [row.system for row in view.systems],
         "judges": [j.judge for j in cal.judges],

@@ -88,8 +88,16 @@ def _rating_histograms(rows: list[tuple]) -> list[Histogram]:
     histograms = []
     for (system, kind, rater), counts in sorted(grouped.items()):
         scored = sorted((v, c) for v, c in counts.items() if v is not None)
-        histograms.append(Histogram(system, kind, rater, tuple(v for v, _ in scored),
-                                    tuple(c for _, c in scored), counts.get(None, 0)))
+        histograms.append(
+            Histogram(
+                system,
+                kind,
+                rater,
+                tuple(v for v, _ in scored),
+                tuple(c for _, c in scored),
+                counts.get(None, 0),
+            )
+        )
     return histograms
 
 
@@ -145,10 +153,14 @@ def _hallucination_f1(rows: list[tuple]) -> dict[str, Estimate]:
     return result
 
 
-def _tp_fp_fn(predicted: np.ndarray, gold: np.ndarray, counts: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return (counts[:, predicted & gold].sum(axis=1), counts[:, predicted & ~gold].sum(axis=1),
-            counts[:, ~predicted & gold].sum(axis=1))
+def _tp_fp_fn(
+    predicted: np.ndarray, gold: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (
+        counts[:, predicted & gold].sum(axis=1),
+        counts[:, predicted & ~gold].sum(axis=1),
+        counts[:, ~predicted & gold].sum(axis=1),
+    )
 
 
 def overview(store: Store, selection: Selection) -> Overview:
@@ -171,11 +183,20 @@ def overview(store: Store, selection: Selection) -> Overview:
     pairs, wins = standings_of(preference_rows)
     rows = tuple(
         SystemRow(
-            system=name, n_responses=n, judges=judges.get(name, {}),
-            panel=scores[name].get("panel"), panel_skipped=skips.get(name, 0),
-            human=scores[name].get("human"), effective=scores[name].get("effective"),
-            win_rate=wins.get(name), em=auto[name].get("em"), f1=auto[name].get("f1"),
-            mcqa_accuracy=auto[name].get("mcqa_accuracy"), mcqa_iou=auto[name].get("mcqa_iou"),
-            hallucination_f1=halluc.get(name))
-        for name, n in systems)
+            system=name,
+            n_responses=n,
+            judges=judges.get(name, {}),
+            panel=scores[name].get("panel"),
+            panel_skipped=skips.get(name, 0),
+            human=scores[name].get("human"),
+            effective=scores[name].get("effective"),
+            win_rate=wins.get(name),
+            em=auto[name].get("em"),
+            f1=auto[name].get("f1"),
+            mcqa_accuracy=auto[name].get("mcqa_accuracy"),
+            mcqa_iou=auto[name].get("mcqa_iou"),
+            hallucination_f1=halluc.get(name),
+        )
+        for name, n in systems
+    )
     return Overview(selection, scale, rows, tuple(histograms), pairs)

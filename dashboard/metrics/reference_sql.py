@@ -21,26 +21,32 @@ def count_unscored(con: Connection, *, version: str, dataset: str | None) -> int
     The usual answer, none, comes from two counts (milliseconds on a million responses);
     only when they differ does the anti-join find which dataset is behind.
     """
-    scored, total = con.execute("""
+    scored, total = con.execute(
+        """
         SELECT (SELECT count(*) FROM auto_scores
                 WHERE version = $version AND list_contains($primary, metric)),
                (SELECT count(*) FROM responses)""",
-        {"version": version, "primary": list(PRIMARY_METRICS)}).fetchone()
+        {"version": version, "primary": list(PRIMARY_METRICS)},
+    ).fetchone()
     if scored == total:
         return 0
-    return con.execute("""
+    return con.execute(
+        """
         SELECT count(*) FROM responses r
         ANTI JOIN (SELECT DISTINCT response_id FROM auto_scores WHERE version = $version) a
             USING (response_id)
         WHERE $dataset IS NULL OR r.dataset = $dataset""",
-        {"version": version, "dataset": dataset}).fetchone()[0]
+        {"version": version, "dataset": dataset},
+    ).fetchone()[0]
 
 
-def unscored_batch(con: Connection, *, version: str, dataset: str | None,
-                   limit: int) -> list[tuple]:
+def unscored_batch(
+    con: Connection, *, version: str, dataset: str | None, limit: int
+) -> list[tuple]:
     """Up to `limit` responses without scores of this version, with what scoring needs:
     (response_id, task_type, answer, reference_answers, options, gold_letters)."""
-    return con.execute("""
+    return con.execute(
+        """
         SELECT r.response_id, i.task_type, r.answer, i.reference_answers, i.options,
                i.gold_letters
         FROM responses r JOIN items i USING (item_id)
@@ -48,7 +54,8 @@ def unscored_batch(con: Connection, *, version: str, dataset: str | None,
             USING (response_id)
         WHERE $dataset IS NULL OR r.dataset = $dataset
         ORDER BY r.response_id LIMIT $limit""",
-        {"version": version, "dataset": dataset, "limit": limit}).fetchall()
+        {"version": version, "dataset": dataset, "limit": limit},
+    ).fetchall()
 
 
 def add_auto_scores(con: Connection, rows: Sequence[tuple[str, str, float | None, str]]) -> None:
@@ -60,7 +67,7 @@ def add_auto_scores(con: Connection, rows: Sequence[tuple[str, str, float | None
     try:
         # Two sessions may score the same batch; a score already stored is not added again.
         con.execute(f"""
-            INSERT INTO auto_scores SELECT {', '.join(f's.{c}' for c in SCORE_COLUMNS)}
+            INSERT INTO auto_scores SELECT {", ".join(f"s.{c}" for c in SCORE_COLUMNS)}
             FROM _scores s ANTI JOIN auto_scores a USING (response_id, metric, version)""")
     finally:
         con.unregister("_scores")

@@ -15,6 +15,9 @@ class Selection:
     systems: tuple[str, ...] | None = None
 
     def params(self, *names: str) -> dict[str, Any]:
-        values = {"dataset": self.dataset, "rubric": self.rubric,
-                  "systems": list(self.systems) if self.systems is not None else None}
+        values = {
+            "dataset": self.dataset,
+            "rubric": self.rubric,
+            "systems": list(self.systems) if self.systems is not None else None,
+        }
         return {name: values[name] for name in names}

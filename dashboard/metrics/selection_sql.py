@@ -23,7 +23,6 @@ RATED = f"""
     WHERE g.rubric = $rubric"""
 
 
-
 PREFERENCE_PAIRS = f"""
     SELECT p.item_id, p.response_a, p.response_b, p.rater_kind, p.rater,
            any_value(p.verdict) FILTER (WHERE p.shown_first = 'A') AS shown_a_first,
@@ -35,7 +34,6 @@ PREFERENCE_PAIRS = f"""
     GROUP BY ALL"""
 
 
-
 def rubric_scales(con: Connection, sel: Selection) -> list[tuple[str, float, float, int]]:
     """(rubric, scale_low, scale_high, n current ratings) on the selection, most used first."""
     if sel.dataset is None and sel.systems is None:
@@ -44,23 +42,27 @@ def rubric_scales(con: Connection, sel: Selection) -> list[tuple[str, float, flo
         return con.execute("""
             SELECT rubric, min(scale_low), max(scale_high), count(*) AS n FROM current_ratings
             GROUP BY rubric ORDER BY n DESC, rubric""").fetchall()
-    return con.execute(f"""
+    return con.execute(
+        f"""
         SELECT g.rubric, min(g.scale_low), max(g.scale_high), count(*) AS n
         FROM current_ratings g JOIN ({SELECTED}) s USING (response_id)
         GROUP BY g.rubric ORDER BY n DESC, g.rubric""",
-        sel.params("dataset", "systems")).fetchall()
+        sel.params("dataset", "systems"),
+    ).fetchall()
 
 
 def rubric_scale(con: Connection, rubric: str) -> tuple[float, float] | None:
     """The scale of a rubric's current ratings, or None when it has none."""
     low, high = con.execute(
-        "SELECT min(scale_low), max(scale_high) FROM current_ratings WHERE rubric = ?",
-        [rubric]).fetchone()
+        "SELECT min(scale_low), max(scale_high) FROM current_ratings WHERE rubric = ?", [rubric]
+    ).fetchone()
     return None if low is None else (low, high)
 
 
 def selected_systems(con: Connection, sel: Selection) -> list[tuple[str, int]]:
     """(system, number of responses), by name."""
-    return con.execute(f"""
+    return con.execute(
+        f"""
         SELECT system, count(*) FROM ({SELECTED}) GROUP BY system ORDER BY system""",
-        sel.params("dataset", "systems")).fetchall()
+        sel.params("dataset", "systems"),
+    ).fetchall()

@@ -56,15 +56,18 @@ def _outcome_counts(rows: list[tuple]) -> dict[tuple[str, str], dict[str, list[i
     """For each (system, opponent): evaluator -> [wins, ties, losses] of `system`.
     The opponent "*" pools every opponent."""
     table: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(
-        lambda: defaultdict(lambda: [0, 0, 0]))
+        lambda: defaultdict(lambda: [0, 0, 0])
+    )
     slot = {"win": 0, "tie": 1, "loss": 2}
     for system_a, system_b, kind, rater, first, second, count in rows:
         verdict = reconciled_verdict(first, second)
         if verdict is None or system_a == system_b:
             continue
         evaluator = f"{kind}:{rater}"
-        for system, opponent, outcome in ((system_a, system_b, OUTCOME_FOR_A[verdict]),
-                                          (system_b, system_a, OUTCOME_FOR_B[verdict])):
+        for system, opponent, outcome in (
+            (system_a, system_b, OUTCOME_FOR_A[verdict]),
+            (system_b, system_a, OUTCOME_FOR_B[verdict]),
+        ):
             for key in ((system, opponent), (system, "*")):
                 table[key][evaluator][slot[outcome]] += count
     return table
@@ -78,15 +81,22 @@ def _win_estimate(per_evaluator: Mapping[str, list[int]]) -> Estimate:
 def standings_of(rows: list[tuple]) -> tuple[Pairwise, dict[str, Estimate]]:
     counts = _outcome_counts(rows)
     overall = {s: _win_estimate(e) for (s, o), e in counts.items() if o == "*"}
-    head = tuple(HeadToHead(s, o, _win_estimate(e))
-                 for (s, o), e in sorted(counts.items()) if o != "*")
-    battles = [(a, b, verdict) for a, b, _, _, first, second, count in rows
-               if (verdict := reconciled_verdict(first, second)) is not None and a != b
-               for _ in range(count)]
+    head = tuple(
+        HeadToHead(s, o, _win_estimate(e)) for (s, o), e in sorted(counts.items()) if o != "*"
+    )
+    battles = [
+        (a, b, verdict)
+        for a, b, _, _, first, second, count in rows
+        if (verdict := reconciled_verdict(first, second)) is not None and a != b
+        for _ in range(count)
+    ]
     fit = pairwise.bradley_terry(battles, n_bootstrap=N_RESAMPLES, seed=SEED)
-    standings = tuple(sorted(
-        (Standing(s, r.rating, r.low, r.high, r.n_battles) for s, r in fit.ratings.items()),
-        key=lambda st: -st.rating if not math.isnan(st.rating) else math.inf))
+    standings = tuple(
+        sorted(
+            (Standing(s, r.rating, r.low, r.high, r.n_battles) for s, r in fit.ratings.items()),
+            key=lambda st: -st.rating if not math.isnan(st.rating) else math.inf,
+        )
+    )
     return Pairwise(head, standings, fit.reason), overall
 
 
@@ -96,5 +106,3 @@ def pairwise_standings(store: Store, selection: Selection) -> Pairwise:
     with store.connection() as con:
         rows = sql.preference_outcomes(con, selection)
     return standings_of(rows)[0]
-
-

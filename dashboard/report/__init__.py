@@ -25,39 +25,71 @@ from dashboard.store import Store
 __all__ = ["DEFAULT_WORST", "ReportData", "build_report", "gather", "render", "write_report"]
 
 METRICS_ELEMENT_ID = "judgeboard-metrics"
-_NAV = (("summary", "Summary"), ("histograms", "Histograms"), ("calibration", "Calibration"),
-        ("pairwise", "Pairwise"), ("worst", "Worst answers"), ("methods", "Methods"))
+_NAV = (
+    ("summary", "Summary"),
+    ("histograms", "Histograms"),
+    ("calibration", "Calibration"),
+    ("pairwise", "Pairwise"),
+    ("worst", "Worst answers"),
+    ("methods", "Methods"),
+)
 
 
 def _header(data: ReportData) -> str:
     scope = data.selection.dataset or "all datasets"
     rubric = data.selection.rubric or "no rubric"
-    meta = (f"{scope} · rubric {rubric} · {len(data.overview.systems)} systems · generated "
-            f"{data.generated_utc:%Y-%m-%d %H:%M} UTC")
+    meta = (
+        f"{scope} · rubric {rubric} · {len(data.overview.systems)} systems · generated "
+        f"{data.generated_utc:%Y-%m-%d %H:%M} UTC"
+    )
     links = "".join(tag("a", esc(label), href=f"#{anchor}") for anchor, label in _NAV)
-    return (tag("h1", esc(f"judgeboard report: {scope}")) + tag("p", esc(meta), class_="meta")
-            + tag("nav", links))
+    return (
+        tag("h1", esc(f"judgeboard report: {scope}"))
+        + tag("p", esc(meta), class_="meta")
+        + tag("nav", links)
+    )
 
 
 def render(data: ReportData) -> str:
     """The report's HTML for data already gathered."""
-    body = "".join(part(data) for part in (
-        sections.summary, sections.histograms, sections.calibration, sections.pairwise,
-        sections.worst, methods.methods))
-    footer = ("Built by judgeboard. The numbers in this report are those of "
-              "<code>judgeboard metrics --json</code>, which this file also holds, as JSON, "
-              f"in the element <code>#{METRICS_ELEMENT_ID}</code>.")
+    body = "".join(
+        part(data)
+        for part in (
+            sections.summary,
+            sections.histograms,
+            sections.calibration,
+            sections.pairwise,
+            sections.worst,
+            methods.methods,
+        )
+    )
+    footer = (
+        "Built by judgeboard. The numbers in this report are those of "
+        "<code>judgeboard metrics --json</code>, which this file also holds, as JSON, "
+        f"in the element <code>#{METRICS_ELEMENT_ID}</code>."
+    )
     body += json_block(data.metrics, METRICS_ELEMENT_ID)
-    return page(title=f"judgeboard report: {data.selection.dataset or 'all datasets'}",
-                header=_header(data), body=body, footer=footer)
+    return page(
+        title=f"judgeboard report: {data.selection.dataset or 'all datasets'}",
+        header=_header(data),
+        body=body,
+        footer=footer,
+    )
 
 
-def build_report(store: Store, *, dataset: str | None = None, rubric: str | None = None,
-                 worst_n: int = DEFAULT_WORST, generated_utc: datetime | None = None) -> str:
+def build_report(
+    store: Store,
+    *,
+    dataset: str | None = None,
+    rubric: str | None = None,
+    worst_n: int = DEFAULT_WORST,
+    generated_utc: datetime | None = None,
+) -> str:
     """The report of `dataset` (None: every dataset) under `rubric` (None: the rubric with
     the most ratings), with the `worst_n` worst-rated answers."""
-    return render(gather(store, dataset=dataset, rubric=rubric, worst_n=worst_n,
-                         generated_utc=generated_utc))
+    return render(
+        gather(store, dataset=dataset, rubric=rubric, worst_n=worst_n, generated_utc=generated_utc)
+    )
 
 
 def write_report(store: Store, path: str | os.PathLike[str], **options: object) -> Path:

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from dashboard.ids import utc_now
 from dashboard.metrics import metrics_json
 from dashboard.metrics.calibration import Calibration
-from dashboard.ids import utc_now
 from dashboard.metrics.overview import Overview
-from dashboard.store import Store
-from dashboard.report import report_sql as sql
 from dashboard.metrics.selection import Selection
+from dashboard.report import report_sql as sql
+from dashboard.store import Store
 
 DEFAULT_WORST = 10
 
@@ -92,30 +92,54 @@ class ReportData:
 
 
 def _worst(row: dict[str, Any]) -> WorstAnswer:
-    notes = tuple(RatingNote(**{k: r[k] for k in RatingNote.__dataclass_fields__})
-                  for r in row["ratings"])
-    return WorstAnswer(row["response_id"], float(row["effective_score"]), row["dataset"],
-                       row["system"], row["question"], tuple(row["reference_answers"] or ()),
-                       row["answer"], notes)
+    notes = tuple(
+        RatingNote(**{k: r[k] for k in RatingNote.__dataclass_fields__}) for r in row["ratings"]
+    )
+    return WorstAnswer(
+        row["response_id"],
+        float(row["effective_score"]),
+        row["dataset"],
+        row["system"],
+        row["question"],
+        tuple(row["reference_answers"] or ()),
+        row["answer"],
+        notes,
+    )
 
 
 def _records(cls: type, rows: list[dict[str, Any]]) -> tuple[Any, ...]:
     return tuple(cls(**{k: row[k] for k in cls.__dataclass_fields__}) for row in rows)
 
 
-def gather(store: Store, *, dataset: str | None = None, rubric: str | None = None,
-           worst_n: int = DEFAULT_WORST, generated_utc: datetime | None = None) -> ReportData:
+def gather(
+    store: Store,
+    *,
+    dataset: str | None = None,
+    rubric: str | None = None,
+    worst_n: int = DEFAULT_WORST,
+    generated_utc: datetime | None = None,
+) -> ReportData:
     """Read what a report of `dataset` (None: every dataset) shows."""
     view, cal, numbers = metrics_json.compute(store, Selection(dataset, rubric))
     chosen = view.selection.rubric
     with store.connection() as con:
-        worst = (sql.worst_responses(con, dataset=dataset, rubric=chosen, limit=worst_n)
-                 if chosen and worst_n > 0 else [])
+        worst = (
+            sql.worst_responses(con, dataset=dataset, rubric=chosen, limit=worst_n)
+            if chosen and worst_n > 0
+            else []
+        )
         calls = sql.judge_calls_by_judge(con, dataset=dataset)
         raters = sql.judgements_by_rater(con, dataset=dataset)
-    return ReportData(view.selection, view, cal, numbers, tuple(map(_worst, worst)),
-                      _records(JudgeUse, calls), _records(RaterUse, raters),
-                      generated_utc or utc_now())
+    return ReportData(
+        view.selection,
+        view,
+        cal,
+        numbers,
+        tuple(map(_worst, worst)),
+        _records(JudgeUse, calls),
+        _records(RaterUse, raters),
+        generated_utc or utc_now(),
+    )
 
 
 def cost_text(calls: tuple[JudgeUse, ...]) -> str:

@@ -26,8 +26,11 @@ def esc(text: object) -> str:
 def tag(name: str, body: str = "", **attributes: object) -> str:
     """<name a="v">body</name>; `body` must already be safe HTML. A trailing underscore in
     an attribute name is dropped (class_ -> class), and other underscores become dashes."""
-    attrs = "".join(f' {k.rstrip("_").replace("_", "-")}="{esc(v)}"'
-                    for k, v in attributes.items() if v is not None)
+    attrs = "".join(
+        f' {k.rstrip("_").replace("_", "-")}="{esc(v)}"'
+        for k, v in attributes.items()
+        if v is not None
+    )
     return f"<{name}{attrs}>{body}</{name}>"
 
 
@@ -55,8 +58,7 @@ def metric_text(entry: Mapping[str, Any] | None, style: str) -> str:
     return f"{value} {interval}" if interval else value
 
 
-def metric_cell(metrics: Mapping[str, Any], name: str, style: str, *,
-                element: str = "td") -> str:
+def metric_cell(metrics: Mapping[str, Any], name: str, style: str, *, element: str = "td") -> str:
     """A table cell showing one metric of the metrics JSON, tagged with its name and exact
     value so that a reader (or a test) can match the report against `judgeboard metrics`."""
     entry = metrics.get(name)
@@ -68,15 +70,23 @@ def metric_cell(metrics: Mapping[str, Any], name: str, style: str, *,
     return tag(element, body, class_="num", data_metric=name, data_value=exact)
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, caption: str = "",
-          class_: str = "grid") -> str:
+def table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    caption: str = "",
+    class_: str = "grid",
+) -> str:
     """A table; `headers` are plain text, each row's cells are finished <td> elements."""
     head = "".join(tag("th", esc(h), scope="col") for h in headers)
     body = "".join(tag("tr", "".join(cells)) for cells in rows)
     cap = tag("caption", esc(caption)) if caption else ""
     # A wide table scrolls inside its own box instead of widening the page.
-    return tag("div", tag("table", f"{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody>",
-                          class_=class_), class_="scroll")
+    return tag(
+        "div",
+        tag("table", f"{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody>", class_=class_),
+        class_="scroll",
+    )
 
 
 def td(text: object, *, class_: str | None = None) -> str:

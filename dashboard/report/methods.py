@@ -40,32 +40,69 @@ def _cost(use: JudgeUse) -> str:
 
 
 def _panel_table(calls: tuple[JudgeUse, ...], raters: tuple[RaterUse, ...]) -> str:
-    rows = [[th_row(c.judge), td(c.model), td(c.rubric), td(c.rubric_version),
-             td(c.calls, class_="num"), td(c.failed_calls, class_="num"), td(_tokens(c)),
-             td(_cost(c))] for c in calls]
+    rows = [
+        [
+            th_row(c.judge),
+            td(c.model),
+            td(c.rubric),
+            td(c.rubric_version),
+            td(c.calls, class_="num"),
+            td(c.failed_calls, class_="num"),
+            td(_tokens(c)),
+            td(_cost(c)),
+        ]
+        for c in calls
+    ]
     called = {(c.judge, c.rubric, c.rubric_version) for c in calls}
-    imported = sorted({(r.rater, r.rubric, r.rubric_version) for r in raters
-                       if r.rater_kind == "llm" and (r.rater, r.rubric, r.rubric_version)
-                       not in called})
-    rows += [[th_row(name), td("not recorded (imported ratings)"), td(rubric), td(version),
-              td(0, class_="num"), td(0, class_="num"), td("unknown"), td("unknown")]
-             for name, rubric, version in imported]
+    imported = sorted(
+        {
+            (r.rater, r.rubric, r.rubric_version)
+            for r in raters
+            if r.rater_kind == "llm" and (r.rater, r.rubric, r.rubric_version) not in called
+        }
+    )
+    rows += [
+        [
+            th_row(name),
+            td("not recorded (imported ratings)"),
+            td(rubric),
+            td(version),
+            td(0, class_="num"),
+            td(0, class_="num"),
+            td("unknown"),
+            td("unknown"),
+        ]
+        for name, rubric, version in imported
+    ]
     if not rows:
         return paragraph("No judge rated this selection.")
-    return table(["Judge", "Model", "Rubric", "Version", "Calls", "Failed", "Tokens", "Cost"],
-                 rows, caption="The judge panel")
+    return table(
+        ["Judge", "Model", "Rubric", "Version", "Calls", "Failed", "Tokens", "Cost"],
+        rows,
+        caption="The judge panel",
+    )
 
 
 def _raters_table(raters: tuple[RaterUse, ...]) -> str:
-    rows = [[th_row(r.kind), td(r.rubric), td(r.rubric_version),
-             td(f"{r.rater} ({'person' if r.rater_kind == 'human' else 'judge'})"),
-             td(r.current, class_="num"), td(r.total, class_="num"),
-             td(f"{_when(r.first_utc)} – {_when(r.last_utc)}")] for r in raters]
+    rows = [
+        [
+            th_row(r.kind),
+            td(r.rubric),
+            td(r.rubric_version),
+            td(f"{r.rater} ({'person' if r.rater_kind == 'human' else 'judge'})"),
+            td(r.current, class_="num"),
+            td(r.total, class_="num"),
+            td(f"{_when(r.first_utc)} – {_when(r.last_utc)}"),
+        ]
+        for r in raters
+    ]
     if not rows:
         return paragraph("No ratings or preferences on this selection.")
-    return table(["Kind", "Rubric", "Version", "Rater", "Current", "All rows", "Given"], rows,
-                 caption="Rubric versions and raters (superseded rows are kept, not counted "
-                         "as current)")
+    return table(
+        ["Kind", "Rubric", "Version", "Rater", "Current", "All rows", "Given"],
+        rows,
+        caption="Rubric versions and raters (superseded rows are kept, not counted as current)",
+    )
 
 
 def _facts(data: ReportData) -> str:
@@ -76,20 +113,34 @@ def _facts(data: ReportData) -> str:
     facts = [
         ("Date", _when(data.generated_utc)),
         ("Dataset", data.selection.dataset or "all datasets"),
-        ("Rubric of the scores", f"{rubric} ({scale[0]:g}–{scale[1]:g})" if rubric and scale
-         else "none (no ratings)"),
-        ("Rubric versions", ", ".join(sorted({f"{r.rubric} v{r.rubric_version}"
-                                              for r in data.raters})) or EMPTY),
-        ("Judge calls", f"{sum(c.calls for c in calls):,} ({sum(c.failed_calls for c in calls):,}"
-                        " failed)"),
+        (
+            "Rubric of the scores",
+            f"{rubric} ({scale[0]:g}–{scale[1]:g})" if rubric and scale else "none (no ratings)",
+        ),
+        (
+            "Rubric versions",
+            ", ".join(sorted({f"{r.rubric} v{r.rubric_version}" for r in data.raters})) or EMPTY,
+        ),
+        (
+            "Judge calls",
+            f"{sum(c.calls for c in calls):,} ({sum(c.failed_calls for c in calls):,} failed)",
+        ),
         ("Cost", cost_text(calls)),
         ("Human labels", f"{int(labels):,}"),
     ]
-    return tag("dl", "".join(tag("dt", esc(k)) + tag("dd", esc(v)) for k, v in facts),
-               class_="facts", id="methods-facts")
+    return tag(
+        "dl",
+        "".join(tag("dt", esc(k)) + tag("dd", esc(v)) for k, v in facts),
+        class_="facts",
+        id="methods-facts",
+    )
 
 
 def methods(data: ReportData) -> str:
-    body = (_facts(data) + _panel_table(data.calls, data.raters) + _raters_table(data.raters)
-            + "".join(paragraph(text) for text in _STATISTICS))
+    body = (
+        _facts(data)
+        + _panel_table(data.calls, data.raters)
+        + _raters_table(data.raters)
+        + "".join(paragraph(text) for text in _STATISTICS)
+    )
     return section("methods", "Methods", body)

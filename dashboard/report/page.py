@@ -60,7 +60,6 @@ footer { color: var(--muted); padding: 24px; border-top: 1px solid var(--line); 
 """
 
 
-
 def _digest(script: str) -> str:
     digest = hashlib.sha256(script.encode("utf-8")).digest()
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
@@ -69,18 +68,23 @@ def _digest(script: str) -> str:
 def content_security_policy(scripts: list[str]) -> str:
     """Only these exact scripts run; nothing is fetched; styles inline, images data: only."""
     allowed = " ".join(dict.fromkeys(_digest(s) for s in scripts))
-    return ("default-src 'none'; "
-            f"script-src {allowed}; "
-            "style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; "
-            "base-uri 'none'; form-action 'none'")
+    return (
+        "default-src 'none'; "
+        f"script-src {allowed}; "
+        "style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; "
+        "base-uri 'none'; form-action 'none'"
+    )
 
 
 def executable_scripts(body: str) -> list[str]:
     """The bodies of the scripts in `body` a browser would run (not JSON data blocks). The
     body holds only markup this package wrote around escaped text, so this finds exactly the
     scripts it added."""
-    return [m.group("body") for m in _SCRIPT.finditer(body)
-            if "application/json" not in m.group("attrs")]
+    return [
+        m.group("body")
+        for m in _SCRIPT.finditer(body)
+        if "application/json" not in m.group("attrs")
+    ]
 
 
 def page(*, title: str, header: str, body: str, footer: str) -> str:
@@ -88,11 +92,12 @@ def page(*, title: str, header: str, body: str, footer: str) -> str:
     library = plotly_js()
     policy = content_security_policy([library, *executable_scripts(body)])
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{esc(policy)}\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<meta name=\"referrer\" content=\"no-referrer\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(policy)}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n"
         f"<script>{library}</script>\n</head>\n<body>\n"
         f"<header>{header}</header>\n<main>{body}</main>\n<footer>{footer}</footer>\n"
-        "</body>\n</html>\n")
+        "</body>\n</html>\n"
+    )

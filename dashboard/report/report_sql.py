@@ -19,11 +19,13 @@ _RATED = f"""
     WHERE g.rubric = $rubric AND ($dataset IS NULL OR r.dataset = $dataset)"""
 
 
-def worst_responses(con: Connection, *, dataset: str | None, rubric: str,
-                    limit: int) -> list[dict[str, Any]]:
+def worst_responses(
+    con: Connection, *, dataset: str | None, rubric: str, limit: int
+) -> list[dict[str, Any]]:
     """The `limit` responses with the lowest effective score (ties by id), each with its
     question, answer, reference answers and every current rating of the rubric."""
-    cursor = con.execute(f"""
+    cursor = con.execute(
+        f"""
         WITH rated AS ({_RATED}),
         worst AS (
             SELECT response_id, {scores.EFFECTIVE} AS effective_score
@@ -42,14 +44,16 @@ def worst_responses(con: Connection, *, dataset: str | None, rubric: str,
         JOIN items i ON i.item_id = r.item_id
         JOIN rated g ON g.response_id = w.response_id
         GROUP BY ALL ORDER BY w.effective_score, w.response_id""",
-        {"dataset": dataset, "rubric": rubric, "limit": limit})
+        {"dataset": dataset, "rubric": rubric, "limit": limit},
+    )
     return dicts(cursor)
 
 
 def judge_calls_by_judge(con: Connection, *, dataset: str | None) -> list[dict[str, Any]]:
     """Per judge, model, rubric and version: calls made, failures, tokens and cost. A call
     belongs to the dataset of the response (or item) it judged."""
-    cursor = con.execute("""
+    cursor = con.execute(
+        """
         SELECT j.judge, j.model, j.rubric, j.rubric_version, count(*) AS calls,
                count(*) FILTER (WHERE j.status = 'ok') AS ok_calls,
                count(*) FILTER (WHERE j.status = 'failed') AS failed_calls,
@@ -64,14 +68,16 @@ def judge_calls_by_judge(con: Connection, *, dataset: str | None) -> list[dict[s
         LEFT JOIN items i ON i.item_id = j.item_id
         WHERE $dataset IS NULL OR coalesce(r.dataset, i.dataset) = $dataset
         GROUP BY ALL ORDER BY j.judge, j.model, j.rubric, j.rubric_version""",
-        {"dataset": dataset})
+        {"dataset": dataset},
+    )
     return dicts(cursor)
 
 
 def judgements_by_rater(con: Connection, *, dataset: str | None) -> list[dict[str, Any]]:
     """Per kind of judgement (rating, preference), rubric, version and rater: current rows,
     all rows, and the time span they were given in."""
-    cursor = con.execute("""
+    cursor = con.execute(
+        """
         WITH rows AS (
             SELECT 'rating' AS kind, g.rubric, g.rubric_version, g.rater_kind, g.rater,
                    g.rating_id AS id, g.created_utc
@@ -89,5 +95,6 @@ def judgements_by_rater(con: Connection, *, dataset: str | None) -> list[dict[st
                count(*) FILTER (WHERE id NOT IN (SELECT id FROM replaced)) AS current,
                count(*) AS total, min(created_utc) AS first_utc, max(created_utc) AS last_utc
         FROM rows GROUP BY ALL ORDER BY kind DESC, rubric, rubric_version, rater_kind, rater""",
-        {"dataset": dataset})
+        {"dataset": dataset},
+    )
     return dicts(cursor)

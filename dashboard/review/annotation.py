@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from dashboard.review.detail import ResponseDetail, response_detail
 from dashboard.ids import new_id, utc_now
 from dashboard.judging.rubrics import Rubric, list_rubrics
-from dashboard.store import Store, WriteResult
 from dashboard.review import queue_sql as sql
+from dashboard.review.detail import ResponseDetail, response_detail
+from dashboard.store import Store, WriteResult
 from dashboard.types import Preference, Rating
 
 Record = TypeVar("Record", Rating, Preference)
@@ -77,16 +77,22 @@ class Queue:
     offset: int
 
 
-def annotation_queue(store: Store, request: QueueRequest, *, offset: int = 0,
-                     limit: int = 20) -> Queue:
+def annotation_queue(
+    store: Store, request: QueueRequest, *, offset: int = 0, limit: int = 20
+) -> Queue:
     """The answers `request.annotator` has not rated on the rubric yet, in the chosen order
     (with "unlabelled", only answers no person has rated). A rated answer leaves the queue,
     so after a save the next answer moves up to the same position."""
     if request.order not in QUEUE_ORDERS:
-        raise AnnotationError(f"unknown queue order {request.order!r}; "
-                              f"use one of {', '.join(QUEUE_ORDERS)}")
-    selection = {"rubric": request.rubric, "dataset": request.dataset,
-                 "task_types": request.task_types, "annotator": request.annotator}
+        raise AnnotationError(
+            f"unknown queue order {request.order!r}; use one of {', '.join(QUEUE_ORDERS)}"
+        )
+    selection = {
+        "rubric": request.rubric,
+        "dataset": request.dataset,
+        "task_types": request.task_types,
+        "annotator": request.annotator,
+    }
     offset = max(0, offset)
     window = {"order": request.order, "seed": request.seed, "limit": limit, **selection}
     with store.connection() as con:
@@ -102,8 +108,10 @@ def annotation_queue(store: Store, request: QueueRequest, *, offset: int = 0,
 def _require_annotator(annotator: str) -> str:
     name = (annotator or "").strip()
     if not name:
-        raise AnnotationError("Type your name in the sidebar's Annotator box first: every "
-                              "rating is stored with the name of the person who gave it.")
+        raise AnnotationError(
+            "Type your name in the sidebar's Annotator box first: every "
+            "rating is stored with the name of the person who gave it."
+        )
     return name
 
 
@@ -112,9 +120,17 @@ def scale_points(low: float, high: float) -> list[float]:
     return [float(v) for v in range(math.ceil(low), math.floor(high) + 1)]
 
 
-def human_rating(response_id: str, *, annotator: str, rubric: str, rubric_version: str,
-                 value: float | None, scale: tuple[float, float], comment: str | None = None,
-                 overrides: str | None = None) -> Rating:
+def human_rating(
+    response_id: str,
+    *,
+    annotator: str,
+    rubric: str,
+    rubric_version: str,
+    value: float | None,
+    scale: tuple[float, float],
+    comment: str | None = None,
+    overrides: str | None = None,
+) -> Rating:
     """A person's rating, checked: a name, a value on the scale, a comment on an override."""
     name = _require_annotator(annotator)
     if value is None:
@@ -125,10 +141,20 @@ def human_rating(response_id: str, *, annotator: str, rubric: str, rubric_versio
     comment = (comment or "").strip() or None
     if overrides and not comment:
         raise AnnotationError("Say why you override the judge: an override needs a comment.")
-    return Rating(rating_id=new_id(), response_id=response_id, rater_kind="human", rater=name,
-                  rubric=rubric, rubric_version=rubric_version, value=float(value),
-                  scale_low=low, scale_high=high, created_utc=utc_now(), comment=comment,
-                  overrides=overrides or None)
+    return Rating(
+        rating_id=new_id(),
+        response_id=response_id,
+        rater_kind="human",
+        rater=name,
+        rubric=rubric,
+        rubric_version=rubric_version,
+        value=float(value),
+        scale_low=low,
+        scale_high=high,
+        created_utc=utc_now(),
+        comment=comment,
+        overrides=overrides or None,
+    )
 
 
 def check_override(rating: Rating, detail: ResponseDetail) -> None:
@@ -136,15 +162,21 @@ def check_override(rating: Rating, detail: ResponseDetail) -> None:
     if not rating.overrides:
         return
     judged = detail.find(rating.overrides)
-    if (judged is None or judged.rating.rater_kind != "llm"
-            or judged.rating.response_id != rating.response_id
-            or detail.response.response_id != rating.response_id):
-        raise AnnotationError("The rating to override is not a judge's rating of this answer; "
-                              "reload the page and pick it again.")
+    if (
+        judged is None
+        or judged.rating.rater_kind != "llm"
+        or judged.rating.response_id != rating.response_id
+        or detail.response.response_id != rating.response_id
+    ):
+        raise AnnotationError(
+            "The rating to override is not a judge's rating of this answer; "
+            "reload the page and pick it again."
+        )
 
 
-def save_rating(store: Store, rating: Rating, *,
-                detail: ResponseDetail | None = None) -> WriteResult:
+def save_rating(
+    store: Store, rating: Rating, *, detail: ResponseDetail | None = None
+) -> WriteResult:
     """Store a person's rating. An override is checked against `detail`, the answer with the
     ratings the page showed: no extra read, so that while another process holds the file the
     override still reaches the spool. Without `detail` it is read from the store."""
@@ -156,14 +188,31 @@ def save_rating(store: Store, rating: Rating, *,
     return store.add_ratings([rating])
 
 
-def rate(store: Store, response_id: str, *, annotator: str, rubric: str, rubric_version: str,
-         value: float | None, scale: tuple[float, float], comment: str | None = None,
-         overrides: str | None = None, detail: ResponseDetail | None = None) -> Saved[Rating]:
+def rate(
+    store: Store,
+    response_id: str,
+    *,
+    annotator: str,
+    rubric: str,
+    rubric_version: str,
+    value: float | None,
+    scale: tuple[float, float],
+    comment: str | None = None,
+    overrides: str | None = None,
+    detail: ResponseDetail | None = None,
+) -> Saved[Rating]:
     """Check and store a person's rating (or override) of one answer; `detail` is the
     answer as shown (see `save_rating`)."""
-    rating = human_rating(response_id, annotator=annotator, rubric=rubric,
-                          rubric_version=rubric_version, value=value, scale=scale,
-                          comment=comment, overrides=overrides)
+    rating = human_rating(
+        response_id,
+        annotator=annotator,
+        rubric=rubric,
+        rubric_version=rubric_version,
+        value=value,
+        scale=scale,
+        comment=comment,
+        overrides=overrides,
+    )
     result = save_rating(store, rating, detail=detail)
     return Saved(rating, pending=result.pending is not None)
 

@@ -63,17 +63,30 @@ def _json(text: str | None, default: Any) -> Any:
 def item_and_response(row: Mapping[str, Any]) -> tuple[Item, Response]:
     """The records of a `browse_sql.response_rows` row."""
     item = Item(
-        item_id=row["item_id"], dataset=row["dataset"], task_type=row["task_type"],
-        question=row["question"], reference_answers=tuple(row["reference_answers"] or ()),
-        reference_context=row["reference_context"], document=row["document"],
-        candidate_answer=row["candidate_answer"], options=tuple(row["options"] or ()),
+        item_id=row["item_id"],
+        dataset=row["dataset"],
+        task_type=row["task_type"],
+        question=row["question"],
+        reference_answers=tuple(row["reference_answers"] or ()),
+        reference_context=row["reference_context"],
+        document=row["document"],
+        candidate_answer=row["candidate_answer"],
+        options=tuple(row["options"] or ()),
         gold_letters=tuple(row["gold_letters"] or ()),
         hallucination_gold=row["hallucination_gold"],
-        history=tuple(_json(row["history"], ())), external_id=row["external_id"],
-        metadata=_json(row["item_metadata"], {}) or {})
-    response = Response(row["response_id"], row["item_id"], row["dataset"], row["system"],
-                        row["answer"], tuple(row["contexts"] or ()),
-                        _json(row["response_metadata"], {}) or {})
+        history=tuple(_json(row["history"], ())),
+        external_id=row["external_id"],
+        metadata=_json(row["item_metadata"], {}) or {},
+    )
+    response = Response(
+        row["response_id"],
+        row["item_id"],
+        row["dataset"],
+        row["system"],
+        row["answer"],
+        tuple(row["contexts"] or ()),
+        _json(row["response_metadata"], {}) or {},
+    )
     return item, response
 
 
@@ -82,8 +95,12 @@ _RATING_FIELDS = tuple(Rating.__dataclass_fields__)
 
 def _entry(row: Mapping[str, Any]) -> RatingEntry:
     rating = Rating(**{name: row[name] for name in _RATING_FIELDS})
-    return RatingEntry(rating, row["superseded_by"] is None, row["superseded_by"],
-                       tuple(row["overridden_by"] or ()))
+    return RatingEntry(
+        rating,
+        row["superseded_by"] is None,
+        row["superseded_by"],
+        tuple(row["overridden_by"] or ()),
+    )
 
 
 def response_detail(store: Store, response_id: str) -> ResponseDetail | None:

@@ -10,7 +10,6 @@ from typing import Any
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
 
-
 _DETAIL_COLUMNS = """
     i.item_id, i.dataset, i.task_type, i.question, i.reference_answers, i.reference_context,
     i.document, i.candidate_answer, i.options, i.gold_letters, i.hallucination_gold,
@@ -20,16 +19,22 @@ _DETAIL_COLUMNS = """
 
 def response_rows(con: Connection, response_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Each response with its item's fields, in no particular order."""
-    return dicts(con.execute(
-        f"SELECT {_DETAIL_COLUMNS} FROM responses r "
-        "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
-        "WHERE list_contains($ids, r.response_id)", {"ids": list(response_ids)}))
+    return dicts(
+        con.execute(
+            f"SELECT {_DETAIL_COLUMNS} FROM responses r "
+            "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
+            "WHERE list_contains($ids, r.response_id)",
+            {"ids": list(response_ids)},
+        )
+    )
 
 
 def rating_history(con: Connection, response_id: str) -> list[dict[str, Any]]:
     """Every rating row of one response, superseded ones included, oldest first, with the
     row that supersedes it and the people's ratings that override it."""
-    return dicts(con.execute("""
+    return dicts(
+        con.execute(
+            """
         WITH mine AS (SELECT * FROM ratings WHERE response_id = $id)
         SELECT g.*, s.rating_id AS superseded_by,
                coalesce(o.ids, []) AS overridden_by
@@ -38,6 +43,7 @@ def rating_history(con: Connection, response_id: str) -> list[dict[str, Any]]:
         LEFT JOIN (SELECT overrides, list(rating_id ORDER BY created_utc) AS ids FROM mine
                    WHERE overrides IS NOT NULL GROUP BY overrides) o
                ON o.overrides = g.rating_id
-        ORDER BY g.created_utc, g.rating_id""", {"id": response_id}))
-
-
+        ORDER BY g.created_utc, g.rating_id""",
+            {"id": response_id},
+        )
+    )

@@ -13,8 +13,14 @@ from dashboard.review import failures_sql as sql
 from dashboard.review.failures_sql import FailureFilter
 from dashboard.store import Store
 
-__all__ = ["FailureFilter", "FailurePage", "FailureRow", "FilterOptions", "failures",
-           "filter_options"]
+__all__ = [
+    "FailureFilter",
+    "FailurePage",
+    "FailureRow",
+    "FilterOptions",
+    "failures",
+    "filter_options",
+]
 
 PAGE_SIZE = 20
 
@@ -68,25 +74,30 @@ class FilterOptions:
     judges: tuple[str, ...]  # the judges that rated on the rubric asked about
 
 
-def failures(store: Store, selection: FailureFilter, *, page: int = 1,
-             page_size: int = PAGE_SIZE) -> FailurePage:
+def failures(
+    store: Store, selection: FailureFilter, *, page: int = 1, page_size: int = PAGE_SIZE
+) -> FailurePage:
     """One page of the Failures list, worst first; an out-of-range page is clamped."""
     page = max(1, page)
     with store.connection() as con:
-        rows, total = sql.failure_rows(con, selection, limit=page_size,
-                                       offset=(page - 1) * page_size)
+        rows, total = sql.failure_rows(
+            con, selection, limit=page_size, offset=(page - 1) * page_size
+        )
         if total is None:  # an empty page: past the end (clamp to the last page), or no match
             total = sql.count_failures(con, selection) if page > 1 else 0
             page = max(1, math.ceil(total / page_size))
             if total:
-                rows, _ = sql.failure_rows(con, selection, limit=page_size,
-                                           offset=(page - 1) * page_size)
+                rows, _ = sql.failure_rows(
+                    con, selection, limit=page_size, offset=(page - 1) * page_size
+                )
     return FailurePage(tuple(FailureRow(**row) for row in rows), total, page, page_size)
 
 
-def filter_options(store: Store, *, dataset: str | None,
-                   rubric: str | None = None) -> FilterOptions:
+def filter_options(
+    store: Store, *, dataset: str | None, rubric: str | None = None
+) -> FilterOptions:
     with store.connection() as con:
         found = sql.filter_options(con, dataset=dataset, rubric=rubric)
-    return FilterOptions(tuple(found["systems"]), tuple(found["task_types"]),
-                         tuple(found["judges"]))
+    return FilterOptions(
+        tuple(found["systems"]), tuple(found["task_types"]), tuple(found["judges"])
+    )

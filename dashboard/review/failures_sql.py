@@ -10,7 +10,6 @@ A page query also returns the total (a window count), so paging costs one query,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,26 +89,48 @@ _FAILURE_WHERE = f"""
       AND ($max_score IS NULL OR score <= $max_score + {_EPSILON})
       AND ($min_disagreement IS NULL OR spread >= $min_disagreement - {_EPSILON})"""
 
-FAILURE_COLUMNS = ("response_id", "item_id", "dataset", "system", "task_type", "score",
-                   "effective", "panel", "human", "spread", "n_judges", "n_humans",
-                   "judge_score")
+FAILURE_COLUMNS = (
+    "response_id",
+    "item_id",
+    "dataset",
+    "system",
+    "task_type",
+    "score",
+    "effective",
+    "panel",
+    "human",
+    "spread",
+    "n_judges",
+    "n_humans",
+    "judge_score",
+)
 _FAILURE_ORDER = "score ASC NULLS LAST, dataset, item_id, system, response_id"
 
 
 def _failure_params(f: FailureFilter) -> dict[str, Any]:
-    return {"rubric": f.rubric, "dataset": f.dataset, "system": f.system, "judge": f.judge,
-            "task_types": [f.task_type] if f.task_type else None,
-            "pattern": like_pattern(f.search), "annotator": None,
-            "min_score": f.min_score, "max_score": f.max_score,
-            "min_disagreement": f.min_disagreement}
+    return {
+        "rubric": f.rubric,
+        "dataset": f.dataset,
+        "system": f.system,
+        "judge": f.judge,
+        "task_types": [f.task_type] if f.task_type else None,
+        "pattern": like_pattern(f.search),
+        "annotator": None,
+        "min_score": f.min_score,
+        "max_score": f.max_score,
+        "min_disagreement": f.min_disagreement,
+    }
 
 
-def failure_rows(con: Connection, f: FailureFilter, *, limit: int, offset: int,
-                 preview_chars: int = 240) -> tuple[list[dict[str, Any]], int | None]:
+def failure_rows(
+    con: Connection, f: FailureFilter, *, limit: int, offset: int, preview_chars: int = 240
+) -> tuple[list[dict[str, Any]], int | None]:
     """One page of responses, worst score first (unrated last), with previews of the question
     and the answer; and the number of matching responses (None when the page is empty)."""
     columns = ", ".join(f"p.{c}" for c in FAILURE_COLUMNS)
-    rows = dicts(con.execute(f"""
+    rows = dicts(
+        con.execute(
+            f"""
         WITH page AS (
             SELECT *, count(*) OVER () AS total FROM ({SCORED}) {_FAILURE_WHERE}
             ORDER BY {_FAILURE_ORDER} LIMIT $limit OFFSET $offset)
@@ -118,7 +139,9 @@ def failure_rows(con: Connection, f: FailureFilter, *, limit: int, offset: int,
         FROM page p JOIN responses r ON r.response_id = p.response_id
         JOIN items i ON i.item_id = p.item_id AND i.dataset = p.dataset
         ORDER BY {_FAILURE_ORDER}""",
-        {**_failure_params(f), "limit": limit, "offset": offset, "chars": preview_chars}))
+            {**_failure_params(f), "limit": limit, "offset": offset, "chars": preview_chars},
+        )
+    )
     total = rows[0]["total"] if rows else None
     for row in rows:
         del row["total"]
@@ -126,30 +149,40 @@ def failure_rows(con: Connection, f: FailureFilter, *, limit: int, offset: int,
 
 
 def count_failures(con: Connection, f: FailureFilter) -> int:
-    return con.execute(f"SELECT count(*) FROM ({SCORED}) {_FAILURE_WHERE}",
-                       _failure_params(f)).fetchone()[0]
+    return con.execute(
+        f"SELECT count(*) FROM ({SCORED}) {_FAILURE_WHERE}", _failure_params(f)
+    ).fetchone()[0]
 
 
-def filter_options(con: Connection, *, dataset: str | None,
-                   rubric: str | None) -> dict[str, list[str]]:
+def filter_options(
+    con: Connection, *, dataset: str | None, rubric: str | None
+) -> dict[str, list[str]]:
     """The systems and task types present (in one dataset, or all), and the judges that rated
     on `rubric` there."""
     params = {"dataset": dataset}
     systems = con.execute(
         "SELECT DISTINCT system FROM responses WHERE ($dataset IS NULL OR dataset = $dataset) "
-        "ORDER BY system", params).fetchall()
+        "ORDER BY system",
+        params,
+    ).fetchall()
     tasks = con.execute(
         "SELECT DISTINCT task_type FROM items WHERE ($dataset IS NULL OR dataset = $dataset) "
-        "ORDER BY task_type", params).fetchall()
+        "ORDER BY task_type",
+        params,
+    ).fetchall()
     # Every rating stream keeps one current row, so the raters of `ratings` are the current
     # raters, without the cost of the current_ratings view.
-    judges = con.execute("""
+    judges = con.execute(
+        """
         SELECT DISTINCT g.rater FROM ratings g
         SEMI JOIN (SELECT response_id FROM responses
                    WHERE $dataset IS NULL OR dataset = $dataset) r USING (response_id)
         WHERE g.rater_kind = 'llm' AND g.rubric = $rubric
-        ORDER BY g.rater""", {**params, "rubric": rubric}).fetchall()
-    return {"systems": [r[0] for r in systems], "task_types": [r[0] for r in tasks],
-            "judges": [r[0] for r in judges]}
-
-
+        ORDER BY g.rater""",
+        {**params, "rubric": rubric},
+    ).fetchall()
+    return {
+        "systems": [r[0] for r in systems],
+        "task_types": [r[0] for r in tasks],
+        "judges": [r[0] for r in judges],
+    }

@@ -8,10 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from dashboard.review.failures_sql import SCORED
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
-from dashboard.review.failures_sql import SCORED
-
 
 # The orders of the annotation queue; each is a code constant, never user input.
 QUEUE_ORDERS: dict[str, str] = {
@@ -22,28 +21,40 @@ QUEUE_ORDERS: dict[str, str] = {
 }
 
 
-def _queue_params(*, rubric: str, dataset: str | None, task_types: Sequence[str],
-                  annotator: str, unlabelled: bool) -> dict[str, Any]:
-    return {"rubric": rubric, "dataset": dataset, "system": None, "judge": None,
-            "task_types": list(task_types) or None, "pattern": None, "annotator": annotator,
-            "unlabelled": unlabelled}
+def _queue_params(
+    *, rubric: str, dataset: str | None, task_types: Sequence[str], annotator: str, unlabelled: bool
+) -> dict[str, Any]:
+    return {
+        "rubric": rubric,
+        "dataset": dataset,
+        "system": None,
+        "judge": None,
+        "task_types": list(task_types) or None,
+        "pattern": None,
+        "annotator": annotator,
+        "unlabelled": unlabelled,
+    }
 
 
 _QUEUE_WHERE = "WHERE n_mine = 0 AND (NOT $unlabelled OR n_humans = 0)"
 
 
-def queue_rows(con: Connection, *, order: str, seed: int, limit: int, offset: int,
-               **selection: Any) -> tuple[list[dict[str, Any]], int | None]:
+def queue_rows(
+    con: Connection, *, order: str, seed: int, limit: int, offset: int, **selection: Any
+) -> tuple[list[dict[str, Any]], int | None]:
     """Responses `annotator` has not rated yet on `rubric`, in the chosen order; and how many
     there are (None when the window is empty)."""
     params = _queue_params(unlabelled=order == "unlabelled", **selection)
     if order == "random":
         params["seed"] = str(seed)
-    rows = dicts(con.execute(
-        f"SELECT response_id, system, dataset, effective, spread, n_judges, n_humans, "
-        f"count(*) OVER () AS total FROM ({SCORED}) {_QUEUE_WHERE} "
-        f"ORDER BY {QUEUE_ORDERS[order]} LIMIT $limit OFFSET $offset",
-        {**params, "limit": limit, "offset": offset}))
+    rows = dicts(
+        con.execute(
+            f"SELECT response_id, system, dataset, effective, spread, n_judges, n_humans, "
+            f"count(*) OVER () AS total FROM ({SCORED}) {_QUEUE_WHERE} "
+            f"ORDER BY {QUEUE_ORDERS[order]} LIMIT $limit OFFSET $offset",
+            {**params, "limit": limit, "offset": offset},
+        )
+    )
     total = rows[0]["total"] if rows else None
     for row in rows:
         del row["total"]
@@ -53,5 +64,3 @@ def queue_rows(con: Connection, *, order: str, seed: int, limit: int, offset: in
 def count_queue(con: Connection, *, order: str, **selection: Any) -> int:
     params = _queue_params(unlabelled=order == "unlabelled", **selection)
     return con.execute(f"SELECT count(*) FROM ({SCORED}) {_QUEUE_WHERE}", params).fetchone()[0]
-
-

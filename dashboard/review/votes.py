@@ -14,13 +14,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from dashboard.ids import new_id, utc_now
+from dashboard.metrics.selection import Selection
+from dashboard.metrics.standings import Pairwise, pairwise_standings
+from dashboard.review import detail_sql, votes_sql
 from dashboard.review.annotation import Saved
 from dashboard.review.detail import item_and_response
-from dashboard.ids import new_id, utc_now
-from dashboard.metrics.standings import Pairwise, pairwise_standings
 from dashboard.store import Store
-from dashboard.review import detail_sql, votes_sql
-from dashboard.metrics.selection import Selection
 from dashboard.types import Item, Preference, Response
 
 # What the person picks, by screen side: the left answer, the right one, or a tie.
@@ -66,7 +66,7 @@ class PairQueue:
 
 
 def shown_first(seed: int, item_id: str, response_a: str, response_b: str) -> str:
-    """"A" or "B", each with probability 1/2 over pairs, and the same for the same seed."""
+    """ "A" or "B", each with probability 1/2 over pairs, and the same for the same seed."""
     digest = hashlib.md5(f"{seed}\x1f{item_id}\x1f{response_a}\x1f{response_b}".encode())
     return "A" if digest.digest()[0] % 2 == 0 else "B"
 
@@ -76,27 +76,34 @@ def next_pair(store: Store, request: PairRequest, *, offset: int = 0) -> PairQue
     the last one)."""
     if request.system_a == request.system_b:
         raise VoteError("Pick two different systems to compare.")
-    common = {"system_a": request.system_a, "system_b": request.system_b,
-              "dataset": request.dataset, "annotator": request.annotator}
+    common = {
+        "system_a": request.system_a,
+        "system_b": request.system_b,
+        "dataset": request.dataset,
+        "annotator": request.annotator,
+    }
     offset = max(0, offset)
     with store.connection() as con:
-        rows, remaining = votes_sql.pair_rows(con, seed=request.seed, limit=1, offset=offset,
-                                        **common)
+        rows, remaining = votes_sql.pair_rows(
+            con, seed=request.seed, limit=1, offset=offset, **common
+        )
         if remaining is None:  # past the end (pairs left the queue), or none at all
             remaining = votes_sql.count_pairs(con, **common) if offset else 0
             offset = max(0, remaining - 1)
             if remaining:
-                rows, _ = votes_sql.pair_rows(con, seed=request.seed, limit=1, offset=offset,
-                                        **common)
+                rows, _ = votes_sql.pair_rows(
+                    con, seed=request.seed, limit=1, offset=offset, **common
+                )
         if not rows:
             return PairQueue(None, remaining, offset)
         row = rows[0]
-        found = {r["response_id"]: r for r in detail_sql.response_rows(
-            con, [row["response_a"], row["response_b"]])}
+        found = {
+            r["response_id"]: r
+            for r in detail_sql.response_rows(con, [row["response_a"], row["response_b"]])
+        }
     item, response_a = item_and_response(found[row["response_a"]])
     _, response_b = item_and_response(found[row["response_b"]])
-    side = shown_first(request.seed, item.item_id, response_a.response_id,
-                       response_b.response_id)
+    side = shown_first(request.seed, item.item_id, response_a.response_id, response_b.response_id)
     return PairQueue(PairView(item, response_a, response_b, side), remaining, offset)
 
 
@@ -110,25 +117,56 @@ def canonical_verdict(choice: str, shown: str) -> str:
     return "A" if (choice == "left") == left_is_a else "B"
 
 
-def human_preference(pair: PairView, choice: str, *, annotator: str, rubric: str,
-                     rubric_version: str, comment: str | None = None) -> Preference:
+def human_preference(
+    pair: PairView,
+    choice: str,
+    *,
+    annotator: str,
+    rubric: str,
+    rubric_version: str,
+    comment: str | None = None,
+) -> Preference:
     name = (annotator or "").strip()
     if not name:
-        raise VoteError("Type your name in the sidebar's Annotator box first: every vote is "
-                        "stored with the name of the person who gave it.")
+        raise VoteError(
+            "Type your name in the sidebar's Annotator box first: every vote is "
+            "stored with the name of the person who gave it."
+        )
     return Preference(
-        preference_id=new_id(), item_id=pair.item.item_id,
-        response_a=pair.response_a.response_id, response_b=pair.response_b.response_id,
-        rater_kind="human", rater=name, rubric=rubric, rubric_version=rubric_version,
-        verdict=canonical_verdict(choice, pair.shown_first), shown_first=pair.shown_first,
-        created_utc=utc_now(), comment=(comment or "").strip() or None)
+        preference_id=new_id(),
+        item_id=pair.item.item_id,
+        response_a=pair.response_a.response_id,
+        response_b=pair.response_b.response_id,
+        rater_kind="human",
+        rater=name,
+        rubric=rubric,
+        rubric_version=rubric_version,
+        verdict=canonical_verdict(choice, pair.shown_first),
+        shown_first=pair.shown_first,
+        created_utc=utc_now(),
+        comment=(comment or "").strip() or None,
+    )
 
 
-def vote(store: Store, pair: PairView, choice: str, *, annotator: str, rubric: str,
-         rubric_version: str, comment: str | None = None) -> Saved[Preference]:
+def vote(
+    store: Store,
+    pair: PairView,
+    choice: str,
+    *,
+    annotator: str,
+    rubric: str,
+    rubric_version: str,
+    comment: str | None = None,
+) -> Saved[Preference]:
     """Check and store a person's vote on one pair."""
-    preference = human_preference(pair, choice, annotator=annotator, rubric=rubric,
-                                  rubric_version=rubric_version, comment=comment)
+    preference = human_preference(
+        pair,
+        choice,
+        annotator=annotator,
+        rubric=rubric,
+        rubric_version=rubric_version,
+        comment=comment,
+    )
     result = store.add_preferences([preference])
     return Saved(preference, pending=result.pending is not None)
 

@@ -4,12 +4,10 @@ person has not voted on yet, in a seeded random order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
-
 
 # Pairs of responses to one item by two systems, oriented as earlier verdicts on the pair
 # were (so that a person's vote and a judge's verdict land on the same pair key), else with
@@ -39,28 +37,46 @@ _PAIRS = """
                OR (q.response_a = p.response_b AND q.response_b = p.response_a)))"""
 
 
-def pair_rows(con: Connection, *, system_a: str, system_b: str, dataset: str | None,
-              annotator: str, seed: int, limit: int, offset: int
-              ) -> tuple[list[dict[str, Any]], int | None]:
+def pair_rows(
+    con: Connection,
+    *,
+    system_a: str,
+    system_b: str,
+    dataset: str | None,
+    annotator: str,
+    seed: int,
+    limit: int,
+    offset: int,
+) -> tuple[list[dict[str, Any]], int | None]:
     """Pairs `annotator` has not voted on, in a random order fixed by `seed`; and how many
     there are (None when the window is empty)."""
-    rows = dicts(con.execute(
-        f"SELECT item_id, dataset, response_a, response_b, count(*) OVER () AS total "
-        f"FROM ({_PAIRS}) "
-        "ORDER BY md5(concat_ws(chr(31), $seed, item_id, response_a, response_b)), item_id "
-        "LIMIT $limit OFFSET $offset",
-        {"system_a": system_a, "system_b": system_b, "dataset": dataset,
-         "annotator": annotator, "seed": str(seed), "limit": limit, "offset": offset}))
+    rows = dicts(
+        con.execute(
+            f"SELECT item_id, dataset, response_a, response_b, count(*) OVER () AS total "
+            f"FROM ({_PAIRS}) "
+            "ORDER BY md5(concat_ws(chr(31), $seed, item_id, response_a, response_b)), item_id "
+            "LIMIT $limit OFFSET $offset",
+            {
+                "system_a": system_a,
+                "system_b": system_b,
+                "dataset": dataset,
+                "annotator": annotator,
+                "seed": str(seed),
+                "limit": limit,
+                "offset": offset,
+            },
+        )
+    )
     total = rows[0]["total"] if rows else None
     for row in rows:
         del row["total"]
     return rows, total
 
 
-def count_pairs(con: Connection, *, system_a: str, system_b: str, dataset: str | None,
-                annotator: str) -> int:
-    return con.execute(f"SELECT count(*) FROM ({_PAIRS})", {
-        "system_a": system_a, "system_b": system_b, "dataset": dataset,
-        "annotator": annotator}).fetchone()[0]
-
-
+def count_pairs(
+    con: Connection, *, system_a: str, system_b: str, dataset: str | None, annotator: str
+) -> int:
+    return con.execute(
+        f"SELECT count(*) FROM ({_PAIRS})",
+        {"system_a": system_a, "system_b": system_b, "dataset": dataset, "annotator": annotator},
+    ).fetchone()[0]

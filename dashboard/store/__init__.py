@@ -20,7 +20,11 @@ from pathlib import Path
 
 from dashboard.store import reads, writes
 from dashboard.store.connection import (
-    Connection, Database, DatabaseError, StoreBusy, transaction,
+    Connection,
+    Database,
+    DatabaseError,
+    StoreBusy,
+    transaction,
 )
 from dashboard.store.journal import Batch, Spool, group_rows, read_batches
 from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating, Response
@@ -82,8 +86,9 @@ class Store:
             return 0
         try:
             with transaction(con):
-                added = sum(writes.insert_rows(con, table, grouped.get(table, []))
-                            for table in _APPLY_ORDER)
+                added = sum(
+                    writes.insert_rows(con, table, grouped.get(table, [])) for table in _APPLY_ORDER
+                )
         except (DatabaseError, ValueError, KeyError, TypeError) as error:
             self._set_aside(path, error)
             return 0
@@ -100,13 +105,15 @@ class Store:
         with self.db.connect(wait_s=wait_s) as con:
             return self._apply_pending(con)
 
-    def write(self, batches: Sequence[Batch], *, wait_s: float | None = None,
-              spool_if_busy: bool = True) -> WriteResult:
+    def write(
+        self, batches: Sequence[Batch], *, wait_s: float | None = None, spool_if_busy: bool = True
+    ) -> WriteResult:
         """Write in one transaction; if the file stays busy, keep the batches in the spool."""
         try:
             with self.write_lock, self.connection(wait_s=wait_s) as con, transaction(con):
-                return WriteResult(sum(
-                    writes.insert_rows(con, b.table, list(b.rows)) for b in batches))
+                return WriteResult(
+                    sum(writes.insert_rows(con, b.table, list(b.rows)) for b in batches)
+                )
         except StoreBusy:
             if not spool_if_busy:
                 raise

@@ -69,8 +69,9 @@ def is_lock_error(error: BaseException) -> bool:
 class Database:
     """Opens the file on demand, migrating it on first use in this process."""
 
-    def __init__(self, path: str | os.PathLike[str], *, wait_s: float = 30.0,
-                 memory_limit: str | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, wait_s: float = 30.0, memory_limit: str | None = None
+    ) -> None:
         self.path = Path(path)
         self.wait_s = wait_s
         self.memory_limit = memory_limit or os.environ.get("JUDGEBOARD_MEMORY_LIMIT", "3GB")

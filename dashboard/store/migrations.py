@@ -187,7 +187,6 @@ def m004_judge_runs(con: Any) -> None:
         )""")
 
 
-
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),

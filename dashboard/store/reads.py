@@ -31,8 +31,9 @@ def list_datasets(con: Connection) -> list[DatasetSummary]:
         LEFT JOIN preference_counts p ON p.dataset = d.name
         ORDER BY d.name""").fetchall()
     return [
-        DatasetSummary(name, n_items, n_responses, n_ratings, n_preferences, tuple(tasks),
-                       tuple(systems))
+        DatasetSummary(
+            name, n_items, n_responses, n_ratings, n_preferences, tuple(tasks), tuple(systems)
+        )
         for name, n_items, n_responses, n_ratings, n_preferences, tasks, systems in rows
     ]
 
@@ -43,9 +44,12 @@ def dataset_names(con: Connection) -> list[str]:
 
 def dataset_systems(con: Connection, *, dataset: str | None) -> list[str]:
     """The systems that answered in the dataset (None: in any dataset), by name."""
-    rows = con.execute("""
+    rows = con.execute(
+        """
         SELECT DISTINCT system FROM responses WHERE ($dataset IS NULL OR dataset = $dataset)
-        ORDER BY system""", {"dataset": dataset}).fetchall()
+        ORDER BY system""",
+        {"dataset": dataset},
+    ).fetchall()
     return [row[0] for row in rows]
 
 

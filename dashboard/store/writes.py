@@ -40,8 +40,15 @@ TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
 # The stream a rating or preference belongs to: a new row supersedes the current row of its stream.
 STREAM_KEYS: dict[str, tuple[str, ...]] = {
     "ratings": ("response_id", "rater_kind", "rater", "rubric"),
-    "preferences": ("item_id", "response_a", "response_b", "rater_kind", "rater", "rubric",
-                    "shown_first"),
+    "preferences": (
+        "item_id",
+        "response_a",
+        "response_b",
+        "rater_kind",
+        "rater",
+        "rubric",
+        "shown_first",
+    ),
 }
 CURRENT_VIEWS = {"ratings": "current_ratings", "preferences": "current_preferences"}
 
@@ -76,15 +83,18 @@ def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple
     keys = STREAM_KEYS[table]
     id_column = TABLES[table][0]
     wanted = {tuple(row[k] for k in keys) for row in rows}
-    found = con.execute(f"""
+    found = con.execute(
+        f"""
         WITH candidates AS (
-            SELECT {', '.join(keys)}, {id_column}, created_utc FROM {table}
+            SELECT {", ".join(keys)}, {id_column}, created_utc FROM {table}
             WHERE {keys[0]} IN (SELECT unnest($firsts)))
         SELECT * FROM candidates
         WHERE {id_column} NOT IN (
             SELECT supersedes FROM {table}
             WHERE supersedes IN (SELECT {id_column} FROM candidates))
-        ORDER BY created_utc""", {"firsts": sorted({k[0] for k in wanted})}).fetchall()
+        ORDER BY created_utc""",
+        {"firsts": sorted({k[0] for k in wanted})},
+    ).fetchall()
     width = len(keys)
     return {tuple(r[:width]): r[width] for r in found if tuple(r[:width]) in wanted}
 
@@ -141,7 +151,8 @@ def _stored_ids(con: Connection, table: str, ids: Sequence[str]) -> set[str]:
     # join with a registered Arrow table reads the whole column (160 ms).
     found = con.execute(
         f"SELECT {id_column} FROM {table} WHERE {id_column} IN (SELECT unnest($ids))",
-        {"ids": list(ids)}).fetchall()
+        {"ids": list(ids)},
+    ).fetchall()
     return {row[0] for row in found}
 
 
@@ -149,7 +160,8 @@ def ensure_dataset(con: Connection, dataset: Dataset) -> None:
     con.execute(
         "INSERT INTO datasets (name, description, source, created_utc) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (name) DO NOTHING",
-        [dataset.name, dataset.description, dataset.source, utc_now()])
+        [dataset.name, dataset.description, dataset.source, utc_now()],
+    )
 
 
 def add_items(con: Connection, items: Sequence[Item]) -> int:
@@ -179,17 +191,24 @@ def delete_dataset(con: Connection, name: str) -> None:
     """Remove a dataset and everything that hangs off it. The caller owns the transaction."""
     con.execute(
         "DELETE FROM ratings WHERE response_id IN "
-        "(SELECT response_id FROM responses WHERE dataset = ?)", [name])
+        "(SELECT response_id FROM responses WHERE dataset = ?)",
+        [name],
+    )
     con.execute(
         "DELETE FROM preferences WHERE item_id IN (SELECT item_id FROM items WHERE dataset = ?)",
-        [name])
+        [name],
+    )
     con.execute(
         "DELETE FROM judge_calls WHERE response_id IN "
         "(SELECT response_id FROM responses WHERE dataset = ?) "
-        "OR item_id IN (SELECT item_id FROM items WHERE dataset = ?)", [name, name])
+        "OR item_id IN (SELECT item_id FROM items WHERE dataset = ?)",
+        [name, name],
+    )
     con.execute(
         "DELETE FROM auto_scores WHERE response_id IN "
-        "(SELECT response_id FROM responses WHERE dataset = ?)", [name])
+        "(SELECT response_id FROM responses WHERE dataset = ?)",
+        [name],
+    )
     con.execute("DELETE FROM responses WHERE dataset = ?", [name])
     con.execute("DELETE FROM items WHERE dataset = ?", [name])
     con.execute("DELETE FROM datasets WHERE name = ?", [name])

@@ -1,9 +1,9 @@
 """Shared Streamlit glue: the store resource, the sidebar, cached reads, safe text.
 
-Pages import this module and `dashboard.charts`; they never touch the store or run SQL. Reads go through
-`cached(...)`, whose cache key includes the database's fingerprint, so a write from any process
-(this session, another session, the CLI) shows on the next rerun, and a write made here clears
-the cache at once.
+Pages import this module and `dashboard.charts`; they never touch the store or run SQL. Reads
+go through `cached(...)`, whose cache key includes the database's fingerprint, so a write from
+any process (this session, another session, the CLI) shows on the next rerun, and a write made
+here (`write(...)`) clears the cache at once.
 """
 
 from __future__ import annotations
@@ -58,15 +58,21 @@ def sidebar() -> Filters:
         st.session_state[DATASET_KEY] = ALL
     with st.sidebar:
         st.selectbox("Dataset", options, key=DATASET_KEY)
-        st.text_input("Annotator", key=ANNOTATOR_KEY, placeholder="your name",
-                      help="Stored with every rating and vote you give.")
+        st.text_input(
+            "Annotator",
+            key=ANNOTATOR_KEY,
+            placeholder="your name",
+            help="Stored with every rating and vote you give.",
+        )
     return filters()
 
 
 def filters() -> Filters:
     dataset = st.session_state.get(DATASET_KEY, ALL)
-    return Filters(None if dataset in (None, ALL) else dataset,
-                   (st.session_state.get(ANNOTATOR_KEY) or "").strip())
+    return Filters(
+        None if dataset in (None, ALL) else dataset,
+        (st.session_state.get(ANNOTATOR_KEY) or "").strip(),
+    )
 
 
 FINGERPRINT_KEY = "jb_fingerprint"
@@ -105,8 +111,9 @@ def _version(store: Store) -> tuple:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _cached_call(_fn: Callable[..., T], name: str, fingerprint: tuple, args: tuple,
-                 kwargs: tuple) -> T:
+def _cached_call(
+    _fn: Callable[..., T], name: str, fingerprint: tuple, args: tuple, kwargs: tuple
+) -> T:
     return _fn(get_store(), *args, **dict(kwargs))
 
 

@@ -12,7 +12,14 @@ from collections.abc import Callable
 import streamlit as st
 
 from dashboard import ui
-from dashboard.export.files import FORMATS, KINDS, MIME_TYPES, download_name, export_bytes, export_counts
+from dashboard.export.files import (
+    FORMATS,
+    KINDS,
+    MIME_TYPES,
+    download_name,
+    export_bytes,
+    export_counts,
+)
 from dashboard.store import Store
 
 
@@ -29,8 +36,7 @@ def _report_builder(store: Store, dataset: str | None) -> Callable[[], bytes]:
     return build
 
 
-def _export_builder(store: Store, kind: str, fmt: str,
-                    dataset: str | None) -> Callable[[], bytes]:
+def _export_builder(store: Store, kind: str, fmt: str, dataset: str | None) -> Callable[[], bytes]:
     def build() -> bytes:
         return export_bytes(store, kind, fmt=fmt, dataset=dataset)
 
@@ -40,29 +46,42 @@ def _export_builder(store: Store, kind: str, fmt: str,
 def report_download_button(dataset: str | None, *, key: str = "jb_report_download") -> None:
     """A button that downloads the HTML report of `dataset` (None: all datasets)."""
     st.download_button(
-        "Download report (HTML)", data=_report_builder(ui.get_store(), dataset),
-        file_name=report_file_name(dataset), mime="text/html", on_click="ignore",
-        icon=":material/download:", key=key,
+        "Download report (HTML)",
+        data=_report_builder(ui.get_store(), dataset),
+        file_name=report_file_name(dataset),
+        mime="text/html",
+        on_click="ignore",
+        icon=":material/download:",
+        key=key,
         help="One HTML file that opens offline: the summary with intervals, histograms, "
-             "calibration, pairwise standings, the worst answers and the methods. The same "
-             "numbers as `judgeboard metrics --json`.")
+        "calibration, pairwise standings, the worst answers and the methods. The same "
+        "numbers as `judgeboard metrics --json`.",
+    )
 
 
 def export_download_buttons(dataset: str | None, *, key: str = "jb_export") -> None:
     """A format choice and one download button per kind (ratings, preferences)."""
     store = ui.get_store()
     counts = ui.cached(export_counts, dataset=dataset)
-    fmt = st.segmented_control("Export format", FORMATS, default=FORMATS[0],
-                               key=f"{key}_format") or FORMATS[0]
-    st.caption("Every rating and preference, current and superseded, with its provenance "
-               "(rater, rubric version, created_utc, is_current); ratings carry the "
-               "response's effective score, and the ratings file also holds every item and "
-               "response nobody rated. `judgeboard import` reads the files back.")
+    fmt = (
+        st.segmented_control("Export format", FORMATS, default=FORMATS[0], key=f"{key}_format")
+        or FORMATS[0]
+    )
+    st.caption(
+        "Every rating and preference, current and superseded, with its provenance "
+        "(rater, rubric version, created_utc, is_current); ratings carry the "
+        "response's effective score, and the ratings file also holds every item and "
+        "response nobody rated. `judgeboard import` reads the files back."
+    )
     for column, kind in zip(st.columns(len(KINDS)), KINDS):
         with column:
             st.download_button(
                 f"{kind.capitalize()} ({counts[kind]:,} rows, {fmt})",
                 data=_export_builder(store, kind, fmt, dataset),
-                file_name=download_name(kind, fmt=fmt, dataset=dataset), mime=MIME_TYPES[fmt],
-                on_click="ignore", icon=":material/download:", key=f"{key}_{kind}",
-                disabled=counts[kind] == 0)
+                file_name=download_name(kind, fmt=fmt, dataset=dataset),
+                mime=MIME_TYPES[fmt],
+                on_click="ignore",
+                icon=":material/download:",
+                key=f"{key}_{kind}",
+                disabled=counts[kind] == 0,
+            )

@@ -26,8 +26,7 @@ def rubric_selector(dataset: str | None, *, page: str) -> choices.RatedRubric | 
     if st.session_state.get(key) not in by_name:
         remembered = st.session_state.get(RUBRIC_KEY)
         st.session_state[key] = remembered if remembered in by_name else rubrics[0].name
-    name = st.selectbox("Rubric", list(by_name), key=key,
-                        format_func=lambda n: by_name[n].label)
+    name = st.selectbox("Rubric", list(by_name), key=key, format_func=lambda n: by_name[n].label)
     st.session_state[RUBRIC_KEY] = name
     return by_name[name]
 

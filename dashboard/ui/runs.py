@@ -8,8 +8,15 @@ import time
 import streamlit as st
 
 from dashboard import ui
-from dashboard.judging import BackgroundLoop, Panel, RunPlan, RunProgress, RunSummary, run_plan
-from dashboard.judging import launcher
+from dashboard.judging import (
+    BackgroundLoop,
+    Panel,
+    RunPlan,
+    RunProgress,
+    RunSummary,
+    launcher,
+    run_plan,
+)
 
 
 @st.cache_resource(show_spinner=False)

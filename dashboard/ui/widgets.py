@@ -15,8 +15,10 @@ from dashboard import ui
 from dashboard.review.detail import RatingEntry, ResponseDetail, describe_time
 from dashboard.types import Item, Response
 
-PENDING_NOTE = (" The database is busy right now: the label is kept on disk and shows in the "
-                "numbers as soon as the file is free.")
+PENDING_NOTE = (
+    " The database is busy right now: the label is kept on disk and shows in the "
+    "numbers as soon as the file is free."
+)
 
 
 def _value(entry: RatingEntry) -> str:
@@ -33,13 +35,16 @@ def _status(entry: RatingEntry) -> str:
 def show_item(item: Item) -> None:
     """The question with what the raters saw besides the answer."""
     if item.history:
-        turns = [f"{t.get('role', 'user')}: {t.get('content', '')}" if isinstance(t, dict)
-                 else str(t) for t in item.history]
+        turns = [
+            f"{t.get('role', 'user')}: {t.get('content', '')}" if isinstance(t, dict) else str(t)
+            for t in item.history
+        ]
         ui.show_text("\n".join(turns), label="Conversation so far")
     ui.show_text(item.question, label="Question")
     if item.options:
-        ui.show_text("\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(item.options)),
-                     label="Options")
+        ui.show_text(
+            "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(item.options)), label="Options"
+        )
         if item.gold_letters:
             st.text(f"Correct: {', '.join(item.gold_letters)}")
     if item.candidate_answer:
@@ -68,8 +73,10 @@ def show_judge_ratings(detail: ResponseDetail) -> None:
         st.caption("No judge has rated this answer yet — run the judges on the Run judges page.")
     for entry in entries:
         r = entry.rating
-        st.text(f"{r.rater} · {r.rubric} v{r.rubric_version} · {_value(entry)} · "
-                f"{_status(entry)} · {describe_time(r.created_utc)}")
+        st.text(
+            f"{r.rater} · {r.rubric} v{r.rubric_version} · {_value(entry)} · "
+            f"{_status(entry)} · {describe_time(r.created_utc)}"
+        )
         for override_id in entry.overridden_by:
             by = detail.find(override_id)
             if by is not None:
@@ -88,13 +95,18 @@ def show_human_ratings(detail: ResponseDetail) -> None:
         st.caption("No person has rated this answer yet — rate it on the Annotate page.")
     for entry in entries:
         r = entry.rating
-        line = (f"{r.rater} · {r.rubric} v{r.rubric_version} · {_value(entry)} · "
-                f"{_status(entry)} · {describe_time(r.created_utc)}")
+        line = (
+            f"{r.rater} · {r.rubric} v{r.rubric_version} · {_value(entry)} · "
+            f"{_status(entry)} · {describe_time(r.created_utc)}"
+        )
         st.text(line)
         if r.overrides:
             judged = detail.find(r.overrides)
-            target = (f"{judged.rating.rater}'s rating ({_value(judged)})" if judged
-                      else f"rating {r.overrides}")
+            target = (
+                f"{judged.rating.rater}'s rating ({_value(judged)})"
+                if judged
+                else f"rating {r.overrides}"
+            )
             st.text(f"↳ overrides {target}")
         if r.comment:
             ui.show_text(r.comment, label="Comment")
@@ -103,8 +115,10 @@ def show_human_ratings(detail: ResponseDetail) -> None:
 def show_detail(detail: ResponseDetail, *, ratings: bool = True) -> None:
     """The item, the answer, and (optionally) every judge's and person's rating of it."""
     item, response = detail.item, detail.response
-    st.text(f"{item.dataset} · {response.system} · {item.task_type}"
-            + (f" · {item.external_id}" if item.external_id else ""))
+    st.text(
+        f"{item.dataset} · {response.system} · {item.task_type}"
+        + (f" · {item.external_id}" if item.external_id else "")
+    )
     show_item(item)
     show_contexts(response)
     ui.show_text(response.answer, label="Answer")
@@ -125,8 +139,9 @@ def pager(total: int, *, page_size: int, key: str) -> int:
         return 1
     if st.session_state.get(key, 1) > n_pages:
         st.session_state[key] = n_pages
-    return int(st.number_input(f"Page (of {n_pages})", min_value=1, max_value=n_pages,
-                               step=1, key=key))
+    return int(
+        st.number_input(f"Page (of {n_pages})", min_value=1, max_value=n_pages, step=1, key=key)
+    )
 
 
 def as_code(name: str) -> str:
@@ -164,7 +179,7 @@ def restore_form(form: str) -> None:
 
 
 def rating_label(entry: RatingEntry) -> str:
-    """"j1: 4 on 1–5", for a widget's option (plain text there)."""
+    """ "j1: 4 on 1–5", for a widget's option (plain text there)."""
     return f"{entry.rating.rater}: {_value(entry)}"
 
 

@@ -14,8 +14,15 @@ import pytest
 from playwright.sync_api import Page, expect
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 # Generous: two cores shared with other test runs; a cold page imports plotly.
 START_TIMEOUT_S = 90
 STEP_TIMEOUT_MS = 90_000
@@ -33,8 +40,9 @@ def log_tail(log: Path, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def wait_for_health(url: str, process: subprocess.Popen, log: Path, *,
-                    timeout_s: float = START_TIMEOUT_S) -> None:
+def wait_for_health(
+    url: str, process: subprocess.Popen, log: Path, *, timeout_s: float = START_TIMEOUT_S
+) -> None:
     """Bounded poll of /_stcore/health: it only says the server is up, not that pages work
     (the tests check those in the browser)."""
     deadline = time.monotonic() + timeout_s
@@ -64,7 +72,8 @@ def stop(process: subprocess.Popen) -> None:
 def settled(page: Page) -> None:
     """The script run has finished and no page shows a Python exception."""
     expect(page.get_by_test_id("stApp")).to_have_attribute(
-        "data-test-script-state", "notRunning", timeout=STEP_TIMEOUT_MS)
+        "data-test-script-state", "notRunning", timeout=STEP_TIMEOUT_MS
+    )
     expect(page.get_by_test_id("stException")).to_have_count(0)
     charts = page.locator(".js-plotly-plot .main-svg")
     if charts.count():
@@ -75,5 +84,6 @@ def go(page: Page, title: str) -> None:
     """Open a page from the sidebar's navigation and wait until it is drawn."""
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
     expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(
-        timeout=STEP_TIMEOUT_MS)
+        timeout=STEP_TIMEOUT_MS
+    )
     settled(page)

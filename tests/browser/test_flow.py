@@ -28,7 +28,14 @@ from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest
 from dashboard.store import Store
 from tests.browser.support import (
-    STEP_TIMEOUT_MS, VIEWPORT, free_port, go, log_tail, settled, stop, wait_for_health,
+    STEP_TIMEOUT_MS,
+    VIEWPORT,
+    free_port,
+    go,
+    log_tail,
+    settled,
+    stop,
+    wait_for_health,
 )
 from tests.paths import REPO_ROOT
 
@@ -50,13 +57,27 @@ def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     port = free_port()
     log = tmp_path / "streamlit.log"
     env = {**os.environ, "JUDGEBOARD_DB": str(sample_store.path)}
-    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py",
-               "--server.address", "127.0.0.1", "--server.port", str(port),
-               "--server.headless", "true", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "dashboard/app.py",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
     try:
         url = f"http://127.0.0.1:{port}"
         wait_for_health(url, process, log)
@@ -72,8 +93,12 @@ def _shoot(page: Page, name: str, *, whole: bool = True) -> None:
     path = SCREENSHOTS / f"{name}.png"
     if whole:
         height = page.get_by_test_id("stMain").evaluate("m => m.scrollHeight")
-        page.set_viewport_size({"width": VIEWPORT["width"],
-                                "height": max(VIEWPORT["height"], min(height, MAX_SHOT_HEIGHT))})
+        page.set_viewport_size(
+            {
+                "width": VIEWPORT["width"],
+                "height": max(VIEWPORT["height"], min(height, MAX_SHOT_HEIGHT)),
+            }
+        )
         settled(page)
     page.screenshot(path=str(path))
     page.set_viewport_size(VIEWPORT)
@@ -92,8 +117,10 @@ def _first_in_queue(store: Store) -> str:
 
 def _human_ratings(store: Store) -> list[tuple]:
     with store.connection() as con:
-        return con.execute("SELECT response_id, rater_kind, value, comment FROM ratings "
-                           "WHERE rater = ?", [ANNOTATOR]).fetchall()
+        return con.execute(
+            "SELECT response_id, rater_kind, value, comment FROM ratings WHERE rater = ?",
+            [ANNOTATOR],
+        ).fetchall()
 
 
 def _open_a_detail(page: Page) -> None:
@@ -135,15 +162,14 @@ def _annotate(page: Page) -> None:
     expect(page.get_by_role("textbox", name="Comment (required for an override)")).to_be_focused()
     page.keyboard.type(COMMENT)
     page.keyboard.press("Enter")
-    expect(page.get_by_test_id("stAlert").filter(has_text="Saved your rating (2) as")
-           ).to_contain_text(ANNOTATOR, timeout=STEP_TIMEOUT_MS)
+    expect(
+        page.get_by_test_id("stAlert").filter(has_text="Saved your rating (2) as")
+    ).to_contain_text(ANNOTATOR, timeout=STEP_TIMEOUT_MS)
     settled(page)
     # The next answer starts with an empty form in the browser too (the form is emptied on
     # success only, by the server, so that a refused label keeps its input).
-    expect(page.get_by_role("textbox", name="Comment (required for an override)")
-           ).to_have_value("")
-    expect(page.get_by_test_id("stRadioGroup").get_by_role("radio", checked=True)
-           ).to_have_count(0)
+    expect(page.get_by_role("textbox", name="Comment (required for an override)")).to_have_value("")
+    expect(page.get_by_test_id("stRadioGroup").get_by_role("radio", checked=True)).to_have_count(0)
 
 
 def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store: Store) -> None:
@@ -151,7 +177,8 @@ def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store
     expected = _first_in_queue(sample_store)
     page.goto(url)
     expect(page.get_by_role("heading", name="Overview", exact=True)).to_be_visible(
-        timeout=STEP_TIMEOUT_MS)
+        timeout=STEP_TIMEOUT_MS
+    )
     settled(page)
     _shoot(page, "overview")
 
@@ -167,8 +194,12 @@ def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store
     # The page opens the database per operation, so the test can read it while it launcher.
     assert _human_ratings(sample_store) == [(expected, "human", 2.0, COMMENT)], log_tail(log)
 
-    for title, shot in (("Pairwise", "pairwise"), ("Calibration", "calibration"),
-                        ("Run judges", "run_judges"), ("Data", "data")):
+    for title, shot in (
+        ("Pairwise", "pairwise"),
+        ("Calibration", "calibration"),
+        ("Run judges", "run_judges"),
+        ("Data", "data"),
+    ):
         go(page, title)
         _shoot(page, shot)
     assert "Traceback" not in log.read_text(encoding="utf-8", errors="replace"), log_tail(log)

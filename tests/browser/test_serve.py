@@ -17,7 +17,13 @@ from playwright.sync_api import Page, expect
 
 from dashboard.store import Store
 from tests.browser.support import (
-    STEP_TIMEOUT_MS, free_port, go, log_tail, settled, stop, wait_for_health,
+    STEP_TIMEOUT_MS,
+    free_port,
+    go,
+    log_tail,
+    settled,
+    stop,
+    wait_for_health,
 )
 
 pytestmark = pytest.mark.browser
@@ -29,21 +35,23 @@ def test_first_serve_opens_on_the_rated_sample(page: Page, tmp_path: Path) -> No
     db = tmp_path / "fresh.duckdb"
     port = free_port()
     log = tmp_path / "serve.log"
-    command = [sys.executable, "-m", "dashboard.cli", "--db", str(db), "serve",
-               "--port", str(port)]
+    command = [sys.executable, "-m", "dashboard.cli", "--db", str(db), "serve", "--port", str(port)]
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=tmp_path, env=dict(os.environ), stdout=out,
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, cwd=tmp_path, env=dict(os.environ), stdout=out, stderr=subprocess.STDOUT
+        )
     try:
         url = f"http://127.0.0.1:{port}"
         wait_for_health(url, process, log)
         page.goto(url)
         # The first page is the Overview, with the baseline judge's rating histogram.
         expect(page.get_by_role("heading", name="Overview", exact=True)).to_be_visible(
-            timeout=STEP_TIMEOUT_MS)
+            timeout=STEP_TIMEOUT_MS
+        )
         settled(page)
-        expect(page.locator(".js-plotly-plot").get_by_text("baseline", exact=True).first
-               ).to_be_visible()
+        expect(
+            page.locator(".js-plotly-plot").get_by_text("baseline", exact=True).first
+        ).to_be_visible()
         # The sidebar's dataset filter lists the sample's datasets.
         chooser = page.get_by_role("combobox", name="Dataset")
         chooser.focus()

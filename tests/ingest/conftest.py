@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from dashboard.ingest.read_sql import table_counts
 from dashboard.store import Store
-from dashboard.ingest.load_sql import table_counts
 
 Writer = Callable[..., Path]
 
@@ -35,9 +35,16 @@ def write_csv(path: Path, records: Sequence[dict[str, Any]]) -> Path:
         writer = csv.writer(handle)
         writer.writerow(columns)
         for r in records:
-            writer.writerow(["" if r.get(c) is None else
-                             json.dumps(r[c]) if isinstance(r[c], (list, dict)) else r[c]
-                             for c in columns])
+            writer.writerow(
+                [
+                    ""
+                    if r.get(c) is None
+                    else json.dumps(r[c])
+                    if isinstance(r[c], (list, dict))
+                    else r[c]
+                    for c in columns
+                ]
+            )
     return path
 
 
@@ -46,8 +53,7 @@ def write_parquet(path: Path, records: Sequence[dict[str, Any]]) -> Path:
     return path
 
 
-WRITERS = {"jsonl": write_jsonl, "json": write_json, "csv": write_csv,
-           "parquet": write_parquet}
+WRITERS = {"jsonl": write_jsonl, "json": write_json, "csv": write_csv, "parquet": write_parquet}
 
 
 def snapshot(store: Store) -> tuple[dict[str, int], list[Any]]:
@@ -66,7 +72,9 @@ def query(store: Store, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any,
 @pytest.fixture
 def write(tmp_path: Path) -> Writer:
     """write(name, records, kind=None): a file in tmp_path; kind defaults to the suffix."""
+
     def _write(name: str, records: Sequence[Any], kind: str | None = None) -> Path:
         path = tmp_path / name
         return WRITERS[kind or path.suffix.lstrip(".")](path, records)
+
     return _write

@@ -10,27 +10,42 @@ from dashboard.store import Store
 from tests.ingest.conftest import Writer, snapshot
 from tests.paths import REPO_ROOT, SHARED_DATA
 
-
 # What the `judgeboard` console script runs.
 ENTRY = "import sys; from dashboard.cli import main; sys.exit(main())"
 
 
 def judgeboard(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", ENTRY, "--db", str(db), *args],
-                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", ENTRY, "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=300,
+    )
 
 
 def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
     db = tmp_path / "cli.duckdb"
     path = write("runs.csv", [{"prompt": "What is SAR?", "output": "A radar."}])
-    args = ("import", str(path), "--dataset", "eo", "--system", "s",
-            "--map", "question=prompt", "--map", "answer=output")
+    args = (
+        "import",
+        str(path),
+        "--dataset",
+        "eo",
+        "--system",
+        "s",
+        "--map",
+        "question=prompt",
+        "--map",
+        "answer=output",
+    )
     first = judgeboard(db, *args)
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip().splitlines() == [
         f"{path}: 1 records as rag into eo: added 1 items, 1 responses",
         # then the reference-based metrics of the new response are computed at once
-        "scored 1 responses against their references"]
+        "scored 1 responses against their references",
+    ]
     again = judgeboard(db, *args)
     assert again.returncode == 0
     assert "added nothing new (2 rows already stored)" in again.stdout
@@ -44,8 +59,10 @@ def test_bad_input_exits_non_zero_and_changes_nothing(tmp_path: Path, write: Wri
     bad = write("bad.jsonl", [{"question": "q2", "answer": "a"}, {"question": "q3"}])
     result = judgeboard(db, "import", str(bad), "--system", "s")
     assert result.returncode == 1
-    assert result.stderr.strip() == (f"judgeboard import: error: {bad}: line 2 (record 2): "
-                                     "field 'answer': is missing (nothing was imported)")
+    assert result.stderr.strip() == (
+        f"judgeboard import: error: {bad}: line 2 (record 2): "
+        "field 'answer': is missing (nothing was imported)"
+    )
     assert result.stdout == ""
     assert snapshot(Store(db)) == before
 
@@ -61,7 +78,8 @@ def test_real_folder_by_hand(tmp_path: Path) -> None:
     result = judgeboard(tmp_path / "cli.duckdb", "import", str(SHARED_DATA / "pandalm"))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
-    assert lines[0].endswith("999 records as pandalm into pandalm: added 999 items, "
-                             "1,998 responses, 2,997 preferences")
+    assert lines[0].endswith(
+        "999 records as pandalm into pandalm: added 999 items, 1,998 responses, 2,997 preferences"
+    )
     # the two judge files, then the pairs' responses scored (no reference: a marker each)
     assert len(lines) == 4 and lines[-1] == "scored 1998 responses against their references"

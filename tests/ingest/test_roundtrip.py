@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.metrics import metrics_json
 from dashboard.cli import main
 from dashboard.export.files import export
 from dashboard.ingest import import_path
-from dashboard.store import Store
+from dashboard.metrics import metrics_json
 from dashboard.metrics.reference import refresh_auto_scores
 from dashboard.metrics.selection import Selection
+from dashboard.store import Store
 from dashboard.types import Item, Rating, Response
 from tests.conftest import TEST_WAIT_S
 from tests.ingest.conftest import Writer, query
@@ -42,33 +42,113 @@ def _enrich(store: Store, write: Writer) -> None:
     overriding a judge, items made by code with their own ids (one with every task type's
     field, one with empty strings, one without responses), metadata of different shapes,
     and pairs with and without a verdict."""
-    [(response_id,)] = query(store, "SELECT response_id FROM responses ORDER BY response_id "
-                                    "LIMIT 1")
-    first = Rating("j1", response_id, "llm", "judge-a", "likert-rag", "1", 2.0, 1, 5,
-                   created_utc=T0, raw_output="Rating: 2", call_id="call-1")
-    second = Rating("j2", response_id, "llm", "judge-a", "likert-rag", "1", None, 1, 5,
-                    created_utc=T0 + timedelta(hours=1), unscored_reason="no rating marker")
-    person = Rating("h1", response_id, "human", "ana", "likert-rag", "1", 5.0, 1, 5,
-                    created_utc=T0 + timedelta(hours=2), overrides="j2", comment="clearly fine")
+    [(response_id,)] = query(
+        store, "SELECT response_id FROM responses ORDER BY response_id LIMIT 1"
+    )
+    first = Rating(
+        "j1",
+        response_id,
+        "llm",
+        "judge-a",
+        "likert-rag",
+        "1",
+        2.0,
+        1,
+        5,
+        created_utc=T0,
+        raw_output="Rating: 2",
+        call_id="call-1",
+    )
+    second = Rating(
+        "j2",
+        response_id,
+        "llm",
+        "judge-a",
+        "likert-rag",
+        "1",
+        None,
+        1,
+        5,
+        created_utc=T0 + timedelta(hours=1),
+        unscored_reason="no rating marker",
+    )
+    person = Rating(
+        "h1",
+        response_id,
+        "human",
+        "ana",
+        "likert-rag",
+        "1",
+        5.0,
+        1,
+        5,
+        created_utc=T0 + timedelta(hours=2),
+        overrides="j2",
+        comment="clearly fine",
+    )
     store.add_ratings([first, second, person])
-    everything = Item("code-item", "eo-rag", "open_qa", "Made by code?",
-                      reference_answers=("yes", ""), reference_context="", document="d.pdf",
-                      candidate_answer="", options=("one", "two"), gold_letters=("B",),
-                      hallucination_gold=False, history=({"role": "user", "content": "hi"},),
-                      external_id="", metadata={"tags": ["a"], "n": 1})
-    alone = Item("lonely-item", "eo-mcqa", "mcqa_single", "Nobody answered?",
-                 options=("x", "y"), gold_letters=("A",), metadata={"other": None})
-    responses = [Response("code-response", "code-item", "eo-rag", "s", "yes",
-                          contexts=("c1", ""), metadata={"latency_ms": 12}),
-                 Response("empty-response", "code-item", "eo-rag", "s", "")]
+    everything = Item(
+        "code-item",
+        "eo-rag",
+        "open_qa",
+        "Made by code?",
+        reference_answers=("yes", ""),
+        reference_context="",
+        document="d.pdf",
+        candidate_answer="",
+        options=("one", "two"),
+        gold_letters=("B",),
+        hallucination_gold=False,
+        history=({"role": "user", "content": "hi"},),
+        external_id="",
+        metadata={"tags": ["a"], "n": 1},
+    )
+    alone = Item(
+        "lonely-item",
+        "eo-mcqa",
+        "mcqa_single",
+        "Nobody answered?",
+        options=("x", "y"),
+        gold_letters=("A",),
+        metadata={"other": None},
+    )
+    responses = [
+        Response(
+            "code-response",
+            "code-item",
+            "eo-rag",
+            "s",
+            "yes",
+            contexts=("c1", ""),
+            metadata={"latency_ms": 12},
+        ),
+        Response("empty-response", "code-item", "eo-rag", "s", ""),
+    ]
     store.add_items([everything, alone], responses)
-    store.add_ratings([Rating("c1", "code-response", "human", "bo", "likert-rag", "1", 3.0,
-                              1, 5, created_utc=T0)])
-    pairs = [{"question": "Which is better?", "answer_a": "one", "answer_b": "two",
-              "system_a": "x", "system_b": "y", "winner": w, "rater": r}
-             for w, r in (("A", "ana"), ("tie", "bo"))]
-    pairs.append({"question": "Never compared?", "answer_a": "three", "answer_b": "four",
-                  "system_a": "x", "system_b": "y"})
+    store.add_ratings(
+        [Rating("c1", "code-response", "human", "bo", "likert-rag", "1", 3.0, 1, 5, created_utc=T0)]
+    )
+    pairs = [
+        {
+            "question": "Which is better?",
+            "answer_a": "one",
+            "answer_b": "two",
+            "system_a": "x",
+            "system_b": "y",
+            "winner": w,
+            "rater": r,
+        }
+        for w, r in (("A", "ana"), ("tie", "bo"))
+    ]
+    pairs.append(
+        {
+            "question": "Never compared?",
+            "answer_a": "three",
+            "answer_b": "four",
+            "system_a": "x",
+            "system_b": "y",
+        }
+    )
     import_path(store, write("pairs.jsonl", pairs), dataset="eo-pairs")
     refresh_auto_scores(store)  # as an import does for what it adds; code's items need it too
 
@@ -79,8 +159,9 @@ def _metrics(store: Store) -> dict[str | None, dict]:
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
-def test_the_whole_database_round_trips(sample_store: Store, write: Writer, tmp_path: Path,
-                                        suffix: str) -> None:
+def test_the_whole_database_round_trips(
+    sample_store: Store, write: Writer, tmp_path: Path, suffix: str
+) -> None:
     _enrich(sample_store, write)
     result = export(sample_store, tmp_path / "export" / f"out{suffix}")
     fresh = Store(tmp_path / "fresh.duckdb", wait_s=TEST_WAIT_S)
@@ -89,15 +170,24 @@ def test_the_whole_database_round_trips(sample_store: Store, write: Writer, tmp_
         assert main(["--db", str(fresh.path), "import", str(result.files[kind])]) == 0
     assert query(fresh, COUNTS) == query(sample_store, COUNTS)
     assert {d.name for d in fresh.list_datasets()} == {
-        "eo-rag", "eo-mcqa", "eo-hallucination", "eo-conversational", "eo-pairs"}
+        "eo-rag",
+        "eo-mcqa",
+        "eo-hallucination",
+        "eo-conversational",
+        "eo-pairs",
+    }
     for table in (ITEMS, RESPONSES, RATING_ROWS, PREFERENCE_ROWS):
         assert query(fresh, table) == query(sample_store, table)
     before, after = _metrics(sample_store), _metrics(fresh)
     assert after == before
     # MCQA, hallucination and QA scores of responses nobody rated came through too.
     names = set(before[None]["metrics"])
-    for name in ("systems.eo-rag-large.mcqa_accuracy", "systems.eo-rag-large.mcqa_iou",
-                 "systems.eo-rag-large.hallucination_f1", "systems.eo-rag-large.em"):
+    for name in (
+        "systems.eo-rag-large.mcqa_accuracy",
+        "systems.eo-rag-large.mcqa_iou",
+        "systems.eo-rag-large.hallucination_f1",
+        "systems.eo-rag-large.em",
+    ):
         assert name in names
     # Importing the export into the database it came from adds nothing.
     for kind in ("ratings", "preferences"):

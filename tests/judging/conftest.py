@@ -34,22 +34,41 @@ class Seeded:
         return [r for r in self.responses if r.system == name]
 
 
-def seed(store: Store, *, n_items: int = 10, systems: Sequence[str] = ("alpha", "beta"),
-         dataset: str = "demo", low: int = 1, high: int = 5) -> Seeded:
+def seed(
+    store: Store,
+    *,
+    n_items: int = 10,
+    systems: Sequence[str] = ("alpha", "beta"),
+    dataset: str = "demo",
+    low: int = 1,
+    high: int = 5,
+) -> Seeded:
     """`n_items` questions answered by every system; ratings cycle through the scale, and the
     systems' ratings differ on each item so that pairs have a winner."""
     items, responses, expected = [], [], {}
     span = high - low + 1
     for i in range(n_items):
         question = f"Question number {i}: what is the value of item {i}?"
-        item = Item(content_id(dataset, question), dataset, "open_qa_context", question,
-                    (f"The value of item {i} is {i * 7}.",), f"Item {i} has the value {i * 7}.")
+        item = Item(
+            content_id(dataset, question),
+            dataset,
+            "open_qa_context",
+            question,
+            (f"The value of item {i} is {i * 7}.",),
+            f"Item {i} has the value {i * 7}.",
+        )
         items.append(item)
         for s, system in enumerate(systems):
             rating = low + (i + s) % span
             answer = f"System {system} says item {i} is {i * 7 + s}. <rate={rating}>"
-            response = Response(content_id(item.item_id, system), item.item_id, dataset, system,
-                                answer, (f"passage about item {i}",))
+            response = Response(
+                content_id(item.item_id, system),
+                item.item_id,
+                dataset,
+                system,
+                answer,
+                (f"passage about item {i}",),
+            )
             responses.append(response)
             expected[response.response_id] = float(rating)
     store.add_items(items, responses)
@@ -59,9 +78,17 @@ def seed(store: Store, *, n_items: int = 10, systems: Sequence[str] = ("alpha", 
 def judge(name: str, server: JudgeServer, **options: object) -> Judge:
     """A judge on the loopback server, with fast retries and short timeouts for tests."""
     settings: dict[str, object] = {
-        "name": name, "model": f"openai/{name}", "api_base": server.url, "api_key_env": KEY_ENV,
-        "timeout_s": 2.0, "concurrency": 8, "max_attempts": 4, "retry_base_s": 0.01,
-        "retry_max_s": 1.0, **options}
+        "name": name,
+        "model": f"openai/{name}",
+        "api_base": server.url,
+        "api_key_env": KEY_ENV,
+        "timeout_s": 2.0,
+        "concurrency": 8,
+        "max_attempts": 4,
+        "retry_base_s": 0.01,
+        "retry_max_s": 1.0,
+        **options,
+    }
     return Judge(**settings)  # type: ignore[arg-type]
 
 
@@ -96,8 +123,10 @@ def store(tmp_path: object) -> Store:
 def stored_text(store: Store) -> str:
     """Everything the judge tables hold, as one string to search for a leaked key."""
     with store.connection() as con:
-        return "".join(str(con.execute(f"SELECT * FROM {table}").fetchall())
-                       for table in ("judge_calls", "judge_runs", "ratings", "preferences"))
+        return "".join(
+            str(con.execute(f"SELECT * FROM {table}").fetchall())
+            for table in ("judge_calls", "judge_runs", "ratings", "preferences")
+        )
 
 
 def query(store: Store, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:

@@ -20,17 +20,28 @@ def row(text: str, name: str) -> list[str]:
 
 
 def judge_args(store: Store, server: JudgeServer, *extra: str) -> list[str]:
-    return ["--db", str(store.path), "judge", "--api-base", server.url, "--api-key-env",
-            KEY_ENV, "--no-progress", *extra]
+    return [
+        "--db",
+        str(store.path),
+        "judge",
+        "--api-base",
+        server.url,
+        "--api-key-env",
+        KEY_ENV,
+        "--no-progress",
+        *extra,
+    ]
 
 
 def test_the_summary_counts_calls_cache_hits_and_parse_failures_per_judge(
-        store: Store, server: JudgeServer, capsys: Any) -> None:
+    store: Store, server: JudgeServer, capsys: Any
+) -> None:
     seed(store, n_items=4)
     server.script("cli-good", ModelScript())
     server.script("cli-vague", ModelScript(reply=always("Four stars, roughly.")))
-    args = judge_args(store, server, "--panel", "openai/cli-good,openai/cli-vague",
-                      "--rubric", "likert-rag")
+    args = judge_args(
+        store, server, "--panel", "openai/cli-good,openai/cli-vague", "--rubric", "likert-rag"
+    )
     assert main(args) == 0
     out = capsys.readouterr().out
     plan, summary = out.split("summary:")
@@ -49,12 +60,14 @@ def test_the_summary_counts_calls_cache_hits_and_parse_failures_per_judge(
     assert server.stats("cli-good").requests == 8
 
 
-def test_failures_exit_1_and_show_the_last_error(store: Store, server: JudgeServer,
-                                                 capsys: Any) -> None:
+def test_failures_exit_1_and_show_the_last_error(
+    store: Store, server: JudgeServer, capsys: Any
+) -> None:
     seed(store, n_items=1, systems=("only",))
     server.script("cli-down", ModelScript(fault_rate=1.0, fault_kinds=("500",)))
-    args = judge_args(store, server, "--panel", "openai/cli-down", "--rubric", "pass-fail",
-                      "--max-attempts", "2")
+    args = judge_args(
+        store, server, "--panel", "openai/cli-down", "--rubric", "pass-fail", "--max-attempts", "2"
+    )
     assert main(args) == 1
     out = capsys.readouterr().out
     assert "openai/cli-down: 1 call(s) failed; last error: InternalServerError" in out
@@ -63,15 +76,25 @@ def test_failures_exit_1_and_show_the_last_error(store: Store, server: JudgeServ
 
 
 def test_a_provider_default_key_never_reaches_the_output_the_logs_or_the_database(
-        store: Store, server: JudgeServer, capsys: Any, caplog: Any,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    store: Store, server: JudgeServer, capsys: Any, caplog: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # No --api-key-env: LiteLLM takes OPENAI_API_KEY, and the server echoes it in its 401.
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
     seed(store, n_items=1, systems=("only",))
     server.script("cli-keyed", ModelScript(fault_rate=1.0, fault_kinds=("401",)))
-    args = ["--db", str(store.path), "judge", "--api-base", server.url, "--no-progress",
-            "--panel", "openai/cli-keyed", "--rubric", "pass-fail"]
+    args = [
+        "--db",
+        str(store.path),
+        "judge",
+        "--api-base",
+        server.url,
+        "--no-progress",
+        "--panel",
+        "openai/cli-keyed",
+        "--rubric",
+        "pass-fail",
+    ]
     assert main(args) == 1
     captured = capsys.readouterr()
     assert "last error: AuthenticationError" in captured.out
@@ -82,8 +105,19 @@ def test_a_provider_default_key_never_reaches_the_output_the_logs_or_the_databas
 
 def test_plan_only_calls_nothing(store: Store, server: JudgeServer, capsys: Any) -> None:
     seed(store, n_items=2)
-    args = judge_args(store, server, "--panel", "openai/cli-plan", "--rubric", "eve-0-5",
-                      "--dataset", "demo", "--systems", "alpha", "--plan-only")
+    args = judge_args(
+        store,
+        server,
+        "--panel",
+        "openai/cli-plan",
+        "--rubric",
+        "eve-0-5",
+        "--dataset",
+        "demo",
+        "--systems",
+        "alpha",
+        "--plan-only",
+    )
     assert main(args) == 0
     assert "dataset demo; systems alpha: 2 responses" in capsys.readouterr().out
     assert server.stats("cli-plan").requests == 0
@@ -91,8 +125,20 @@ def test_plan_only_calls_nothing(store: Store, server: JudgeServer, capsys: Any)
 
 def test_progress_bar_goes_to_stderr(store: Store, capsys: Any) -> None:
     seed(store, n_items=2)
-    assert main(["--db", str(store.path), "judge", "--panel", "judgeboard/baseline",
-                 "--rubric", "likert-rag"]) == 0
+    assert (
+        main(
+            [
+                "--db",
+                str(store.path),
+                "judge",
+                "--panel",
+                "judgeboard/baseline",
+                "--rubric",
+                "likert-rag",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "4/4" in captured.err and "summary:" in captured.out
 
@@ -108,7 +154,9 @@ def test_errors_are_one_clear_line(store: Store, capsys: Any, tmp_path: Path) ->
     assert "rates single answers" in capsys.readouterr().err
     keyed = tmp_path / "keyed.toml"
     keyed.write_text('[[judges]]\nmodel = "openai/x"\napi_key = "sk-inline"\n')
-    assert main(["--db", str(store.path), "judge", "--panel", str(keyed), "--rubric",
-                 "likert-rag"]) == 2
+    assert (
+        main(["--db", str(store.path), "judge", "--panel", str(keyed), "--rubric", "likert-rag"])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "api_key is not accepted in a panel file" in err and "sk-inline" not in err

@@ -9,13 +9,18 @@ from tests.judging.conftest import judge, panel, seed
 from tests.support.judge_server import JudgeServer, ModelScript, always
 
 
-def test_both_orders_are_judged_and_flips_recorded(store: Store, server: JudgeServer,
-                                                   loop: BackgroundLoop) -> None:
+def test_both_orders_are_judged_and_flips_recorded(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=6, systems=("alpha", "beta"))
     server.script("fair", ModelScript())
     server.script("biased", ModelScript(reply=always("Explanation: first is best.\n[[A]]")))
-    plan = plan_run(store, panel(judge("fair", server), judge("biased", server)),
-                    load_rubric("pairwise"), pairwise=("alpha", "beta"))
+    plan = plan_run(
+        store,
+        panel(judge("fair", server), judge("biased", server)),
+        load_rubric("pairwise"),
+        pairwise=("alpha", "beta"),
+    )
     assert plan.n_targets == 12 and plan.calls_needed == 24
     summary = loop.run(run_plan(store, plan, flush_every_s=0.2))
     assert server.stats("fair").requests == 12 and server.stats("biased").requests == 12
@@ -23,27 +28,37 @@ def test_both_orders_are_judged_and_flips_recorded(store: Store, server: JudgeSe
     with store.connection() as con:
         rows = con.execute(
             "SELECT rater, item_id, response_a, response_b, shown_first, verdict "
-            "FROM current_preferences ORDER BY rater, item_id, shown_first").fetchall()
+            "FROM current_preferences ORDER BY rater, item_id, shown_first"
+        ).fetchall()
         # judge -> (flip rate, pairs judged in both orders), from the stored preferences
-        flips = {rater: (float(rate), n) for rater, rate, n in con.execute("""
+        flips = {
+            rater: (float(rate), n)
+            for rater, rate, n in con.execute("""
             WITH v AS (
                 SELECT rater, item_id, response_a, response_b,
                        max(verdict) FILTER (WHERE shown_first = 'A') AS first_a,
                        max(verdict) FILTER (WHERE shown_first = 'B') AS first_b
                 FROM current_preferences WHERE rubric = 'pairwise' GROUP BY ALL)
             SELECT rater, avg(CASE WHEN first_a <> first_b THEN 1.0 ELSE 0.0 END), count(*)
-            FROM v GROUP BY rater""").fetchall()}
-        runs = {j: (rate, n) for _, j, rate, n in con.execute(
-            "SELECT run_id, judge, flip_rate, n_pairs FROM judge_runs").fetchall()}
+            FROM v GROUP BY rater""").fetchall()
+        }
+        runs = {
+            j: (rate, n)
+            for _, j, rate, n in con.execute(
+                "SELECT run_id, judge, flip_rate, n_pairs FROM judge_runs"
+            ).fetchall()
+        }
     alpha = {r.item_id: r for r in data.system("alpha")}
     by_pair: dict[tuple[str, str], dict[str, str]] = {}
-    for rater, item_id, a, b, shown_first, verdict in rows:
+    for rater, item_id, a, _b, shown_first, verdict in rows:
         assert a == alpha[item_id].response_id  # canonical: alpha is response_a
         by_pair.setdefault((rater, item_id), {})[shown_first] = verdict
     assert len(by_pair) == 12 and all(set(v) == {"A", "B"} for v in by_pair.values())
     for item_id, response in alpha.items():
         beta = next(r for r in data.system("beta") if r.item_id == item_id)
-        better = "A" if data.expected[response.response_id] > data.expected[beta.response_id] else "B"
+        better = (
+            "A" if data.expected[response.response_id] > data.expected[beta.response_id] else "B"
+        )
         assert by_pair[("fair", item_id)] == {"A": better, "B": better}
         # Always "[[A]]" means the first shown wins: canonical A, then canonical B.
         assert by_pair[("biased", item_id)] == {"A": "A", "B": "B"}
@@ -55,7 +70,8 @@ def test_both_orders_are_judged_and_flips_recorded(store: Store, server: JudgeSe
 
 
 def test_a_second_pairwise_run_is_cached_and_keeps_the_flip_rate(
-        store: Store, server: JudgeServer, loop: BackgroundLoop) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     seed(store, n_items=3, systems=("alpha", "beta"))
     server.script("again", ModelScript(reply=always("[[A]]")))
     the_panel = panel(judge("again", server))

@@ -26,8 +26,10 @@ def test_the_shipped_panels_load() -> None:
 
 
 def test_model_strings_make_a_panel_and_flags_override_every_judge() -> None:
-    panel = load_panel("openai/gpt-4o-mini, judgeboard/baseline",
-                       overrides={"concurrency": 32, "timeout_s": None, "api_base": "http://x"})
+    panel = load_panel(
+        "openai/gpt-4o-mini, judgeboard/baseline",
+        overrides={"concurrency": 32, "timeout_s": None, "api_base": "http://x"},
+    )
     assert [j.name for j in panel.judges] == ["openai/gpt-4o-mini", BASELINE_MODEL]
     assert all(j.concurrency == 32 and j.timeout_s == 60.0 for j in panel.judges)
     assert panel.judges[0].input_cost_per_token is None
@@ -37,27 +39,37 @@ def test_model_strings_make_a_panel_and_flags_override_every_judge() -> None:
         with_overrides(panel, {"concurrency": 0})
 
 
-@pytest.mark.parametrize(("toml", "message"), [
-    ('[[judges]]\nmodel = "m"\napi_key = "sk-abc"', "api_key is not accepted"),
-    ('[defaults]\napi_key = "sk-abc"\n[[judges]]\nmodel = "m"', "api_key is not accepted"),
-    ('[[judges]]\nmodel = "m"\nconcurency = 3', "unknown key\\(s\\) concurency"),
-    ('name = "p"', "no \\[\\[judges\\]\\]"),
-    ('[[judges]]\nname = "j"', "every judge needs a model"),
-    ('[[judges]]\nmodel = "m"\n[[judges]]\nmodel = "m"', "names must be unique"),
-    ('[[judges]]\nmodel = "m"\napi_key_env = "not a name"', "api_key_env must name"),
-    ('[[judges]]\nmodel = "pool"\n[[judges.model_list]]\nmodel_name = "pool"\n'
-     'litellm_params = { model = "openai/x", api_key = "sk-literal" }', "os.environ/NAME"),
-    ('[[judges]]\nmodel = "pool"\n[[judges.model_list]]\nmodel_name = "other"\n'
-     'litellm_params = { model = "openai/x" }', "names no model_name"),
-])
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[[judges]]\nmodel = "m"\napi_key = "sk-abc"', "api_key is not accepted"),
+        ('[defaults]\napi_key = "sk-abc"\n[[judges]]\nmodel = "m"', "api_key is not accepted"),
+        ('[[judges]]\nmodel = "m"\nconcurency = 3', "unknown key\\(s\\) concurency"),
+        ('name = "p"', "no \\[\\[judges\\]\\]"),
+        ('[[judges]]\nname = "j"', "every judge needs a model"),
+        ('[[judges]]\nmodel = "m"\n[[judges]]\nmodel = "m"', "names must be unique"),
+        ('[[judges]]\nmodel = "m"\napi_key_env = "not a name"', "api_key_env must name"),
+        (
+            '[[judges]]\nmodel = "pool"\n[[judges.model_list]]\nmodel_name = "pool"\n'
+            'litellm_params = { model = "openai/x", api_key = "sk-literal" }',
+            "os.environ/NAME",
+        ),
+        (
+            '[[judges]]\nmodel = "pool"\n[[judges.model_list]]\nmodel_name = "other"\n'
+            'litellm_params = { model = "openai/x" }',
+            "names no model_name",
+        ),
+    ],
+)
 def test_bad_panels_say_what_to_fix(toml: str, message: str) -> None:
     with pytest.raises(PanelError, match=message) as raised:
         panel_from_toml(toml)
     assert "sk-abc" not in str(raised.value) and "sk-literal" not in str(raised.value)
 
 
-def test_keys_come_from_the_named_environment_variable(monkeypatch: pytest.MonkeyPatch,
-                                                       tmp_path: Path) -> None:
+def test_keys_come_from_the_named_environment_variable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     path = tmp_path / "p.toml"
     path.write_text('[[judges]]\nmodel = "openai/m"\napi_key_env = "MY_JUDGE_KEY"\n')
     judge = load_panel(path).judges[0]
@@ -73,5 +85,7 @@ def test_the_cache_identity_covers_what_changes_the_output() -> None:
     same = load_panel("openai/m", overrides={"concurrency": 3, "timeout_s": 5}).judges[0]
     assert base.cache_identity() == same.cache_identity()
     for change in ({"temperature": 0.7}, {"max_tokens": 9}, {"api_base": "http://other"}):
-        assert load_panel("openai/m", overrides=change).judges[0].cache_identity() != \
-            base.cache_identity()
+        assert (
+            load_panel("openai/m", overrides=change).judges[0].cache_identity()
+            != base.cache_identity()
+        )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from dashboard.cli import main
 from dashboard.ids import content_id
 from dashboard.judging import BackgroundLoop, load_rubric, plan_run, reparse, run_plan
@@ -16,7 +15,8 @@ UNREADABLE = "I would give this answer four out of five."
 
 
 def test_unparsed_output_is_kept_unscored_and_never_called_again(
-        store: Store, server: JudgeServer, loop: BackgroundLoop) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     seed(store, n_items=3)
     server.script("vague", ModelScript(reply=always(UNREADABLE)))
     the_panel = panel(judge("vague", server))
@@ -24,8 +24,9 @@ def test_unparsed_output_is_kept_unscored_and_never_called_again(
     summary = loop.run(run_plan(store, plan))
     assert summary.judge("vague").parse_failures == 6
     with store.connection() as con:
-        rows = con.execute("SELECT value, unscored_reason, raw_output FROM current_ratings "
-                           "WHERE rater = 'vague'").fetchall()
+        rows = con.execute(
+            "SELECT value, unscored_reason, raw_output FROM current_ratings WHERE rater = 'vague'"
+        ).fetchall()
     assert rows and all(r == (None, "no rating marker found", UNREADABLE) for r in rows)
     plan = plan_run(store, the_panel, load_rubric("likert-rag"))
     summary = loop.run(run_plan(store, plan))
@@ -39,28 +40,72 @@ def _old_parser_rows(store: Store) -> tuple[str, str]:
     current parser reads: 'Rating: 4', and '[[B]]' with B's answer shown first."""
     data = seed(store, n_items=1, systems=("alpha", "beta"))
     alpha, beta = data.responses
-    common = {"run_id": "old", "judge": "legacy", "model": "openai/legacy",
-              "rubric_version": "1", "prompt_hash": "p", "status": "ok"}
-    store.add_judge_calls([
-        JudgeCall(call_id="c1", cache_key="k1", rubric="likert-rag", target_kind="rating",
-                  response_id=alpha.response_id, raw_output="Explanation: fine.\nRating: 4",
-                  **common),
-        JudgeCall(call_id="c2", cache_key="k2", rubric="pairwise", target_kind="preference",
-                  item_id=alpha.item_id, raw_output="Explanation: B is better.\n[[B]]",
-                  **common)])
-    rating = Rating(content_id("c1"), alpha.response_id, "llm", "legacy", "likert-rag", "1",
-                    None, 1, 5, unscored_reason="old parser", raw_output="Rating: 4",
-                    call_id="c1")
-    preference = Preference(content_id("c2"), alpha.item_id, alpha.response_id,
-                            beta.response_id, "llm", "legacy", "pairwise", "1", None, "B",
-                            unscored_reason="old parser", call_id="c2")
+    common = {
+        "run_id": "old",
+        "judge": "legacy",
+        "model": "openai/legacy",
+        "rubric_version": "1",
+        "prompt_hash": "p",
+        "status": "ok",
+    }
+    store.add_judge_calls(
+        [
+            JudgeCall(
+                call_id="c1",
+                cache_key="k1",
+                rubric="likert-rag",
+                target_kind="rating",
+                response_id=alpha.response_id,
+                raw_output="Explanation: fine.\nRating: 4",
+                **common,
+            ),
+            JudgeCall(
+                call_id="c2",
+                cache_key="k2",
+                rubric="pairwise",
+                target_kind="preference",
+                item_id=alpha.item_id,
+                raw_output="Explanation: B is better.\n[[B]]",
+                **common,
+            ),
+        ]
+    )
+    rating = Rating(
+        content_id("c1"),
+        alpha.response_id,
+        "llm",
+        "legacy",
+        "likert-rag",
+        "1",
+        None,
+        1,
+        5,
+        unscored_reason="old parser",
+        raw_output="Rating: 4",
+        call_id="c1",
+    )
+    preference = Preference(
+        content_id("c2"),
+        alpha.item_id,
+        alpha.response_id,
+        beta.response_id,
+        "llm",
+        "legacy",
+        "pairwise",
+        "1",
+        None,
+        "B",
+        unscored_reason="old parser",
+        call_id="c2",
+    )
     store.add_ratings([rating])
     store.add_preferences([preference])
     return rating.rating_id, preference.preference_id
 
 
-def test_reparse_supersedes_unscored_rows_from_the_stored_output(store: Store,
-                                                                 capsys: object) -> None:
+def test_reparse_supersedes_unscored_rows_from_the_stored_output(
+    store: Store, capsys: object
+) -> None:
     rating_id, preference_id = _old_parser_rows(store)
     assert main(["--db", str(store.path), "reparse", "--judge", "legacy"]) == 0
     out = capsys.readouterr().out  # type: ignore[attr-defined]
@@ -72,7 +117,8 @@ def test_reparse_supersedes_unscored_rows_from_the_stored_output(store: Store,
         ).fetchone()
         verdict, shown, replaced = con.execute(
             "SELECT verdict, shown_first, supersedes FROM current_preferences "
-            "WHERE rater = 'legacy'").fetchone()
+            "WHERE rater = 'legacy'"
+        ).fetchone()
     assert (value, supersedes, call_id) == (4.0, rating_id, "c1")
     # [[B]] with B shown first means the canonical response_a won.
     assert (verdict, shown, replaced) == ("A", "B", preference_id)
@@ -80,7 +126,8 @@ def test_reparse_supersedes_unscored_rows_from_the_stored_output(store: Store,
 
 
 def test_a_run_completes_while_another_process_holds_the_database(
-        store: Store, server: JudgeServer, loop: BackgroundLoop) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=4)
     server.script("patient", ModelScript(latency_ms=5))
     plan = plan_run(store, panel(judge("patient", server)), load_rubric("likert-rag"))
@@ -88,6 +135,9 @@ def test_a_run_completes_while_another_process_holds_the_database(
         summary = loop.run(run_plan(store, plan, flush_every_s=0.1, final_wait_s=0.3))
         assert summary.pending_writes and summary.judge("patient").calls_made == 8
     with store.connection() as con:  # the next opener applies what waited in the spool
-        rows = dict(con.execute("SELECT response_id, value FROM current_ratings "
-                                "WHERE rater = 'patient'").fetchall())
+        rows = dict(
+            con.execute(
+                "SELECT response_id, value FROM current_ratings WHERE rater = 'patient'"
+            ).fetchall()
+        )
     assert rows == data.expected

@@ -14,25 +14,40 @@ from tests.support.judge_server import JudgeServer, ModelScript
 
 
 def deployment(group: str, name: str, server: JudgeServer) -> dict[str, Any]:
-    return {"model_name": group, "litellm_params": {
-        "model": f"openai/{name}", "api_base": server.url, "api_key": f"os.environ/{KEY_ENV}"}}
+    return {
+        "model_name": group,
+        "litellm_params": {
+            "model": f"openai/{name}",
+            "api_base": server.url,
+            "api_key": f"os.environ/{KEY_ENV}",
+        },
+    }
 
 
 def ratings_of(store: Store, rater: str) -> dict[str, float | None]:
     with store.connection() as con:
-        rows = con.execute("SELECT response_id, value FROM current_ratings WHERE rater = ?",
-                           [rater]).fetchall()
+        rows = con.execute(
+            "SELECT response_id, value FROM current_ratings WHERE rater = ?", [rater]
+        ).fetchall()
     return dict(rows)
 
 
-def test_a_router_spreads_one_judge_over_deployments(store: Store, server: JudgeServer,
-                                                     loop: BackgroundLoop) -> None:
+def test_a_router_spreads_one_judge_over_deployments(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=15)
     for name in ("replica-1", "replica-2"):
         server.script(name, ModelScript(latency_ms=2))
-    pool = Judge(name="pool", model="pool", model_list=(
-        deployment("pool", "replica-1", server), deployment("pool", "replica-2", server)),
-        concurrency=4, retry_base_s=0.01)
+    pool = Judge(
+        name="pool",
+        model="pool",
+        model_list=(
+            deployment("pool", "replica-1", server),
+            deployment("pool", "replica-2", server),
+        ),
+        concurrency=4,
+        retry_base_s=0.01,
+    )
     plan = plan_run(store, panel(pool), load_rubric("likert-rag"))
     summary = loop.run(run_plan(store, plan))
     first, second = server.stats("replica-1").completed, server.stats("replica-2").completed
@@ -41,14 +56,20 @@ def test_a_router_spreads_one_judge_over_deployments(store: Store, server: Judge
     assert ratings_of(store, "pool") == data.expected
 
 
-def test_a_router_falls_back_when_its_deployments_fail(store: Store, server: JudgeServer,
-                                                       loop: BackgroundLoop) -> None:
+def test_a_router_falls_back_when_its_deployments_fail(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=4)
     server.script("down", ModelScript(fault_rate=1.0, fault_kinds=("500",)))
     server.script("standby", ModelScript())
-    pool = Judge(name="with-fallback", model="primary", fallbacks=("backup",), model_list=(
-        deployment("primary", "down", server), deployment("backup", "standby", server)),
-        concurrency=2, retry_base_s=0.01)
+    pool = Judge(
+        name="with-fallback",
+        model="primary",
+        fallbacks=("backup",),
+        model_list=(deployment("primary", "down", server), deployment("backup", "standby", server)),
+        concurrency=2,
+        retry_base_s=0.01,
+    )
     plan = plan_run(store, panel(pool), load_rubric("likert-rag"))
     summary = loop.run(run_plan(store, plan))
     assert summary.judge("with-fallback").failures == 0
@@ -58,14 +79,23 @@ def test_a_router_falls_back_when_its_deployments_fail(store: Store, server: Jud
 
 def test_router_caches_ignore_which_replica_answered(server: JudgeServer) -> None:
     one = Judge(name="p", model="p", model_list=(deployment("p", "m", server),))
-    two = Judge(name="p", model="p", model_list=(
-        deployment("p", "m", server), {**deployment("p", "m", server), "litellm_params": {
-            "model": "openai/m", "api_base": "http://127.0.0.1:1/v1"}}))
+    two = Judge(
+        name="p",
+        model="p",
+        model_list=(
+            deployment("p", "m", server),
+            {
+                **deployment("p", "m", server),
+                "litellm_params": {"model": "openai/m", "api_base": "http://127.0.0.1:1/v1"},
+            },
+        ),
+    )
     assert one.cache_identity() == two.cache_identity()
 
 
 def test_panel_prices_give_exact_costs_and_unknown_models_unknown(
-        store: Store, server: JudgeServer, loop: BackgroundLoop) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     seed(store, n_items=3)
     server.script("priced", ModelScript())
     server.script("unpriced", ModelScript())
@@ -75,21 +105,24 @@ def test_panel_prices_give_exact_costs_and_unknown_models_unknown(
     assert plan.estimated_cost_usd is None  # one unknown judge makes the total unknown
     summary = loop.run(run_plan(store, plan))
     with store.connection() as con:
-        rows = con.execute("SELECT judge, prompt_tokens, completion_tokens, cost_usd "
-                           "FROM judge_calls").fetchall()
+        rows = con.execute(
+            "SELECT judge, prompt_tokens, completion_tokens, cost_usd FROM judge_calls"
+        ).fetchall()
     for name, prompt_tokens, completion_tokens, cost in rows:
         if name == "priced":
             assert cost == pytest.approx(prompt_tokens * 1e-6 + completion_tokens * 2e-6)
         else:
             assert cost is None
     assert summary.judge("priced").cost_usd == pytest.approx(
-        sum(r[3] for r in rows if r[0] == "priced"))
+        sum(r[3] for r in rows if r[0] == "priced")
+    )
     assert summary.judge("unpriced").cost_usd is None
     assert summary.judge("unpriced").cost_unknown_calls == 6
 
 
-def test_litellm_prices_a_model_it_knows(store: Store, server: JudgeServer,
-                                         loop: BackgroundLoop) -> None:
+def test_litellm_prices_a_model_it_knows(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     seed(store, n_items=1, systems=("only",))
     server.script("gpt-4o-mini", ModelScript())
     known = judge("gpt-4o-mini", server)  # openai/gpt-4o-mini is in LiteLLM's price map

@@ -20,28 +20,60 @@ from dashboard.judging.targets import pair_targets, rating_target
 GOLDEN = Path(__file__).parent / "golden"
 SHIPPED = ("eve-0-5", "eve-0-5-context", "likert-rag", "pairwise", "pass-fail")
 
-ITEM = {"item_id": "i1", "question": "When did the Sentinel-2A satellite launch?",
-        "reference_answers": ["Sentinel-2A launched on 23 June 2015."],
-        "reference_context": "Sentinel-2A was launched on 23 June 2015 from Kourou on a Vega "
-                             "rocket.", "history": None}
+ITEM = {
+    "item_id": "i1",
+    "question": "When did the Sentinel-2A satellite launch?",
+    "reference_answers": ["Sentinel-2A launched on 23 June 2015."],
+    "reference_context": "Sentinel-2A was launched on 23 June 2015 from Kourou on a Vega rocket.",
+    "history": None,
+}
 RATING_CASES: dict[str, dict[str, Any]] = {
-    "rag": {**ITEM, "response_id": "r1", "answer": "It launched in June 2015.",
-            "contexts": ["Sentinel-2A: launch 2015-06-23.", "Sentinel-2B: launch 2017-03-07."]},
-    "bare": {**ITEM, "reference_context": None, "response_id": "r2",
-             "answer": "In 2015, on a Vega rocket.", "contexts": []},
+    "rag": {
+        **ITEM,
+        "response_id": "r1",
+        "answer": "It launched in June 2015.",
+        "contexts": ["Sentinel-2A: launch 2015-06-23.", "Sentinel-2B: launch 2017-03-07."],
+    },
+    "bare": {
+        **ITEM,
+        "reference_context": None,
+        "response_id": "r2",
+        "answer": "In 2015, on a Vega rocket.",
+        "contexts": [],
+    },
     "conversation": {
-        **ITEM, "question": "And its twin?", "reference_context": None,
+        **ITEM,
+        "question": "And its twin?",
+        "reference_context": None,
         "reference_answers": ["Sentinel-2B, launched on 7 March 2017.", "7 March 2017"],
-        "history": json.dumps([{"role": "user", "content": "When did Sentinel-2A launch?"},
-                               {"role": "assistant", "content": "On 23 June 2015."}]),
-        "response_id": "r3", "answer": "Sentinel-2B followed in March 2017.", "contexts": []},
+        "history": json.dumps(
+            [
+                {"role": "user", "content": "When did Sentinel-2A launch?"},
+                {"role": "assistant", "content": "On 23 June 2015."},
+            ]
+        ),
+        "response_id": "r3",
+        "answer": "Sentinel-2B followed in March 2017.",
+        "contexts": [],
+    },
 }
 PAIR_CASES: dict[str, dict[str, Any]] = {
-    "pair": {**ITEM, "a_response_id": "ra", "a_answer": "23 June 2015.",
-             "b_response_id": "rb", "b_answer": "Some time in 2016, I believe."},
-    "pair-noref": {**ITEM, "reference_answers": [], "reference_context": None,
-                   "a_response_id": "ra", "a_answer": "Write a haiku about rain? Drops fall.",
-                   "b_response_id": "rb", "b_answer": "Rain."},
+    "pair": {
+        **ITEM,
+        "a_response_id": "ra",
+        "a_answer": "23 June 2015.",
+        "b_response_id": "rb",
+        "b_answer": "Some time in 2016, I believe.",
+    },
+    "pair-noref": {
+        **ITEM,
+        "reference_answers": [],
+        "reference_context": None,
+        "a_response_id": "ra",
+        "a_answer": "Write a haiku about rain? Drops fall.",
+        "b_response_id": "rb",
+        "b_answer": "Rain.",
+    },
 }
 
 
@@ -61,8 +93,11 @@ def rendered(rubric: Rubric, case: str) -> str:
 
 
 def golden_cases() -> list[tuple[str, str]]:
-    return [(name, case) for name in SHIPPED
-            for case in (PAIR_CASES if name == "pairwise" else RATING_CASES)]
+    return [
+        (name, case)
+        for name in SHIPPED
+        for case in (PAIR_CASES if name == "pairwise" else RATING_CASES)
+    ]
 
 
 @pytest.mark.parametrize(("name", "case"), golden_cases())
@@ -106,42 +141,61 @@ def test_prompt_sections_follow_the_data() -> None:
     assert "[1] Sentinel-2A: launch 2015-06-23.\n\n[2] Sentinel-2B" in context
     # Without retrieved passages the item's reference context stands in.
     (message,) = load_rubric("eve-0-5-context").render(
-        {"answer": "A", "reference_context": "The reference passage."})
+        {"answer": "A", "reference_context": "The reference passage."}
+    )
     assert "[The Start of the Retrieved Context]\nThe reference passage.\n" in message["content"]
 
 
 def test_answer_text_is_never_read_as_a_template() -> None:
     values = {"answer": "{{question}} and {{#history}}x{{/history}}", "question": "Q"}
-    assert render_template("{{answer}}|{{question}}", values) == \
-        "{{question}} and {{#history}}x{{/history}}|Q"
+    assert (
+        render_template("{{answer}}|{{question}}", values)
+        == "{{question}} and {{#history}}x{{/history}}|Q"
+    )
 
 
-@pytest.mark.parametrize(("toml", "message"), [
-    ('name = "x"\nversion = "1"\nscale = [1, 5]\ntemplate = "{{anwser}}"',
-     "unknown template variable {{anwser}}"),
-    ('name = "x"\nversion = "1"\nscale = [1, 5]\ntemplate = "{{#history}}{{answer}}"',
-     "section {{#history}} is never closed"),
-    ('name = "x"\nversion = "1"\nscale = [5, 1]\ntemplate = "{{answer}}"', "low < high"),
-    ('name = "x"\nversion = "1"\nscale = [1, 5]\ntemplate = "{{question}}"',
-     "must contain {{answer}}"),
-    ('name = "x"\nversion = "1"\nkind = "pairwise"\ntemplate = "{{answer}}"',
-     "must contain {{answer_a}}"),
-    ('version = "1"\ntemplate = "{{answer}}"', "missing name"),
-    ('name = "x"\nversion = "1"\nkind = "ranking"\ntemplate = "{{answer}}"', "kind must be"),
-])
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            'name = "x"\nversion = "1"\nscale = [1, 5]\ntemplate = "{{anwser}}"',
+            "unknown template variable {{anwser}}",
+        ),
+        (
+            'name = "x"\nversion = "1"\nscale = [1, 5]\ntemplate = "{{#history}}{{answer}}"',
+            "section {{#history}} is never closed",
+        ),
+        ('name = "x"\nversion = "1"\nscale = [5, 1]\ntemplate = "{{answer}}"', "low < high"),
+        (
+            'name = "x"\nversion = "1"\nscale = [1, 5]\ntemplate = "{{question}}"',
+            "must contain {{answer}}",
+        ),
+        (
+            'name = "x"\nversion = "1"\nkind = "pairwise"\ntemplate = "{{answer}}"',
+            "must contain {{answer_a}}",
+        ),
+        ('version = "1"\ntemplate = "{{answer}}"', "missing name"),
+        ('name = "x"\nversion = "1"\nkind = "ranking"\ntemplate = "{{answer}}"', "kind must be"),
+    ],
+)
 def test_invalid_rubrics_say_what_to_fix(toml: str, message: str) -> None:
     with pytest.raises(RubricError, match=message.replace("{", r"\{").replace("[", r"\[")):
         rubric_from_toml(toml)
 
 
-def test_users_add_rubrics_by_path_or_directory(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_users_add_rubrics_by_path_or_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "mine.toml"
-    path.write_text('name = "mine"\nversion = "2"\nscale = [0, 10]\n'
-                    'template = "Rate {{answer}} for {{question}} from {{scale_low}} to '
-                    '{{scale_high}}."\n', encoding="utf-8")
+    path.write_text(
+        'name = "mine"\nversion = "2"\nscale = [0, 10]\n'
+        'template = "Rate {{answer}} for {{question}} from {{scale_low}} to '
+        '{{scale_high}}."\n',
+        encoding="utf-8",
+    )
     assert load_rubric(path).render({"answer": "A", "question": "Q"}) == (
-        {"role": "user", "content": "Rate A for Q from 0 to 10."},)
+        {"role": "user", "content": "Rate A for Q from 0 to 10."},
+    )
     monkeypatch.setenv(RUBRICS_ENV, str(tmp_path))
     assert load_rubric("mine").version == "2"
     assert "mine" in {r.name for r in list_rubrics()}
@@ -150,12 +204,15 @@ def test_users_add_rubrics_by_path_or_directory(tmp_path: Path,
 
 
 def test_an_unusable_rubric_file_is_skipped_reported_and_named(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
-    (tmp_path / "mine.toml").write_text('name = "mine"\nversion = "1"\nscale = [1, 5]\n'
-                                        'template = "{{answer}}"\n', encoding="utf-8")
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    (tmp_path / "mine.toml").write_text(
+        'name = "mine"\nversion = "1"\nscale = [1, 5]\ntemplate = "{{answer}}"\n', encoding="utf-8"
+    )
     (tmp_path / "broken.toml").write_text('name = "broken"\nversion = 1"\n', encoding="utf-8")
-    (tmp_path / "typed.toml").write_text('name = "typed"\nversion = "1"\ntemplate = 5\n',
-                                         encoding="utf-8")
+    (tmp_path / "typed.toml").write_text(
+        'name = "typed"\nversion = "1"\ntemplate = 5\n', encoding="utf-8"
+    )
     (tmp_path / "latin.toml").write_bytes('name = "caf\xe9"\n'.encode("latin-1"))
     monkeypatch.setenv(RUBRICS_ENV, str(tmp_path))
 

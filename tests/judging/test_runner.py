@@ -17,16 +17,19 @@ from tests.judging.conftest import SECRET_KEY, judge, panel, query, seed, stored
 from tests.support.judge_server import JudgeServer, ModelScript
 
 
-def run(store: Store, loop: BackgroundLoop, the_panel: Any, rubric: str = "likert-rag",
-        **selection: Any) -> tuple[RunPlan, RunSummary]:
+def run(
+    store: Store, loop: BackgroundLoop, the_panel: Any, rubric: str = "likert-rag", **selection: Any
+) -> tuple[RunPlan, RunSummary]:
     plan = plan_run(store, the_panel, load_rubric(rubric), **selection)
     return plan, loop.run(run_plan(store, plan, flush_every_s=0.2))
 
 
 def current_ratings(store: Store) -> dict[tuple[str, str], tuple[float | None, str | None]]:
     with store.connection() as con:
-        rows = con.execute("SELECT response_id, rater, value, unscored_reason "
-                           "FROM current_ratings WHERE rater_kind = 'llm'").fetchall()
+        rows = con.execute(
+            "SELECT response_id, rater, value, unscored_reason "
+            "FROM current_ratings WHERE rater_kind = 'llm'"
+        ).fetchall()
     return {(r, j): (v, why) for r, j, v, why in rows}
 
 
@@ -35,8 +38,9 @@ def calls(store: Store, **where: str) -> list[dict[str, Any]]:
     return query(store, f"SELECT * FROM judge_calls WHERE {clause}", list(where.values()))
 
 
-def test_every_response_gets_its_correct_rating(store: Store, server: JudgeServer,
-                                                 loop: BackgroundLoop) -> None:
+def test_every_response_gets_its_correct_rating(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=12)  # 24 responses
     for name in ("exact-a", "exact-b"):
         server.script(name, ModelScript(latency_ms=2))
@@ -53,8 +57,9 @@ def test_every_response_gets_its_correct_rating(store: Store, server: JudgeServe
     assert all(r["rubric_version"] == "1" and len(r["prompt_hash"]) == 16 for r in rows)
 
 
-def test_second_run_makes_no_request(store: Store, server: JudgeServer,
-                                     loop: BackgroundLoop) -> None:
+def test_second_run_makes_no_request(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     seed(store, n_items=6)
     server.script("cache-a", ModelScript())
     the_panel = panel(judge("cache-a", server))
@@ -67,11 +72,16 @@ def test_second_run_makes_no_request(store: Store, server: JudgeServer,
 
 
 def test_twenty_percent_faults_end_in_a_rating_or_a_recorded_failure(
-        store: Store, server: JudgeServer, loop: BackgroundLoop) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=40)  # 80 responses
     faults = ("429", "500", "timeout", "drop", "garbage", "malformed_json")
-    server.script("faulty", ModelScript(fault_rate=0.2, fault_kinds=faults, seed=7,
-                                        retry_after_s=0.02, timeout_sleep_s=1.0))
+    server.script(
+        "faulty",
+        ModelScript(
+            fault_rate=0.2, fault_kinds=faults, seed=7, retry_after_s=0.02, timeout_sleep_s=1.0
+        ),
+    )
     the_judge = judge("faulty", server, timeout_s=0.5, max_attempts=3)
     _, summary = run(store, loop, panel(the_judge))
     ratings = current_ratings(store)
@@ -94,8 +104,9 @@ def test_twenty_percent_faults_end_in_a_rating_or_a_recorded_failure(
     assert max(stats.completed_prompts.values()) == 1
 
 
-def test_failed_calls_are_retried_by_the_next_run_only(store: Store, server: JudgeServer,
-                                                       loop: BackgroundLoop) -> None:
+def test_failed_calls_are_retried_by_the_next_run_only(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=5)
     server.script("flaky", ModelScript(sequence=["500"] * 2 + [None] * 8))
     run(store, loop, panel(judge("flaky", server, max_attempts=1)))
@@ -108,13 +119,15 @@ def test_failed_calls_are_retried_by_the_next_run_only(store: Store, server: Jud
     assert values == data.expected
 
 
-def test_one_judges_failures_never_stop_the_others(store: Store, server: JudgeServer,
-                                                   loop: BackgroundLoop) -> None:
+def test_one_judges_failures_never_stop_the_others(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=5)
     server.script("healthy", ModelScript())
     server.script("broken", ModelScript(fault_rate=1.0, fault_kinds=("500",)))
-    _, summary = run(store, loop, panel(judge("healthy", server),
-                                        judge("broken", server, max_attempts=2)))
+    _, summary = run(
+        store, loop, panel(judge("healthy", server), judge("broken", server, max_attempts=2))
+    )
     assert summary.judge("healthy").calls_made == 10 and summary.judge("healthy").failures == 0
     broken = summary.judge("broken")
     assert broken.failures == 10 and broken.attempts == 20
@@ -124,7 +137,8 @@ def test_one_judges_failures_never_stop_the_others(store: Store, server: JudgeSe
 
 
 def test_retry_after_is_honoured_and_client_errors_are_not_retried(
-        store: Store, server: JudgeServer, loop: BackgroundLoop) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     seed(store, n_items=1, systems=("only",))
     server.script("polite", ModelScript(sequence=["429"], retry_after_s=0.3))
     run(store, loop, panel(judge("polite", server, retry_base_s=0.001)))
@@ -140,8 +154,9 @@ def test_retry_after_is_honoured_and_client_errors_are_not_retried(
     assert server.stats("rejected").requests == 1
 
 
-def test_a_retry_after_beyond_the_limit_fails_at_once(store: Store, server: JudgeServer,
-                                                      loop: BackgroundLoop) -> None:
+def test_a_retry_after_beyond_the_limit_fails_at_once(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     seed(store, n_items=1, systems=("only",))
     server.script("too-slow", ModelScript(sequence=["429"], retry_after_s=120))
     run(store, loop, panel(judge("too-slow", server, retry_max_s=1.0)))
@@ -151,26 +166,46 @@ def test_a_retry_after_beyond_the_limit_fails_at_once(store: Store, server: Judg
 
 
 @pytest.mark.parametrize("source", ["api_key_env", "provider default", "router reference"])
-def test_api_keys_are_never_stored_or_logged(store: Store, server: JudgeServer,
-                                             loop: BackgroundLoop, caplog: Any,
-                                             monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+def test_api_keys_are_never_stored_or_logged(
+    store: Store,
+    server: JudgeServer,
+    loop: BackgroundLoop,
+    caplog: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    source: str,
+) -> None:
     # The server echoes the key in its 401 body, as OpenAI does. The key has no sk- shape and
     # the variables holding it have names no rule would guess (but OPENAI_API_KEY, LiteLLM's
     # default): only the judge's own key variables, or the provider's, can mask it.
     caplog.set_level(logging.DEBUG)  # LiteLLM's Router logs the failed call at INFO
     seed(store, n_items=2, systems=("only",))
     server.script("keyed", ModelScript(fault_rate=1.0, fault_kinds=("401",)))
-    variable = {"api_key_env": "JUDGE_PASSPHRASE_VAR", "provider default": "OPENAI_API_KEY",
-                "router reference": "POOL_PASSPHRASE_VAR"}[source]
+    variable = {
+        "api_key_env": "JUDGE_PASSPHRASE_VAR",
+        "provider default": "OPENAI_API_KEY",
+        "router reference": "POOL_PASSPHRASE_VAR",
+    }[source]
     monkeypatch.setenv(variable, SECRET_KEY)
     if source == "router reference":
-        the_judge = Judge(name="keyed", model="keyed-pool", retry_base_s=0.01, model_list=(
-            {"model_name": "keyed-pool", "litellm_params": {
-                "model": "openai/keyed", "api_base": server.url,
-                "api_key": f"os.environ/{variable}"}},))
+        the_judge = Judge(
+            name="keyed",
+            model="keyed-pool",
+            retry_base_s=0.01,
+            model_list=(
+                {
+                    "model_name": "keyed-pool",
+                    "litellm_params": {
+                        "model": "openai/keyed",
+                        "api_base": server.url,
+                        "api_key": f"os.environ/{variable}",
+                    },
+                },
+            ),
+        )
     else:
-        the_judge = judge("keyed", server, api_key_env=variable if source == "api_key_env"
-                          else None)
+        the_judge = judge(
+            "keyed", server, api_key_env=variable if source == "api_key_env" else None
+        )
     _, summary = run(store, loop, panel(the_judge))
     rows = calls(store, judge="keyed")
     assert len(rows) == 2 and all(r["attempts"] == 1 for r in rows)  # 401 is not retried
@@ -183,11 +218,14 @@ def test_api_keys_are_never_stored_or_logged(store: Store, server: JudgeServer,
     assert all(SECRET_KEY not in r.getMessage() for r in caplog.records)
 
 
-def test_identical_prompts_share_one_call(store: Store, server: JudgeServer,
-                                          loop: BackgroundLoop) -> None:
+def test_identical_prompts_share_one_call(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     data = seed(store, n_items=3, systems=("one",))
-    twins = [Response(r.response_id + "-twin", r.item_id, r.dataset, "two", r.answer)
-             for r in data.responses]  # same answers, but no retrieved context
+    twins = [
+        Response(r.response_id + "-twin", r.item_id, r.dataset, "two", r.answer)
+        for r in data.responses
+    ]  # same answers, but no retrieved context
     store.add_items([], twins)
     server.script("sharing", ModelScript())
     plan, _ = run(store, loop, panel(judge("sharing", server)), rubric="eve-0-5")
@@ -202,16 +240,30 @@ def test_identical_prompts_share_one_call(store: Store, server: JudgeServer,
 
 
 def test_a_stored_call_without_its_rating_is_rated_from_its_raw_output(
-        store: Store, server: JudgeServer, loop: BackgroundLoop) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     """A kill between the call's journal line and its rating's loses only the rating."""
     data = seed(store, n_items=1, systems=("only",))
     the_panel = panel(judge("lost-rating", server))
     spec = plan_run(store, the_panel, load_rubric("likert-rag")).calls[0]
-    store.add_judge_calls([JudgeCall(
-        call_id="paid-before", cache_key=spec.cache_key, run_id="killed", judge="lost-rating",
-        model="openai/lost-rating", rubric="likert-rag", rubric_version="1",
-        prompt_hash=spec.prompt_hash, target_kind="rating", status="ok",
-        response_id=data.responses[0].response_id, raw_output="Explanation: ok.\nRating: [[3]]")])
+    store.add_judge_calls(
+        [
+            JudgeCall(
+                call_id="paid-before",
+                cache_key=spec.cache_key,
+                run_id="killed",
+                judge="lost-rating",
+                model="openai/lost-rating",
+                rubric="likert-rag",
+                rubric_version="1",
+                prompt_hash=spec.prompt_hash,
+                target_kind="rating",
+                status="ok",
+                response_id=data.responses[0].response_id,
+                raw_output="Explanation: ok.\nRating: [[3]]",
+            )
+        ]
+    )
     plan, summary = run(store, loop, the_panel)
     assert (plan.calls_needed, plan.calls_cached) == (0, 1)
     assert server.stats("lost-rating").requests == 0

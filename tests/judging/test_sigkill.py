@@ -19,12 +19,16 @@ JUDGES = ("kill-a", "kill-b")
 
 
 def write_panel(path: Path, server: JudgeServer) -> Path:
-    judges = "".join(f"""
+    judges = "".join(
+        f"""
 [[judges]]
 name = "{name}"
 model = "openai/{name}"
-""" for name in JUDGES)
-    path.write_text(f"""
+"""
+        for name in JUDGES
+    )
+    path.write_text(
+        f"""
 name = "killable"
 [defaults]
 api_base = "{server.url}"
@@ -32,7 +36,9 @@ api_key_env = "{KEY_ENV}"
 concurrency = 2
 timeout_s = 30
 retry_base_s = 0.01
-{judges}""", encoding="utf-8")
+{judges}""",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -55,29 +61,48 @@ def everything_delivered_is_journaled(store: Store, server: JudgeServer) -> bool
         return False
     delivered = {j: server.stats(j).completed for j in JUDGES}
     counts = journaled(store)
-    return (all(counts.get(j, 0) == n for j, n in delivered.items())
-            and counts.get("ratings", 0) == sum(delivered.values()))
+    return all(counts.get(j, 0) == n for j, n in delivered.items()) and counts.get(
+        "ratings", 0
+    ) == sum(delivered.values())
 
 
 def test_a_killed_run_resumes_and_pays_for_nothing_twice(
-        store: Store, server: JudgeServer, loop: BackgroundLoop, tmp_path: Path) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop, tmp_path: Path
+) -> None:
     data = seed(store, n_items=10)  # 20 responses x 2 judges = 40 calls
     panel_path = write_panel(tmp_path / "panel.toml", server)
     server.script("kill-a", ModelScript(latency_ms=5, hang_from=9))  # 8 complete, then hang
     server.script("kill-b", ModelScript(latency_ms=5, hang_from=5))  # 4 complete, then hang
     # A long merge interval keeps the run's journal open, so the kill leaves it half-written
     # (the journal is appended at once on every completion; the merge into DuckDB is later).
-    command = [sys.executable, "-m", "dashboard.cli", "--db", str(store.path), "judge",
-               "--panel", str(panel_path), "--rubric", "likert-rag", "--no-progress",
-               "--flush-every", "600"]
+    command = [
+        sys.executable,
+        "-m",
+        "dashboard.cli",
+        "--db",
+        str(store.path),
+        "judge",
+        "--panel",
+        str(panel_path),
+        "--rubric",
+        "likert-rag",
+        "--no-progress",
+        "--flush-every",
+        "600",
+    ]
     env = {**os.environ, KEY_ENV: SECRET_KEY, "PYTHONPATH": str(REPO_ROOT)}
-    process = subprocess.Popen(command, env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
-        ready = server.wait_for(lambda: everything_delivered_is_journaled(store, server),
-                                timeout_s=90)
-        assert ready, process.stderr.read() if process.poll() is not None else \
-            f"not journaled: {journaled(store)}"
+        ready = server.wait_for(
+            lambda: everything_delivered_is_journaled(store, server), timeout_s=90
+        )
+        assert ready, (
+            process.stderr.read()
+            if process.poll() is not None
+            else f"not journaled: {journaled(store)}"
+        )
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)  # reaped: its journal now belongs to a dead process
@@ -98,8 +123,9 @@ def test_a_killed_run_resumes_and_pays_for_nothing_twice(
         assert stats.completed == 20  # both runs together: responses x 1, per judge
         assert max(stats.completed_prompts.values()) == 1
     with store.connection() as con:
-        rows = con.execute("SELECT response_id, rater, count(*), max(value) FROM current_ratings "
-                           "GROUP BY ALL").fetchall()
+        rows = con.execute(
+            "SELECT response_id, rater, count(*), max(value) FROM current_ratings GROUP BY ALL"
+        ).fetchall()
         ok_calls = con.execute("SELECT count(*) FROM judge_calls WHERE status = 'ok'").fetchone()
     assert len(rows) == 40 and all(n == 1 for _, _, n, _ in rows)
     assert all(value == data.expected[response] for response, _, _, value in rows)

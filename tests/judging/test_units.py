@@ -12,8 +12,15 @@ from pathlib import Path
 import pytest
 
 from dashboard.judging import (
-    BackgroundLoop, Rubric, RubricError, RunProgress, load_panel, load_rubric, plan_run,
-    run_judges, scrub_secrets,
+    BackgroundLoop,
+    Rubric,
+    RubricError,
+    RunProgress,
+    load_panel,
+    load_rubric,
+    plan_run,
+    run_judges,
+    scrub_secrets,
 )
 from dashboard.judging.calls import backoff_s
 from dashboard.judging.llm import CallError, classify
@@ -44,8 +51,17 @@ def test_classify_retries_transient_errors_only() -> None:
             super().__init__(f"status {status}")
             self.status_code = status
 
-    for status, retryable in ((429, True), (408, True), (409, True), (500, True), (503, True),
-                              (400, False), (401, False), (404, False), (422, False)):
+    for status, retryable in (
+        (429, True),
+        (408, True),
+        (409, True),
+        (500, True),
+        (503, True),
+        (400, False),
+        (401, False),
+        (404, False),
+        (422, False),
+    ):
         assert classify(Status(status)).retryable is retryable, status
     assert classify(TimeoutError()).retryable
     assert not classify(ValueError("bug")).retryable
@@ -55,8 +71,10 @@ def test_classify_retries_transient_errors_only() -> None:
 
 def test_secrets_are_scrubbed_from_error_text(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUDGE_CUSTOM_VARIABLE", "custom-key-value")
-    text = ("Incorrect API key provided: sk-proj-abcdef1234567890. Authorization: Bearer "
-            "tok-999 api_key='plain-secret' custom-key-value")
+    text = (
+        "Incorrect API key provided: sk-proj-abcdef1234567890. Authorization: Bearer "
+        "tok-999 api_key='plain-secret' custom-key-value"
+    )
     clean = scrub_secrets(text, env_names=["JUDGE_CUSTOM_VARIABLE"])
     for secret in ("abcdef1234567890", "tok-999", "plain-secret", "custom-key-value"):
         assert secret not in clean
@@ -65,13 +83,29 @@ def test_secrets_are_scrubbed_from_error_text(monkeypatch: pytest.MonkeyPatch) -
     assert "custom-key-value" in scrub_secrets(text)
 
 
-@pytest.mark.parametrize("variable", [
-    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MISTRAL_API_KEY", "GROQ_API_KEY",
-    "TOGETHERAI_API_KEY", "AZURE_API_KEY", "COHERE_API_KEY", "GEMINI_API_KEY",
-    "HUGGINGFACE_API_KEY", "HF_TOKEN", "AZURE_CLIENT_SECRET", "WATSONX_APIKEY",
-    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "SOME_SERVICE_PASSWORD"])
+@pytest.mark.parametrize(
+    "variable",
+    [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "MISTRAL_API_KEY",
+        "GROQ_API_KEY",
+        "TOGETHERAI_API_KEY",
+        "AZURE_API_KEY",
+        "COHERE_API_KEY",
+        "GEMINI_API_KEY",
+        "HUGGINGFACE_API_KEY",
+        "HF_TOKEN",
+        "AZURE_CLIENT_SECRET",
+        "WATSONX_APIKEY",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "SOME_SERVICE_PASSWORD",
+    ],
+)
 def test_provider_default_keys_are_scrubbed_whatever_their_shape(
-        variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     key = "plainvalue0123456789XYZ"  # no sk- prefix, no "api_key=": only its variable says
     monkeypatch.setenv(variable, key)
     clean = scrub_secrets(f"Incorrect API key provided: {key}. (at https://u:pw-{key}@host/v1)")
@@ -82,8 +116,7 @@ def test_provider_default_keys_are_scrubbed_whatever_their_shape(
 
 
 def test_explanations_leave_out_the_rating_line() -> None:
-    assert explanation_of("Explanation: concise and right.\nRating: [[5]]") == \
-        "concise and right."
+    assert explanation_of("Explanation: concise and right.\nRating: [[5]]") == "concise and right."
     assert explanation_of('"Rating": 4, "Explanation": "Mostly correct."') == "Mostly correct."
     assert explanation_of("A is better.\n[[A]]") == "A is better."
     assert explanation_of("") is None
@@ -112,13 +145,20 @@ def test_the_background_loop_runs_coroutines_from_any_thread() -> None:
 
 
 def test_run_judges_reports_progress_and_feeds_the_stats(
-        store: Store, server: JudgeServer, loop: BackgroundLoop) -> None:
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
     seed(store, n_items=3)
     server.script("progress", ModelScript())
     seen: list[tuple[int, int]] = []
-    summary = run_judges(store, panel(judge("progress", server)), "likert-rag", dataset="demo",
-                         systems=["alpha"], on_progress=lambda d, t: seen.append((d, t)),
-                         loop=loop)
+    summary = run_judges(
+        store,
+        panel(judge("progress", server)),
+        "likert-rag",
+        dataset="demo",
+        systems=["alpha"],
+        on_progress=lambda d, t: seen.append((d, t)),
+        loop=loop,
+    )
     assert seen[0] == (0, 3) and seen[-1] == (3, 3) and len(seen) == 4
     assert summary.judge("progress").calls_made == 3
     with store.connection() as con:  # what is stored: the calls, their ratings, the run
@@ -127,8 +167,9 @@ def test_run_judges_reports_progress_and_feeds_the_stats(
                    count(*) FILTER (WHERE status = 'failed'),
                    count(*) FILTER (WHERE status = 'ok' AND cost_usd IS NULL)
             FROM judge_calls WHERE rubric = 'likert-rag' GROUP BY judge""").fetchall()
-        unscored = con.execute("SELECT count(*) FROM current_ratings "
-                               "WHERE rater = 'progress' AND value IS NULL").fetchone()
+        unscored = con.execute(
+            "SELECT count(*) FROM current_ratings WHERE rater = 'progress' AND value IS NULL"
+        ).fetchone()
     (run,) = query(store, "SELECT * FROM judge_runs")
     assert stats == [("progress", 3, 0, 3)]  # judge, ok, failed, cost unknown
     assert unscored == (0,) and run["parse_failures"] == 0 and run["cost_unknown_calls"] == 3
@@ -136,15 +177,18 @@ def test_run_judges_reports_progress_and_feeds_the_stats(
     assert '"systems": ["alpha"]' in run["selection"]
 
 
-def test_a_judge_without_its_key_fails_alone(store: Store, server: JudgeServer,
-                                             loop: BackgroundLoop,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_judge_without_its_key_fails_alone(
+    store: Store, server: JudgeServer, loop: BackgroundLoop, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seed(store, n_items=2)
     monkeypatch.delenv("MISSING_JUDGE_KEY", raising=False)
     server.script("has-key", ModelScript())
-    summary = run_judges(store, panel(judge("has-key", server),
-                                      judge("no-key", server, api_key_env="MISSING_JUDGE_KEY")),
-                         load_rubric("likert-rag"), loop=loop)
+    summary = run_judges(
+        store,
+        panel(judge("has-key", server), judge("no-key", server, api_key_env="MISSING_JUDGE_KEY")),
+        load_rubric("likert-rag"),
+        loop=loop,
+    )
     assert summary.judge("has-key").failures == 0
     assert summary.judge("no-key").failures == 4 and summary.judge("no-key").retries == 0
     assert "set the environment variable MISSING_JUDGE_KEY" in summary.judge("no-key").last_error
@@ -163,11 +207,14 @@ def _imports(path: Path) -> set[str]:
 def test_litellm_lives_in_one_module_and_loads_lazily() -> None:
     importers = [p.name for p in sorted(JUDGING.glob("*.py")) if "litellm" in _imports(p)]
     assert importers == ["llm.py"]
-    code = ("import sys, dashboard.judging, dashboard.cli.judge; "
-            "dashboard.judging.load_panel('offline'); "
-            "print('litellm' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=REPO_ROOT, check=True).stdout
+    code = (
+        "import sys, dashboard.judging, dashboard.cli.judge; "
+        "dashboard.judging.load_panel('offline'); "
+        "print('litellm' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, check=True
+    ).stdout
     assert out.strip() == "False"
     for sql in ("calls_sql.py", "targets_sql.py"):
         assert "duckdb" not in _imports(JUDGING / sql)
@@ -179,8 +226,8 @@ def test_a_responses_own_history_is_the_conversation_it_is_judged_in(tmp_path) -
     # in its response's metadata, and the judge must see that one.
     from dashboard.ingest import import_path
     from dashboard.judging.targets import rating_target
-    from dashboard.store import Store
     from dashboard.judging.targets_sql import select_rating_targets
+    from dashboard.store import Store
     from tests.paths import SHARED_DATA
 
     store = Store(tmp_path / "mt.duckdb")
@@ -198,8 +245,14 @@ def test_a_rating_rubric_without_a_scale_is_an_error_not_a_zero_scale(store: Sto
     with pytest.raises(RubricError, match="'unscaled' v1 rates answers but has no scale"):
         parse_output(rubric, "Rating: [[3]]")
     with pytest.raises(RubricError, match="has no scale"):  # never stored as a 0-0 scale
-        result_row(Target("rating", "i", response_id="r"), Parsed(value=3.0), rubric=rubric,
-                   rater="j", call_id="c", raw_output="Rating: [[3]]")
+        result_row(
+            Target("rating", "i", response_id="r"),
+            Parsed(value=3.0),
+            rubric=rubric,
+            rater="j",
+            call_id="c",
+            raw_output="Rating: [[3]]",
+        )
     seed(store, n_items=1)
     with pytest.raises(RubricError, match="has no scale"):  # before any call is made
         plan_run(store, load_panel("offline"), rubric)

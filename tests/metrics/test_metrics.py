@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dashboard.metrics import reference
-from dashboard.metrics import calibration
-from dashboard.metrics import overview
+from dashboard.metrics import calibration, overview, reference
 from dashboard.metrics.selection import Selection
 from scoring import agreement, judge, pairwise, qa
 from tests import builders
@@ -45,7 +43,7 @@ def test_judge_panel_human_and_effective_scores(store, toy):
 def test_sql_panel_equals_scoring_panel_aggregate(store, toy):
     view = overview.overview(store, Selection(dataset="toy", rubric="likert-rag"))
     # responses x judges, normalized, nan = unscored (bad item 0, j2)
-    matrix = np.array([[1, .75], [.75, .75], [1, 1], [.25, np.nan], [0, .25], [.5, .5]])
+    matrix = np.array([[1, 0.75], [0.75, 0.75], [1, 1], [0.25, np.nan], [0, 0.25], [0.5, 0.5]])
     expected = judge.panel_aggregate_matrix(matrix, method="mean")
     assert _row(view, "good").panel.value == pytest.approx(expected.values[:3].mean())
     assert _row(view, "bad").panel.value == pytest.approx(expected.values[3:].mean())
@@ -62,13 +60,15 @@ def test_a_human_rating_changes_the_effective_score(store, toy):
 
 def test_win_rate_reconciles_both_orders_and_averages_evaluators(store, toy):
     it, good, bad = toy["items"], toy["good"], toy["bad"]
-    store.add_preferences([
-        builders.preference(it[0], good[0], bad[0], "j1", "A", shown_first="A"),
-        builders.preference(it[0], good[0], bad[0], "j1", "A", shown_first="B"),
-        builders.preference(it[1], good[1], bad[1], "j1", "A", shown_first="A"),
-        builders.preference(it[1], good[1], bad[1], "j1", "tie", shown_first="B"),
-        builders.preference(it[2], good[2], bad[2], "ana", "B", kind="human"),
-    ])
+    store.add_preferences(
+        [
+            builders.preference(it[0], good[0], bad[0], "j1", "A", shown_first="A"),
+            builders.preference(it[0], good[0], bad[0], "j1", "A", shown_first="B"),
+            builders.preference(it[1], good[1], bad[1], "j1", "A", shown_first="A"),
+            builders.preference(it[1], good[1], bad[1], "j1", "tie", shown_first="B"),
+            builders.preference(it[2], good[2], bad[2], "ana", "B", kind="human"),
+        ]
+    )
     view = overview.overview(store, Selection("toy", "likert-rag"))
     # j1: a consistent win and an inconsistent pair (a tie); ana: a loss
     expected = pairwise.win_rate({"j1": ["win", "tie"], "ana": ["loss"]})
@@ -99,15 +99,17 @@ def test_calibration_matches_scoring_on_the_same_pairs(store, toy):
     labels = [1.0, 2.0, 3.0, 4.0, 5.0]
     # j1 against ana on good 0, good 2, bad 0, bad 2 (ordered by response id)
     j1, ana = np.array([5, 5, 2, 3.0]), np.array([5, 4, 1, 3.0])
-    order = np.argsort([r.response_id for r in (toy["good"][0], toy["good"][2],
-                                                toy["bad"][0], toy["bad"][2])])
+    order = np.argsort(
+        [r.response_id for r in (toy["good"][0], toy["good"][2], toy["bad"][0], toy["bad"][2])]
+    )
     j1, ana = j1[order], ana[order]
     assert by_judge["j1"].n_pairs == 4
     assert by_judge["j1"].exact.value == pytest.approx(0.5)
     assert by_judge["j1"].within_one.value == pytest.approx(1.0)
     assert by_judge["j1"].bias.value == pytest.approx(0.5)
     assert by_judge["j1"].kappa_quadratic.value == pytest.approx(
-        agreement.cohen_kappa(j1, ana, labels=labels, weights="quadratic"))
+        agreement.cohen_kappa(j1, ana, labels=labels, weights="quadratic")
+    )
     assert by_judge["j1"].spearman.value == pytest.approx(agreement.spearman(j1, ana))
     # j2's unscored rating on bad 0 leaves three pairs
     assert by_judge["j2"].n_pairs == 3
@@ -139,8 +141,12 @@ def test_a_half_point_human_label_is_snapped_for_agreement(store, toy):
 
 def test_each_rating_is_normalized_by_its_own_scale(store, toy):
     # j3 rates good on 0-10 under the same rubric name: 10 and 5 -> 1.0 and 0.5
-    store.add_ratings([builders.rating(toy["good"][0], "j3", 10, low=0, high=10),
-                       builders.rating(toy["good"][1], "j3", 5, low=0, high=10)])
+    store.add_ratings(
+        [
+            builders.rating(toy["good"][0], "j3", 10, low=0, high=10),
+            builders.rating(toy["good"][1], "j3", 5, low=0, high=10),
+        ]
+    )
     view = overview.overview(store, Selection("toy", "likert-rag"))
     good = _row(view, "good")
     assert good.judges["j3"].value == pytest.approx(0.75)
@@ -152,15 +158,17 @@ def test_sessions_scoring_at_once_store_each_score_once(store):
 
     items = [builders.item("qa", n) for n in range(50)]
     store.add_items(items, [builders.response(it, "s", "paris") for it in items])
-    threads = [threading.Thread(target=reference.refresh_auto_scores, args=(store,))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=reference.refresh_auto_scores, args=(store,)) for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     with store.connection() as con:
         rows, distinct = con.execute(
-            "SELECT count(*), count(DISTINCT (response_id, metric)) FROM auto_scores").fetchone()
+            "SELECT count(*), count(DISTINCT (response_id, metric)) FROM auto_scores"
+        ).fetchone()
     assert rows == distinct == 100  # em and f1 of 50 responses, each once
 
 

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from streamlit.testing.v1 import AppTest
 
 
-
-def open_page(app: AppTest, page: str, *, dataset: str | None = None,
-              annotator: str | None = None) -> AppTest:
+def open_page(
+    app: AppTest, page: str, *, dataset: str | None = None, annotator: str | None = None
+) -> AppTest:
     """Run the app, pick the sidebar's dataset and annotator, then switch to `page`
     (a path relative to dashboard/app.py) and run it; fail on any exception."""
     app.run()
@@ -31,8 +31,18 @@ def markdown_texts(app: AppTest) -> list[str]:
     """Every text of the page that Streamlit renders as Markdown: markdown, captions,
     titles and headers, alerts, and the labels (widgets, expanders, tabs), radio options,
     help and placeholders."""
-    kinds = ("markdown", "caption", "title", "header", "subheader", "info", "success",
-             "warning", "error", "toast")
+    kinds = (
+        "markdown",
+        "caption",
+        "title",
+        "header",
+        "subheader",
+        "info",
+        "success",
+        "warning",
+        "error",
+        "toast",
+    )
     found = [str(e.value) for kind in kinds for e in app.get(kind)]
     for node in _nodes(app):
         proto = getattr(node, "proto", None)

@@ -3,14 +3,12 @@ override with the annotator's name, and the numbers on Overview and Calibration 
 
 from __future__ import annotations
 
-from dashboard.review import annotation
-from dashboard.review.detail import response_detail
-from dashboard.metrics import calibration
 from dashboard import ui
-from dashboard.review import detail
-from dashboard.metrics import overview
-from dashboard.review.annotation import QueueRequest
+from dashboard.metrics import calibration, overview
 from dashboard.metrics.selection import Selection
+from dashboard.review import annotation
+from dashboard.review.annotation import QueueRequest
+from dashboard.review.detail import response_detail
 from dashboard.ui import widgets
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, texts
@@ -19,8 +17,10 @@ from tests.support.locks import database_held
 PAGE = "../pages/annotate.py"
 RUBRIC = "likert-rag"
 DATASET = "eo-rag"
-PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
-           "then <script>alert(2)</script> done.")
+PAYLOAD = (
+    "See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
+    "then <script>alert(2)</script> done."
+)
 
 
 def _start(app, *, annotator="", dataset=DATASET, page=PAGE):
@@ -28,8 +28,13 @@ def _start(app, *, annotator="", dataset=DATASET, page=PAGE):
 
 
 def _current(store, annotator, order="worst"):
-    request = QueueRequest(rubric=RUBRIC, annotator=annotator, dataset=DATASET, order=order,
-                           task_types=("open_qa", "open_qa_context", "conversational_qa"))
+    request = QueueRequest(
+        rubric=RUBRIC,
+        annotator=annotator,
+        dataset=DATASET,
+        order=order,
+        task_types=("open_qa", "open_qa_context", "conversational_qa"),
+    )
     return annotation.annotation_queue(store, request, limit=1)
 
 
@@ -40,8 +45,11 @@ def _submit(app):
 
 def _human_rows(store, annotator):
     with store.connection() as con:
-        return con.execute("SELECT response_id, rater_kind, value, comment, overrides "
-                           "FROM ratings WHERE rater = ?", [annotator]).fetchall()
+        return con.execute(
+            "SELECT response_id, rater_kind, value, comment, overrides "
+            "FROM ratings WHERE rater = ?",
+            [annotator],
+        ).fetchall()
 
 
 def test_annotate_refuses_to_save_without_a_name(app, sample_store):
@@ -74,8 +82,9 @@ def test_a_saved_rating_moves_overview_and_calibration(app, sample_store):
     app.text_input(key="annotate_comment").set_value("Wrong band.")
     _submit(app)
     assert texts(app, "success") == ["Saved your rating (1) as `zoe`."]
-    assert _human_rows(sample_store, "zoe") == [(first.response_id, "human", 1.0, "Wrong band.",
-                                                 None)]
+    assert _human_rows(sample_store, "zoe") == [
+        (first.response_id, "human", 1.0, "Wrong band.", None)
+    ]
     # the next answer of the queue is shown at once
     assert f"Answer 1 of {remaining - 1} still to label" in texts(app, "text")
     assert _current(sample_store, "zoe", "unlabelled").entries[0].response_id != first.response_id
@@ -118,7 +127,8 @@ def test_an_override_keeps_the_judge_rating(app, sample_store):
     _submit(app)
     assert texts(app, "success") == ["Saved your override (1) as `zoe`."]
     assert _human_rows(sample_store, "zoe") == [
-        (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)]
+        (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)
+    ]
     detail = response_detail(sample_store, first.response_id)
     kept = detail.find(judge.rating_id)
     assert kept.current and kept.rating.value == 5 and len(kept.overridden_by) == 1
@@ -149,8 +159,7 @@ def test_answer_is_shown_as_text(app, sample_store):
     sample_store.add_items([it], [response])
     _start(app, annotator="zoe", dataset="inject")
     assert PAYLOAD in texts(app, "code")
-    assert not any("<script>" in v or "![x]" in v or "onerror" in v
-                   for v in markdown_texts(app))
+    assert not any("<script>" in v or "![x]" in v or "onerror" in v for v in markdown_texts(app))
 
 
 def test_an_annotator_name_is_never_read_as_markdown(app, sample_store):
@@ -160,9 +169,12 @@ def test_an_annotator_name_is_never_read_as_markdown(app, sample_store):
     _submit(app)
     # inside inline code (backticks in the name made quotes), so nothing in it is rendered
     assert texts(app, "success") == [
-        "Saved your rating (4) as `![x](http://127.0.0.1:9/x.png) '<img src=x onerror=alert(1)>'`."]
+        "Saved your rating (4) as `![x](http://127.0.0.1:9/x.png) '<img src=x onerror=alert(1)>'`."
+    ]
     with sample_store.connection() as con:
-        assert con.execute("SELECT count(*) FROM ratings WHERE rater = ?", [name]).fetchone() == (1,)
+        assert con.execute("SELECT count(*) FROM ratings WHERE rater = ?", [name]).fetchone() == (
+            1,
+        )
 
 
 def _judged_first(store):
@@ -187,7 +199,8 @@ def test_a_refused_label_keeps_what_was_typed(app, sample_store):
     _submit(app)
     assert texts(app, "success") == ["Saved your override (1) as `zoe`."]
     assert _human_rows(sample_store, "zoe") == [
-        (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)]
+        (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)
+    ]
     # A saved label empties the form for the next answer.
     assert app.radio(key="annotate_value").value is None
     assert app.selectbox(key="annotate_override").value is None
@@ -195,7 +208,8 @@ def test_a_refused_label_keeps_what_was_typed(app, sample_store):
 
 
 def test_an_override_is_kept_while_another_process_holds_the_database(
-        app, sample_store, monkeypatch):
+    app, sample_store, monkeypatch
+):
     # The dashboard's waits, shortened: the file stays held for as long as the test says.
     monkeypatch.setattr(ui, "WAIT_S", 1.0)
     monkeypatch.setattr(ui, "FINGERPRINT_WAIT_S", 0.2)
@@ -206,13 +220,13 @@ def test_an_override_is_kept_while_another_process_holds_the_database(
     app.text_input(key="annotate_comment").set_value("Band B13 does not exist.")
     with database_held(sample_store.path):
         _submit(app)  # the page runs on what it read last, and the write goes to the spool
-        assert texts(app, "success") == ["Saved your override (1) as `zoe`."
-                                         + widgets.PENDING_NOTE]
+        assert texts(app, "success") == ["Saved your override (1) as `zoe`." + widgets.PENDING_NOTE]
         assert len(sample_store.spool.ready_files()) == 1
         assert app.radio(key="annotate_value").value is None
     # The next process to open the file applies it.
     assert _human_rows(sample_store, "zoe") == [
-        (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)]
+        (first.response_id, "human", 1.0, "Band B13 does not exist.", judge.rating_id)
+    ]
     assert not sample_store.spool.ready_files()
     app.run()
     assert not app.exception

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics import calibration
 from dashboard import ui
 from dashboard.ids import new_id
 from dashboard.ingest import import_path
-from dashboard.store import Store
+from dashboard.metrics import calibration
 from dashboard.metrics.selection import Selection
+from dashboard.store import Store
 from dashboard.types import Rating
 from scoring import agreement
 from tests.paths import SHARED_DATA
@@ -54,8 +54,12 @@ def _metric(app: AppTest, label: str) -> str:
 def _from_raw_files() -> dict:
     """GPT-3.5 against the annotators' majority, computed by `scoring` from the raw files."""
     pairs = json.loads((PANDALM / "testset-v1.json").read_text(encoding="utf-8"))
-    gpt = {row["idx"]: row["gpt_result"] for row in json.loads(
-        (PANDALM / "gpt-3.5-turbo-testset-v1.json").read_text(encoding="utf-8"))}
+    gpt = {
+        row["idx"]: row["gpt_result"]
+        for row in json.loads(
+            (PANDALM / "gpt-3.5-turbo-testset-v1.json").read_text(encoding="utf-8")
+        )
+    }
     people = [[ANNOTATOR_VERDICT[p[f"annotator{n}"]] for p in pairs] for n in (1, 2, 3)]
     majority = []
     for votes in zip(*people):
@@ -69,9 +73,12 @@ def _from_raw_files() -> dict:
         "n": len(scored),
         "unscored": sum(1 for s, m in zip(said, majority) if s is None and m is not None),
         "with_ties": agreement.percent_agreement(*zip(*scored)),
-        "without_ties": agreement.percent_agreement(*zip(*no_ties)), "n_no_ties": len(no_ties),
-        "kappas": {(a + 1, b + 1): agreement.cohen_kappa(people[a], people[b], labels=labels)
-                   for a, b in ((0, 1), (0, 2), (1, 2))},
+        "without_ties": agreement.percent_agreement(*zip(*no_ties)),
+        "n_no_ties": len(no_ties),
+        "kappas": {
+            (a + 1, b + 1): agreement.cohen_kappa(people[a], people[b], labels=labels)
+            for a, b in ((0, 1), (0, 2), (1, 2))
+        },
         "n_labels": sum(len(p) for p in people),
     }
 
@@ -105,15 +112,20 @@ def test_the_judge_and_panel_against_people(app_for, judged_store: Store) -> Non
     for judge in result.judges:
         row = table.loc[judge.judge]
         assert row["pairs"] == judge.n_pairs and row["responses"] == judge.n_responses
-        for column, estimate in (("exact", judge.exact), ("within ±1", judge.within_one),
-                                 ("kappa (quadratic)", judge.kappa_quadratic),
-                                 ("alpha (ordinal)", judge.alpha_ordinal),
-                                 ("Spearman", judge.spearman),
-                                 ("bias (judge − person)", judge.bias)):
+        for column, estimate in (
+            ("exact", judge.exact),
+            ("within ±1", judge.within_one),
+            ("kappa (quadratic)", judge.kappa_quadratic),
+            ("alpha (ordinal)", judge.alpha_ordinal),
+            ("Spearman", judge.spearman),
+            ("bias (judge − person)", judge.bias),
+        ):
             assert row[column] == fmt(estimate)
     heatmaps = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
     assert [h["layout"]["title"]["text"] for h in heatmaps] == [
-        "baseline against people", "panel against people"]
+        "baseline against people",
+        "panel against people",
+    ]
     assert _metric(app, "Krippendorff") == f"{result.alpha_all_raters:.3f}"
     assert _metric(app, "Human labels") == str(result.n_human_labels)
     people = _table(app, "exact agreement")
@@ -132,14 +144,31 @@ def test_a_human_rating_changes_the_numbers(app_for, judged_store: Store) -> Non
                               AND h.rater_kind = 'human')
             ORDER BY g.rating_id LIMIT 1""").fetchone()
     # As Annotate overrides a judge: a person's rating that names the judge's rating.
-    judged_store.add_ratings([Rating(new_id(), response_id, "human", "zoe", "likert-rag", "1",
-                                     1.0, 1.0, 5.0, comment="wrong", overrides=rating_id)])
+    judged_store.add_ratings(
+        [
+            Rating(
+                new_id(),
+                response_id,
+                "human",
+                "zoe",
+                "likert-rag",
+                "1",
+                1.0,
+                1.0,
+                5.0,
+                comment="wrong",
+                overrides=rating_id,
+            )
+        ]
+    )
     app.run()
     assert not app.exception
     after = _table(app, "kappa (quadratic)").set_index("judge").loc["baseline"]
     assert after["pairs"] == before["pairs"] + 1
-    assert after["exact"] != before["exact"] and after["bias (judge − person)"] != before[
-        "bias (judge − person)"]
+    assert (
+        after["exact"] != before["exact"]
+        and after["bias (judge − person)"] != before["bias (judge − person)"]
+    )
     assert int(_metric(app, "Human labels")) == int(labels_before) + 1
 
 

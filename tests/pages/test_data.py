@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.ingest import uploads
 from dashboard.cli import main as cli_main
+from dashboard.ingest import uploads
 from dashboard.store import Store
 
 PAGE = "../pages/data.py"
@@ -37,14 +37,17 @@ def _names(store: Store) -> list[str]:
     return [d.name for d in store.list_datasets()]
 
 
-def test_a_good_upload_adds_a_dataset_and_the_page_lists_it(app: AppTest,
-                                                             sample_store: Store) -> None:
-    report = uploads.import_upload(sample_store, "my-rag.jsonl", _jsonl([GOOD, GOOD | {
-        "question": "q2"}]), system="mine")
+def test_a_good_upload_adds_a_dataset_and_the_page_lists_it(
+    app: AppTest, sample_store: Store
+) -> None:
+    report = uploads.import_upload(
+        sample_store, "my-rag.jsonl", _jsonl([GOOD, GOOD | {"question": "q2"}]), system="mine"
+    )
     assert report.datasets == ("my-rag",)  # the file's name, as with `judgeboard import`
     assert report.added["items"] == 2 and report.added["responses"] == 2
     assert report.lines(names_only=True) == [
-        "my-rag.jsonl: 2 records as rag into my-rag: added 2 items, 2 responses"]
+        "my-rag.jsonl: 2 records as rag into my-rag: added 2 items, 2 responses"
+    ]
     app.switch_page(PAGE)
     app.run()
     assert not app.exception
@@ -66,28 +69,37 @@ def test_csv_and_parquet_uploads_keep_their_extension(store: Store) -> None:
 
 def test_a_mapping_and_a_format_are_passed_on(store: Store) -> None:
     data = _jsonl([{"prompt": "q", "output": "a"}])
-    report = uploads.import_upload(store, "mapped.jsonl", data, system="s", fmt="rag",
-                                   mapping="# as --map\nquestion=prompt\n\nanswer = output\n")
+    report = uploads.import_upload(
+        store,
+        "mapped.jsonl",
+        data,
+        system="s",
+        fmt="rag",
+        mapping="# as --map\nquestion=prompt\n\nanswer = output\n",
+    )
     assert report.added["responses"] == 1 and report.formats == ("rag",)
     with pytest.raises(uploads.UploadError, match="expected TARGET=SOURCE"):
         uploads.import_upload(store, "x.jsonl", _jsonl([GOOD]), mapping="question")
 
 
 def test_a_bad_upload_says_what_the_cli_says_and_writes_nothing(
-        sample_store: Store, tmp_path: Path, monkeypatch, capsys) -> None:
+    sample_store: Store, tmp_path: Path, monkeypatch, capsys
+) -> None:
     records = [GOOD, {"question": "q2", "answer": None}]
     before = _state(sample_store)
     with pytest.raises(uploads.UploadError) as caught:
         uploads.import_upload(sample_store, "miss.jsonl", _jsonl(records), system="s")
     message = str(caught.value)
-    assert message == ("miss.jsonl: line 2 (record 2): field 'answer': is missing "
-                       "(nothing was imported)")
+    assert message == (
+        "miss.jsonl: line 2 (record 2): field 'answer': is missing (nothing was imported)"
+    )
     assert _state(sample_store) == before
     # The command line, run beside the same file, prints the same text.
     (tmp_path / "miss.jsonl").write_bytes(_jsonl(records).getvalue())
     monkeypatch.chdir(tmp_path)
-    status = cli_main(["--db", str(tmp_path / "cli.duckdb"), "import", "miss.jsonl",
-                       "--system", "s"])
+    status = cli_main(
+        ["--db", str(tmp_path / "cli.duckdb"), "import", "miss.jsonl", "--system", "s"]
+    )
     assert status != 0
     assert capsys.readouterr().err.strip() == f"judgeboard import: error: {message}"
 
@@ -103,8 +115,9 @@ def test_a_browser_path_in_the_name_is_ignored(store: Store) -> None:
     assert report.datasets == ("evil",)
 
 
-def test_delete_needs_the_name_typed_then_removes_the_dataset(app: AppTest,
-                                                              sample_store: Store) -> None:
+def test_delete_needs_the_name_typed_then_removes_the_dataset(
+    app: AppTest, sample_store: Store
+) -> None:
     app.switch_page(PAGE)
     app.run()
     assert "eo-mcqa" in _names(sample_store)
@@ -137,7 +150,8 @@ def test_the_cli_refuses_to_delete_an_unknown_dataset(sample_store: Store, capsy
     assert status != 0 and captured.out == ""
     assert captured.err.strip() == (
         "judgeboard datasets: error: no dataset named 'eo-mcq' (datasets: eo-conversational, "
-        "eo-hallucination, eo-mcqa, eo-rag); nothing was deleted")
+        "eo-hallucination, eo-mcqa, eo-rag); nothing was deleted"
+    )
     assert _state(sample_store) == before
     assert cli_main(["--db", str(sample_store.path), "datasets", "--delete", "eo-mcqa"]) == 0
     assert capsys.readouterr().out.strip() == "deleted dataset 'eo-mcqa'"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dashboard.review import annotation
+from dashboard.review import annotation, failures
 from dashboard.review.detail import response_detail
-from dashboard.review import detail, failures
 from dashboard.review.failures_sql import FailureFilter
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, texts
@@ -12,8 +11,10 @@ from tests.pages.helpers import markdown_texts, open_page, texts
 PAGE = "../pages/failures.py"
 RUBRIC = "likert-rag"
 # Markdown or HTML that would load something if an answer were rendered as such.
-PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
-           "then <script>alert(2)</script> done.")
+PAYLOAD = (
+    "See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
+    "then <script>alert(2)</script> done."
+)
 
 
 def _open(app, page=PAGE):
@@ -54,12 +55,25 @@ def test_filters_narrow_the_list(app):
 
 def test_detail_shows_judge_rating_and_override_with_comment_and_author(app, sample_store):
     first = failures.failures(sample_store, FailureFilter(rubric=RUBRIC)).rows[0]
-    judge = builders.rating(first, "j-alpha", 5, explanation="The band B13 is right.",
-                            raw_output="Explanation: fine.\nRating: [[5]]")
+    judge = builders.rating(
+        first,
+        "j-alpha",
+        5,
+        explanation="The band B13 is right.",
+        raw_output="Explanation: fine.\nRating: [[5]]",
+    )
     sample_store.add_ratings([judge])
-    annotation.rate(sample_store, first.response_id, annotator="zoe", rubric=RUBRIC,
-                    rubric_version="1", value=1, scale=(1, 5), overrides=judge.rating_id,
-                    comment="Sentinel-2 has no band B13.")
+    annotation.rate(
+        sample_store,
+        first.response_id,
+        annotator="zoe",
+        rubric=RUBRIC,
+        rubric_version="1",
+        value=1,
+        scale=(1, 5),
+        overrides=judge.rating_id,
+        comment="Sentinel-2 has no band B13.",
+    )
     _open(app)
     app.selectbox(key="failures_open").set_value(first.response_id).run()
     assert not app.exception
@@ -87,8 +101,7 @@ def test_model_text_is_shown_as_text_never_as_markdown(app, sample_store):
     app.selectbox(key="failures_open").set_value(bad.response_id).run()
     assert not app.exception
     assert texts(app, "code").count(PAYLOAD) == 2  # the answer and the explanation
-    assert not any("<script>" in v or "![x]" in v or "onerror" in v
-                   for v in markdown_texts(app))
+    assert not any("<script>" in v or "![x]" in v or "onerror" in v for v in markdown_texts(app))
 
 
 def test_empty_database_explains_what_to_do(app_for, store):

@@ -16,12 +16,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import charts
-from dashboard.review import failures
-from dashboard.review.failures_sql import FailureFilter
 from dashboard.metrics.calibration import Confusion
 from dashboard.metrics.estimates import Estimate
-from dashboard.metrics.standings import HeadToHead, Standing
 from dashboard.metrics.overview import Histogram
+from dashboard.metrics.standings import HeadToHead, Standing
+from dashboard.review import failures
+from dashboard.review.failures_sql import FailureFilter
 from dashboard.store import Store
 from dashboard.ui import md_escape
 from tests import builders
@@ -46,14 +46,20 @@ def nasty(store: Store) -> Store:
     store.add_items(items, first + second)
     ratings = []
     for n, (a, b) in enumerate(zip(first, second)):
-        ratings += [builders.rating(a, JUDGE, 4 + n % 2), builders.rating(b, JUDGE, 1 + n),
-                    builders.rating(a, "ana", 5, kind="human"),
-                    builders.rating(b, "ana", 2 + n % 2, kind="human")]
+        ratings += [
+            builders.rating(a, JUDGE, 4 + n % 2),
+            builders.rating(b, JUDGE, 1 + n),
+            builders.rating(a, "ana", 5, kind="human"),
+            builders.rating(b, "ana", 2 + n % 2, kind="human"),
+        ]
     store.add_ratings(ratings)
     store.add_preferences(
         [builders.preference(it, a, b, JUDGE, "A") for it, a, b in zip(items, first, second)]
-        + [builders.preference(it, a, b, "ana", "A" if n else "B", kind="human")
-           for n, (it, a, b) in enumerate(zip(items, first, second))])
+        + [
+            builders.preference(it, a, b, "ana", "A" if n else "B", kind="human")
+            for n, (it, a, b) in enumerate(zip(items, first, second))
+        ]
+    )
     return store
 
 
@@ -86,7 +92,8 @@ def test_the_detail_and_the_run_judges_caption_escape_the_names(app_for, nasty: 
     assert _unescaped(app) == []
     app.switch_page("../pages/run_judges.py").run()
     assert f"Dataset: **{md_escape(DATASET)}** (change it in the sidebar)." in [
-        c.value for c in app.caption]
+        c.value for c in app.caption
+    ]
 
 
 def test_a_judge_named_with_markup_fails_and_its_name_stays_text(app_for, nasty: Store) -> None:
@@ -125,11 +132,12 @@ def test_md_escape_keeps_the_text_and_drops_the_markup() -> None:
     # escape, which Markdown shows as the character itself...
     for index, char in enumerate(escaped):
         if char in "![]()*_`:@.$#|~{}+":
-            assert escaped[index - 1] == "\\", (char, escaped[:index + 1])
+            assert escaped[index - 1] == "\\", (char, escaped[: index + 1])
     # ...and < > & are entities, so no tag, autolink or entity of the text is left.
     assert "<" not in escaped and ">" not in escaped
-    assert escaped.count("&") == escaped.count("&amp;") + escaped.count("&lt;") + \
-        escaped.count("&gt;")
+    assert escaped.count("&") == escaped.count("&amp;") + escaped.count("&lt;") + escaped.count(
+        "&gt;"
+    )
     assert "&amp;amp;" in escaped
     assert escaped.startswith(r"\!\[x\]\(http\://127\.0\.0\.1\:9/x\.png\) &lt;img src=x")
     assert md_escape("- a\n= b") == "\\- a\n\\= b"  # nothing starts a list or a heading
@@ -154,20 +162,25 @@ def _figures() -> dict[str, dict]:
     estimate = Estimate(0.5, 0.2, 0.8, 4)
     figures = {
         "histograms": charts.rating_histograms(
-            [Histogram(NAME, "llm", NAME, (1.0, 2.0), (3, 4)),
-             Histogram(NAME, "human", "ana", (2.0,), (1,))], scale=(1, 5)),
-        "confusion": charts.confusion_heatmap(Confusion((1.0, 2.0), ((1, 0), (0, 1))),
-                                              judge=NAME),
-        "win_rate": charts.win_rate_matrix([HeadToHead(NAME, "plain", estimate),
-                                            HeadToHead("plain", NAME, estimate)]),
-        "bradley_terry": charts.bradley_terry_ratings([Standing(NAME, 1010, 990, 1030, 4),
-                                                       Standing("plain", 990, 970, 1010, 4)]),
+            [
+                Histogram(NAME, "llm", NAME, (1.0, 2.0), (3, 4)),
+                Histogram(NAME, "human", "ana", (2.0,), (1,)),
+            ],
+            scale=(1, 5),
+        ),
+        "confusion": charts.confusion_heatmap(Confusion((1.0, 2.0), ((1, 0), (0, 1))), judge=NAME),
+        "win_rate": charts.win_rate_matrix(
+            [HeadToHead(NAME, "plain", estimate), HeadToHead("plain", NAME, estimate)]
+        ),
+        "bradley_terry": charts.bradley_terry_ratings(
+            [Standing(NAME, 1010, 990, 1030, 4), Standing("plain", 990, 970, 1010, 4)]
+        ),
     }
     return {name: json.loads(fig.to_json()) for name, fig in figures.items()}
 
 
 def test_figures_escape_names_for_plotly() -> None:
-    escaped = "&lt;a href=\"http://127.0.0.1:9\"&gt;x&lt;/a&gt; &#37;{y}"
+    escaped = '&lt;a href="http://127.0.0.1:9"&gt;x&lt;/a&gt; &#37;{y}'
     assert charts.plain(NAME) == escaped
     for name, figure in _figures().items():
         strings = list(_strings(figure))
@@ -182,6 +195,9 @@ def test_figures_escape_names_for_plotly() -> None:
 def test_names_reach_hover_labels_through_customdata() -> None:
     bars = [t for t in _figures()["histograms"]["data"] if t["type"] == "bar"]
     assert bars and all(t["hovertemplate"].startswith("%{customdata[0]}") for t in bars)
-    assert all(row == [charts.plain(NAME), charts.plain(NAME)] or row[0] == charts.plain(NAME)
-               for t in bars for row in t["customdata"])
+    assert all(
+        row == [charts.plain(NAME), charts.plain(NAME)] or row[0] == charts.plain(NAME)
+        for t in bars
+        for row in t["customdata"]
+    )
     assert {t["name"] for t in bars} == {charts.plain(NAME)}

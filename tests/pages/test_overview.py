@@ -9,10 +9,10 @@ from functools import partial
 from streamlit.testing.v1 import AppTest
 
 from dashboard import ui
-from dashboard.metrics import choices, overview
 from dashboard.ids import new_id
-from dashboard.store import Store
+from dashboard.metrics import choices, overview
 from dashboard.metrics.selection import Selection
+from dashboard.store import Store
 from dashboard.types import Preference, Rating
 
 PAGE = "../pages/overview.py"
@@ -34,11 +34,14 @@ def _table(app: AppTest):
 
 def _unrated_response(store: Store, dataset: str, system: str) -> str:
     with store.connection() as con:
-        return con.execute("""
+        return con.execute(
+            """
             SELECT response_id FROM responses r WHERE dataset = ? AND system = ?
               AND NOT EXISTS (SELECT 1 FROM ratings g WHERE g.response_id = r.response_id
                               AND g.rater_kind = 'human')
-            ORDER BY response_id LIMIT 1""", [dataset, system]).fetchone()[0]
+            ORDER BY response_id LIMIT 1""",
+            [dataset, system],
+        ).fetchone()[0]
 
 
 def test_the_table_shows_what_metrics_computes(app: AppTest, judged_store: Store) -> None:
@@ -77,8 +80,22 @@ def test_a_human_rating_changes_the_numbers(app: AppTest, judged_store: Store) -
     _open(app, "eo-rag")
     before = _table(app).loc["eo-rag-small"]
     response_id = _unrated_response(judged_store, "eo-rag", "eo-rag-small")
-    judged_store.add_ratings([Rating(new_id(), response_id, "human", "zoe", "likert-rag", "1",
-                                     5.0, 1.0, 5.0, comment="clearly right")])
+    judged_store.add_ratings(
+        [
+            Rating(
+                new_id(),
+                response_id,
+                "human",
+                "zoe",
+                "likert-rag",
+                "1",
+                5.0,
+                1.0,
+                5.0,
+                comment="clearly right",
+            )
+        ]
+    )
     app.run()
     assert not app.exception
     after = _table(app).loc["eo-rag-small"]
@@ -106,9 +123,12 @@ def test_pairwise_standings_and_a_vote_that_moves_them(app: AppTest, sample_stor
              AND b.system = 'eo-rag-large' WHERE a.dataset = 'eo-rag'
             ORDER BY a.item_id LIMIT 6""").fetchall()
     # As the Pairwise page records a vote: canonical verdict, the side shown first.
-    sample_store.add_preferences([
-        Preference(new_id(), item, a, b, "human", "zoe", "pairwise", "1", "A", "B")
-        for item, a, b in pairs])
+    sample_store.add_preferences(
+        [
+            Preference(new_id(), item, a, b, "human", "zoe", "pairwise", "1", "A", "B")
+            for item, a, b in pairs
+        ]
+    )
     app.run()
     assert not app.exception
     after = _table(app)["win rate"]
@@ -123,7 +143,8 @@ def test_an_empty_database_says_what_to_do(app_for, store: Store) -> None:
 
 
 def test_overview_calibration_run_judges_and_data_render_on_every_dataset(
-        app: AppTest, sample_store: Store) -> None:
+    app: AppTest, sample_store: Store
+) -> None:
     names = [d.name for d in sample_store.list_datasets()]
     for page in ("overview", "calibration", "run_judges", "data"):
         app.switch_page(f"../pages/{page}.py")

@@ -51,8 +51,7 @@ def _rows(data: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
 
 
-def test_overview_offers_the_report_built_on_press(app_for, judged_store: Store,
-                                                   media) -> None:
+def test_overview_offers_the_report_built_on_press(app_for, judged_store: Store, media) -> None:
     app = open_page(app_for(judged_store), "../pages/overview.py", dataset="eo-rag")
     button = _buttons(app)["Download report (HTML)"]
     html = _press(media, button).decode("utf-8")

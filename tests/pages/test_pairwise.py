@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import json
 
-from dashboard.review import votes
 from dashboard.metrics import overview
-from dashboard.review.votes import PairRequest
 from dashboard.metrics.selection import Selection
+from dashboard.review import votes
+from dashboard.review.votes import PairRequest
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, texts
 
 PAGE = "../pages/pairwise.py"
 DATASET = "eo-rag"
-PAYLOAD = ("See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
-           "then <script>alert(2)</script> done.")
+PAYLOAD = (
+    "See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
+    "then <script>alert(2)</script> done."
+)
 
 
 def _start(app, *, annotator="", dataset=DATASET):
@@ -29,10 +31,12 @@ def _submit(app):
 
 def _votes(store, *, human=False):
     with store.connection() as con:
-        return con.execute("SELECT item_id, response_a, response_b, rater_kind, rater, verdict, "
-                           "shown_first, comment FROM preferences "
-                           "WHERE NOT ? OR rater_kind = 'human' ORDER BY ALL",
-                           [human]).fetchall()
+        return con.execute(
+            "SELECT item_id, response_a, response_b, rater_kind, rater, verdict, "
+            "shown_first, comment FROM preferences "
+            "WHERE NOT ? OR rater_kind = 'human' ORDER BY ALL",
+            [human],
+        ).fetchall()
 
 
 def test_pairwise_shows_two_answers_side_by_side(app, sample_store):
@@ -64,16 +68,26 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     assert _votes(sample_store) == stored_before
 
     app.text_input(key="jb_annotator").set_value("zoe").run()
-    pair = votes.next_pair(sample_store, PairRequest(
-        "eo-rag-large", "eo-rag-small", "zoe", DATASET)).pair
+    pair = votes.next_pair(
+        sample_store, PairRequest("eo-rag-large", "eo-rag-small", "zoe", DATASET)
+    ).pair
     app.radio(key="pairwise_choice").set_value("left")
     app.text_input(key="pairwise_comment").set_value("More precise.")
     _submit(app)
     assert texts(app, "success") == ["Saved your vote (A (left)) as `zoe`."]
     verdict = "A" if pair.shown_first == "A" else "B"
     assert _votes(sample_store, human=True) == [
-        (pair.item.item_id, pair.response_a.response_id, pair.response_b.response_id, "human",
-         "zoe", verdict, pair.shown_first, "More precise.")]
+        (
+            pair.item.item_id,
+            pair.response_a.response_id,
+            pair.response_b.response_id,
+            "human",
+            "zoe",
+            verdict,
+            pair.shown_first,
+            "More precise.",
+        )
+    ]
     assert any(t.startswith("Pair 1 of ") for t in texts(app, "text"))
     assert pair.left.answer not in texts(app, "code")  # the next pair is shown
 
@@ -109,12 +123,12 @@ def test_same_system_twice_is_explained(app, sample_store):
 
 def test_answers_are_shown_as_text(app, sample_store):
     it = builders.item("inject", 0)
-    sample_store.add_items([it], [builders.response(it, "sys1", PAYLOAD),
-                                  builders.response(it, "sys2", "plain")])
+    sample_store.add_items(
+        [it], [builders.response(it, "sys1", PAYLOAD), builders.response(it, "sys2", "plain")]
+    )
     _start(app, annotator="zoe", dataset="inject")
     assert PAYLOAD in texts(app, "code")
-    assert not any("<script>" in v or "![x]" in v or "onerror" in v
-                   for v in markdown_texts(app))
+    assert not any("<script>" in v or "![x]" in v or "onerror" in v for v in markdown_texts(app))
 
 
 def test_a_refused_vote_keeps_the_comment_and_a_saved_one_clears_the_form(app, sample_store):
@@ -127,6 +141,7 @@ def test_a_refused_vote_keeps_the_comment_and_a_saved_one_clears_the_form(app, s
     _submit(app)
     assert texts(app, "success") == ["Saved your vote (Tie) as `zoe`."]
     assert [(row[5], row[7]) for row in _votes(sample_store, human=True)] == [
-        ("tie", "Both cite the band.")]
+        ("tie", "Both cite the band.")
+    ]
     assert app.radio(key="pairwise_choice").value is None
     assert app.text_input(key="pairwise_comment").value == ""

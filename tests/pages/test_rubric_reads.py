@@ -27,12 +27,17 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     return seen
 
 
-@pytest.mark.parametrize(("page", "most"), [
-    ("annotate", 1), ("pairwise", 1),
-    ("run_judges", 2),  # the rubrics, and which files cannot be used (a second scan)
-])
-def test_a_page_run_reads_the_rubric_files_once(app: AppTest, reads: list[Path], page: str,
-                                                most: int) -> None:
+@pytest.mark.parametrize(
+    ("page", "most"),
+    [
+        ("annotate", 1),
+        ("pairwise", 1),
+        ("run_judges", 2),  # the rubrics, and which files cannot be used (a second scan)
+    ],
+)
+def test_a_page_run_reads_the_rubric_files_once(
+    app: AppTest, reads: list[Path], page: str, most: int
+) -> None:
     app.switch_page(f"../pages/{page}.py")
     app.session_state["jb_dataset"] = "eo-rag"
     app.session_state["jb_annotator"] = "zoe"

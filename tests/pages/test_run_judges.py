@@ -89,8 +89,7 @@ def test_a_selection_too_big_to_plan_here_is_refused(app: AppTest, monkeypatch) 
     assert not app.button(key="jb_run_plan_button").disabled
 
 
-def test_a_typed_panel_shows_models_and_key_variables_never_keys(
-        app: AppTest, monkeypatch) -> None:
+def test_a_typed_panel_shows_models_and_key_variables_never_keys(app: AppTest, monkeypatch) -> None:
     secret = "sk-test-0123456789abcdef"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     _open(app)
@@ -100,8 +99,9 @@ def test_a_typed_panel_shows_models_and_key_variables_never_keys(
     judges = next(d.value for d in app.dataframe if "key" in d.value.columns)
     assert list(judges["model"]) == ["openai/gpt-4o-mini", "judgeboard/baseline"]
     assert list(judges["key"]) == ["OPENAI_API_KEY set", "no key needed"]
-    shown = " ".join(str(e.value) for kind in ("dataframe", "markdown", "caption", "code")
-                     for e in app.get(kind))
+    shown = " ".join(
+        str(e.value) for kind in ("dataframe", "markdown", "caption", "code") for e in app.get(kind)
+    )
     assert secret not in shown and os.environ["OPENAI_API_KEY"] == secret
 
 
@@ -129,8 +129,7 @@ def test_failed_calls_show_the_last_error_without_the_key(app: AppTest, monkeypa
     assert int(summary.set_index("judge").loc["openai/gpt-4o-mini", "failed"]) > 0
     assert any("call(s) failed" in e.value for e in app.error)
     assert app.code, "the last error is shown as plain text"
-    shown = " ".join(str(e.value) for kind in ("dataframe", "error", "code")
-                     for e in app.get(kind))
+    shown = " ".join(str(e.value) for kind in ("dataframe", "error", "code") for e in app.get(kind))
     assert secret not in shown
 
 
@@ -140,11 +139,15 @@ def test_redact_removes_key_values_and_key_shapes(monkeypatch) -> None:
 
     monkeypatch.setenv("MY_VLLM_KEY", "vllm-secret-value")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "anthropic-secret")
-    panel = panel_from_toml('[[judges]]\nmodel = "hosted_vllm/x"\n'
-                            'api_base = "http://user:pw@127.0.0.1:8000/v1"\n'
-                            'api_key_env = "MY_VLLM_KEY"\n')
-    text = ("401: key vllm-secret-value refused; anthropic-secret; sk-abcdefghijklmnop; "
-            "Authorization: Bearer xyz123")
+    panel = panel_from_toml(
+        '[[judges]]\nmodel = "hosted_vllm/x"\n'
+        'api_base = "http://user:pw@127.0.0.1:8000/v1"\n'
+        'api_key_env = "MY_VLLM_KEY"\n'
+    )
+    text = (
+        "401: key vllm-secret-value refused; anthropic-secret; sk-abcdefghijklmnop; "
+        "Authorization: Bearer xyz123"
+    )
     cleaned = launcher.redact(text, panel)
     for secret in ("vllm-secret-value", "anthropic-secret", "sk-abcdefghijklmnop", "xyz123"):
         assert secret not in cleaned
@@ -154,8 +157,7 @@ def test_redact_removes_key_values_and_key_shapes(monkeypatch) -> None:
 
 
 def test_a_selection_with_nothing_to_judge_says_so(app: AppTest, sample_store: Store) -> None:
-    from dashboard.judging import launcher
-    from dashboard.judging import load_rubric
+    from dashboard.judging import launcher, load_rubric
 
     app.switch_page(PAGE)
     app.session_state["jb_dataset"] = "eo-mcqa"  # multiple choice only: nothing likert-rag rates
@@ -178,7 +180,8 @@ def test_an_endpoint_is_shown_without_credentials_query_or_fragment() -> None:
 
     panel = panel_from_toml(
         '[[judges]]\nmodel = "hosted_vllm/x"\n'
-        'api_base = "https://user:pw@127.0.0.1:8000/v1?key=sk-query-secret&x=1#token=frag"\n')
+        'api_base = "https://user:pw@127.0.0.1:8000/v1?key=sk-query-secret&x=1#token=frag"\n'
+    )
     [row] = launcher.judge_rows(panel)
     assert row["api_base"] == "https://127.0.0.1:8000/v1"
 
@@ -189,8 +192,10 @@ def test_typed_model_strings_never_load_a_file(app: AppTest, tmp_path) -> None:
     from dashboard.judging import launcher
 
     panel_file = tmp_path / "server-side.toml"
-    panel_file.write_text('[[judges]]\nname = "read-from-the-server"\n'
-                          'model = "judgeboard/baseline"\n', encoding="utf-8")
+    panel_file.write_text(
+        '[[judges]]\nname = "read-from-the-server"\nmodel = "judgeboard/baseline"\n',
+        encoding="utf-8",
+    )
     _open(app)
     app.radio(key="jb_run_source").set_value("Model strings").run()
     for typed in (str(panel_file), "offline", "data/panels/offline.toml"):
@@ -199,8 +204,8 @@ def test_typed_model_strings_never_load_a_file(app: AppTest, tmp_path) -> None:
         judges = next(d.value for d in app.dataframe if "key" in d.value.columns)
         assert list(judges["judge"]) == [typed] and list(judges["model"]) == [typed]
         assert "read-from-the-server" not in " ".join(
-            str(e.value) for kind in ("dataframe", "error", "text", "code")
-            for e in app.get(kind))
+            str(e.value) for kind in ("dataframe", "error", "text", "code") for e in app.get(kind)
+        )
     # A panel file is picked by name among data/panels/ only.
     with pytest.raises(PanelError, match="no panel named"):
         launcher.build_panel(str(panel_file), source=launcher.PANEL_FILE)
@@ -209,7 +214,8 @@ def test_typed_model_strings_never_load_a_file(app: AppTest, tmp_path) -> None:
 
 
 def test_unusable_rubric_files_are_listed_and_the_others_still_offered(
-        app: AppTest, tmp_path, monkeypatch) -> None:
+    app: AppTest, tmp_path, monkeypatch
+) -> None:
     (tmp_path / "broken.toml").write_text('name = "broken"\nkind = [', encoding="utf-8")
     monkeypatch.setenv("JUDGEBOARD_RUBRICS", str(tmp_path))
     for page in (PAGE, "../pages/annotate.py", "../pages/pairwise.py"):

@@ -23,8 +23,15 @@ from tests.conftest import DB_NAME, TEST_WAIT_S
 from tests.paths import REPO_ROOT
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ARTIFACTS = REPO_ROOT / "test-artifacts" / "screenshots"
 PAIR = ("eo-rag-large", "eo-rag-small")
 
@@ -45,8 +52,9 @@ def judged_db_path(sample_db_path: Path, tmp_path_factory: pytest.TempPathFactor
     loop = BackgroundLoop(name="report-test-judges")
     try:
         rated = run_judges(store, "offline", "likert-rag", loop=loop)
-        compared = run_judges(store, "offline", "pairwise", dataset="eo-rag", pairwise=PAIR,
-                              loop=loop)
+        compared = run_judges(
+            store, "offline", "pairwise", dataset="eo-rag", pairwise=PAIR, loop=loop
+        )
     finally:
         loop.close()
     if rated.failures or compared.failures:

@@ -21,23 +21,26 @@ SYSTEM = "evil<script>window.__pwned=3</script>"
 
 @pytest.fixture
 def nasty_store(store):
-    it = replace(builders.item("xss", 1, refs=(f"reference {SCRIPT}",)),
-                 question=f"question {IMG}?")
+    it = replace(
+        builders.item("xss", 1, refs=(f"reference {SCRIPT}",)), question=f"question {IMG}?"
+    )
     bad = builders.response(it, SYSTEM, NASTY)
     good = builders.response(it, "plain", "Paris.")
     store.add_items([it], [bad, good])
-    store.add_ratings([
-        builders.rating(bad, "judge<b>", 1, explanation=f"explained {NASTY}"),
-        builders.rating(bad, "ana", 1, kind="human", comment=f"comment {IMG}"),
-        builders.rating(good, "judge<b>", 5),
-    ])
+    store.add_ratings(
+        [
+            builders.rating(bad, "judge<b>", 1, explanation=f"explained {NASTY}"),
+            builders.rating(bad, "ana", 1, kind="human", comment=f"comment {IMG}"),
+            builders.rating(good, "judge<b>", 5),
+        ]
+    )
     store.add_preferences([builders.preference(it, bad, good, "judge<b>", "B")])
     return store
 
 
 def test_nasty_text_is_escaped_in_the_html(nasty_store):
     html = build_report(nasty_store, dataset="xss")
-    body = html[html.index("<body>"):]
+    body = html[html.index("<body>") :]
     for raw in (SCRIPT, IMG, "<script>window.__pwned=3", "<b>"):
         assert raw not in body
     assert html_module.escape(NASTY, quote=True) in body  # the answer, as written
@@ -59,8 +62,9 @@ def test_nothing_from_model_text_runs_in_chromium(nasty_store, chromium, tmp_pat
     page.on("request", lambda r: requests.append(r.url))
     try:
         page.goto(path.as_uri())
-        page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 0",
-                               timeout=30_000)
+        page.wait_for_function(
+            "document.querySelectorAll('.js-plotly-plot .main-svg').length > 0", timeout=30_000
+        )
         page.hover(".js-plotly-plot")  # hover labels render the system names too
         assert page.evaluate("typeof window.__pwned") == "undefined"
         answer = page.locator("#worst article.answer").first.inner_text()

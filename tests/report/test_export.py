@@ -13,14 +13,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from dashboard import export as export_module
-from dashboard.metrics import metrics_json
-from dashboard.metrics import overview
 from dashboard.cli import main
+from dashboard.export import export_sql
 from dashboard.export.files import ExportError, export, export_bytes, export_paths, format_of
 from dashboard.ingest import import_path
-from dashboard.store import Store
-from dashboard.export import export_sql
+from dashboard.metrics import metrics_json, overview
 from dashboard.metrics.selection import Selection
+from dashboard.store import Store
 from dashboard.types import Rating
 from tests import builders
 from tests.conftest import TEST_WAIT_S
@@ -28,15 +27,48 @@ from tests.conftest import TEST_WAIT_S
 FORMATS = ("csv", "jsonl", "parquet")
 # Nobody rated eo-mcqa and eo-hallucination: the export carries their responses all the same.
 DATASETS = (None, "eo-rag", "eo-conversational", "eo-mcqa", "eo-hallucination")
-RATING_FIELDS = ("dataset", "task_type", "question", "reference_answers", "reference_context",
-                 "document", "candidate_answer", "options", "gold_letters",
-                 "hallucination_gold", "history", "external_id", "item_metadata", "system",
-                 "answer", "contexts", "response_metadata", "rater_kind", "rater", "rubric",
-                 "rubric_version", "value",
-                 "scale_low", "scale_high", "unscored_reason", "explanation", "raw_output",
-                 "comment", "created_utc", "rating_id", "supersedes", "overrides")
-PROVENANCE = ("is_current", "effective_score", "effective_source", "call_id", "response_id",
-              "item_id")
+RATING_FIELDS = (
+    "dataset",
+    "task_type",
+    "question",
+    "reference_answers",
+    "reference_context",
+    "document",
+    "candidate_answer",
+    "options",
+    "gold_letters",
+    "hallucination_gold",
+    "history",
+    "external_id",
+    "item_metadata",
+    "system",
+    "answer",
+    "contexts",
+    "response_metadata",
+    "rater_kind",
+    "rater",
+    "rubric",
+    "rubric_version",
+    "value",
+    "scale_low",
+    "scale_high",
+    "unscored_reason",
+    "explanation",
+    "raw_output",
+    "comment",
+    "created_utc",
+    "rating_id",
+    "supersedes",
+    "overrides",
+)
+PROVENANCE = (
+    "is_current",
+    "effective_score",
+    "effective_source",
+    "call_id",
+    "response_id",
+    "item_id",
+)
 
 
 def correct_ana(store: Store) -> tuple[dict, Rating]:
@@ -45,11 +77,23 @@ def correct_ana(store: Store) -> tuple[dict, Rating]:
     with store.connection() as con:
         rows = export_sql.read_records(con, "ratings", dataset="eo-rag")
     old = next(r for r in rows if r["rater"] == "ana" and r["value"] != 5)
-    judge = next(r for r in rows if r["response_id"] == old["response_id"]
-                 and r["rater_kind"] == "llm")
-    new = Rating("ana-correction-1", old["response_id"], "human", "ana", "likert-rag", "1",
-                 5.0, 1.0, 5.0, created_utc=old["created_utc"] + timedelta(days=1),
-                 comment="on second reading, it is right", overrides=judge["rating_id"])
+    judge = next(
+        r for r in rows if r["response_id"] == old["response_id"] and r["rater_kind"] == "llm"
+    )
+    new = Rating(
+        "ana-correction-1",
+        old["response_id"],
+        "human",
+        "ana",
+        "likert-rag",
+        "1",
+        5.0,
+        1.0,
+        5.0,
+        created_utc=old["created_utc"] + timedelta(days=1),
+        comment="on second reading, it is right",
+        overrides=judge["rating_id"],
+    )
     store.add_ratings([new])
     return old, new
 
@@ -78,15 +122,21 @@ def test_export_round_trips_to_the_same_metrics(judged_store, tmp_path, fmt):
         _, _, after = metrics_json.compute(fresh, Selection(dataset))
         assert after == before, dataset  # every system's numbers, calibration and pairwise
         if dataset == "eo-rag":  # the comparison covers people, judges, pairs and calibration
-            assert {"systems.eo-rag-large.human", "systems.eo-rag-large.bradley_terry",
-                    "calibration.panel.kappa_quadratic", "calibration.people.ana.ben.exact",
-                    "pairwise.eo-rag-large.eo-rag-small.win_rate"} <= set(before["metrics"])
+            assert {
+                "systems.eo-rag-large.human",
+                "systems.eo-rag-large.bradley_terry",
+                "calibration.panel.kappa_quadratic",
+                "calibration.people.ana.ben.exact",
+                "pairwise.eo-rag-large.eo-rag-small.win_rate",
+            } <= set(before["metrics"])
     assert current_ratings(fresh) == current_ratings(judged_store)
     with judged_store.connection() as a, fresh.connection() as b:
         query = "SELECT count(*), count(supersedes) FROM {}"
         for table in ("ratings", "preferences"):
-            assert b.execute(query.format(table)).fetchall() == a.execute(
-                query.format(table)).fetchall()
+            assert (
+                b.execute(query.format(table)).fetchall()
+                == a.execute(query.format(table)).fetchall()
+            )
 
 
 def test_ratings_carry_provenance_and_supersession(judged_store, tmp_path):
@@ -101,12 +151,18 @@ def test_ratings_carry_provenance_and_supersession(judged_store, tmp_path):
     assert after["supersedes"] == old["rating_id"] and after["overrides"] == new.overrides
     assert (after["rater_kind"], after["rater"], after["rubric_version"]) == ("human", "ana", "1")
     assert after["created_utc"].endswith("Z") and after["created_utc"].startswith(
-        new.created_utc.strftime("%Y-%m-%dT%H:%M:%S"))
+        new.created_utc.strftime("%Y-%m-%dT%H:%M:%S")
+    )
     assert json.loads(after["reference_answers"])  # a list, JSON-encoded for CSV
     # The effective score is the mean of people's current ratings (ana's new 5, and ben's
     # if he rated it), normalized; the superseded row shows the response's score too.
-    people = [float(r["value"]) for r in rows.values() if r["response_id"] == old["response_id"]
-              and r["rater_kind"] == "human" and r["is_current"] == "true"]
+    people = [
+        float(r["value"])
+        for r in rows.values()
+        if r["response_id"] == old["response_id"]
+        and r["rater_kind"] == "human"
+        and r["is_current"] == "true"
+    ]
     expected = sum((v - 1) / 4 for v in people) / len(people)
     assert float(after["effective_score"]) == pytest.approx(expected)
     assert before["effective_score"] == after["effective_score"]
@@ -118,8 +174,11 @@ def test_ratings_carry_provenance_and_supersession(judged_store, tmp_path):
 def test_effective_scores_average_to_the_overviews(judged_store):
     with judged_store.connection() as con:
         rows = export_sql.read_records(con, "ratings", dataset="eo-rag")
-    per_response = {(r["system"], r["response_id"]): r["effective_score"] for r in rows
-                    if r["rubric"] == "likert-rag" and r["is_current"]}
+    per_response = {
+        (r["system"], r["response_id"]): r["effective_score"]
+        for r in rows
+        if r["rubric"] == "likert-rag" and r["is_current"]
+    }
     view = overview.overview(judged_store, Selection("eo-rag", "likert-rag"))
     for row in view.systems:
         scores = [v for (s, _), v in per_response.items() if s == row.system]
@@ -133,9 +192,23 @@ def test_preferences_carry_provenance(judged_store, tmp_path):
     pairs = {(r["response_a"], r["response_b"]) for r in table}
     assert len(table) == 2 * len(pairs) >= 80  # each pair asked in both orders
     first = table[0]
-    for name in ("system_a", "answer_a", "system_b", "answer_b", "verdict", "shown_first",
-                 "rater_kind", "rater", "rubric", "rubric_version", "created_utc",
-                 "preference_id", "supersedes", "is_current", "call_id"):
+    for name in (
+        "system_a",
+        "answer_a",
+        "system_b",
+        "answer_b",
+        "verdict",
+        "shown_first",
+        "rater_kind",
+        "rater",
+        "rubric",
+        "rubric_version",
+        "created_utc",
+        "preference_id",
+        "supersedes",
+        "is_current",
+        "call_id",
+    ):
         assert name in first
     assert {r["shown_first"] for r in table} == {"A", "B"}
     assert all(r["is_current"] and r["rater"] == "baseline" for r in table)
@@ -165,15 +238,22 @@ def test_download_bytes_equal_the_exported_file(judged_store, tmp_path):
 
 def test_paths_and_formats():
     paths = export_paths(Path("/x/results.parquet"))
-    assert paths == {"ratings": Path("/x/results.ratings.parquet"),
-                     "preferences": Path("/x/results.preferences.parquet")}
+    assert paths == {
+        "ratings": Path("/x/results.ratings.parquet"),
+        "preferences": Path("/x/results.preferences.parquet"),
+    }
     assert export_paths(Path("r.ratings.csv"))["preferences"] == Path("r.preferences.csv")
     assert [format_of(Path(f"a.{s}")) for s in ("csv", "JSONL", "ndjson", "pq")] == [
-        "csv", "jsonl", "jsonl", "parquet"]
+        "csv",
+        "jsonl",
+        "jsonl",
+        "parquet",
+    ]
     with pytest.raises(ExportError, match="end the name in"):
         format_of(Path("a.xlsx"))
     assert export_module.download_name("ratings", fmt="csv", dataset="eo rag/1") == (
-        "judgeboard-eo_rag_1.ratings.csv")
+        "judgeboard-eo_rag_1.ratings.csv"
+    )
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -181,7 +261,7 @@ def test_every_column_is_one_the_importer_knows(judged_store, tmp_path, fmt):
     # What the export writes is a field of its format (the ids are used) or a column the
     # format reads and drops (derived ones); none is left over for the item's metadata.
     from dashboard.ingest.formats import FORMATS as IMPORT_FORMATS
-    from dashboard.ingest.load_sql import describe
+    from dashboard.ingest.read_sql import describe
 
     files = export(judged_store, tmp_path / f"results.{fmt}").files
     for kind, path in files.items():
@@ -203,8 +283,10 @@ def test_jsonl_keeps_columns_that_are_null_on_every_row(judged_store, tmp_path):
 
 def test_responses_nobody_rated_are_rows_without_a_rating(judged_store, tmp_path, capsys):
     out = tmp_path / "mcqa.csv"
-    assert main(["--db", str(judged_store.path), "export", "--dataset", "eo-mcqa",
-                 "--out", str(out)]) == 0
+    assert (
+        main(["--db", str(judged_store.path), "export", "--dataset", "eo-mcqa", "--out", str(out)])
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "ratings: 36 rows (36 of them items or responses nobody rated) ->" in printed
     assert "preferences: 0 rows (no file written)" in printed
@@ -214,7 +296,10 @@ def test_responses_nobody_rated_are_rows_without_a_rating(judged_store, tmp_path
     assert all(r["rater"] == r["value"] == r["is_current"] == "" for r in rows)
     assert all(json.loads(r["options"]) and json.loads(r["gold_letters"]) for r in rows)
     assert export_module.export_counts(judged_store, dataset="eo-mcqa") == {
-        "ratings": 36, "preferences": 0, "without_rating": 36}
+        "ratings": 36,
+        "preferences": 0,
+        "without_rating": 36,
+    }
 
 
 def test_help_says_what_the_export_holds(capsys):

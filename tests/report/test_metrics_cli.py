@@ -7,10 +7,8 @@ import math
 
 import pytest
 
-from dashboard.metrics import calibration
-from dashboard.metrics import metrics_json
-from dashboard.metrics import estimates, overview
 from dashboard.cli import main
+from dashboard.metrics import calibration, estimates, metrics_json, overview
 from dashboard.metrics.selection import Selection
 from tests import builders
 
@@ -57,7 +55,11 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
     for standing in view.pairwise.bradley_terry:
         entry = found[f"systems.{standing.system}.bradley_terry"]
         assert (entry["value"], entry["low"], entry["high"], entry["n"]) == (
-            standing.rating, standing.low, standing.high, standing.n_battles)
+            standing.rating,
+            standing.low,
+            standing.high,
+            standing.n_battles,
+        )
     for h in view.pairwise.head_to_head:
         _same(found[f"pairwise.{h.system_a}.{h.system_b}.win_rate"], h.win_rate)
     assert [j.judge for j in cal.judges] == ["baseline", "panel"] == data["judges"]
@@ -100,32 +102,65 @@ def _value(store, name: str) -> float:
 def test_fail_under_passes_at_the_threshold_and_fails_just_above(judged_store, capsys):
     name = "systems.eo-rag-large.effective"
     value = _value(judged_store, name)
-    status, out, err = run_cli(judged_store, "--dataset", "eo-rag", "--json",
-                               "--fail-under", f"{name}={value!r}", capsys=capsys)
+    status, out, err = run_cli(
+        judged_store,
+        "--dataset",
+        "eo-rag",
+        "--json",
+        "--fail-under",
+        f"{name}={value!r}",
+        capsys=capsys,
+    )
     assert status == 0 and err == "" and _no_nan(out)["metrics"][name]["value"] == value
     above = value + 1e-6
-    status, out, err = run_cli(judged_store, "--dataset", "eo-rag", "--json",
-                               "--fail-under", f"{name}={above!r}", capsys=capsys)
+    status, out, err = run_cli(
+        judged_store,
+        "--dataset",
+        "eo-rag",
+        "--json",
+        "--fail-under",
+        f"{name}={above!r}",
+        capsys=capsys,
+    )
     assert status == 1
     assert _no_nan(out)["metrics"][name]["value"] == value  # the JSON is still printed
     assert name in err and f"{value:.4g}" in err and f"{above:g}" in err
 
 
 def test_fail_under_with_a_pattern_checks_every_match(judged_store, capsys):
-    status, _, err = run_cli(judged_store, "--dataset", "eo-rag",
-                             "--fail-under", "systems.*.effective=0.5", capsys=capsys)
+    status, _, err = run_cli(
+        judged_store,
+        "--dataset",
+        "eo-rag",
+        "--fail-under",
+        "systems.*.effective=0.5",
+        capsys=capsys,
+    )
     # eo-rag-large is 0.69; eo-rag-small (0.38) and keyword-baseline (0.40) fall short
     assert status == 1
     assert "systems.eo-rag-small.effective" in err and "systems.keyword-baseline.effective" in err
     assert "systems.eo-rag-large.effective" not in err
-    status, _, err = run_cli(judged_store, "--dataset", "eo-rag",
-                             "--fail-under", "calibration.*.within_one=0.5", capsys=capsys)
+    status, _, err = run_cli(
+        judged_store,
+        "--dataset",
+        "eo-rag",
+        "--fail-under",
+        "calibration.*.within_one=0.5",
+        capsys=capsys,
+    )
     assert status == 0 and err == ""
 
 
 def test_unknown_metric_is_an_error_listing_close_names(judged_store, capsys):
-    status, out, err = run_cli(judged_store, "--dataset", "eo-rag", "--json",
-                               "--fail-under", "systems.eo-rag-large.efective=0.5", capsys=capsys)
+    status, out, err = run_cli(
+        judged_store,
+        "--dataset",
+        "eo-rag",
+        "--json",
+        "--fail-under",
+        "systems.eo-rag-large.efective=0.5",
+        capsys=capsys,
+    )
     assert status == 2 and out == ""
     assert "no metric named 'systems.eo-rag-large.efective'" in err
     assert "close names: systems.eo-rag-large.effective" in err
@@ -143,9 +178,11 @@ def test_a_metric_without_a_value_fails_the_gate(store, capsys):
     it = builders.item("one", 1)
     resp = builders.response(it, "s", "paris")
     store.add_items([it], [resp])
-    store.add_ratings([builders.rating(resp, "j1", 4), builders.rating(resp, "ana", 4,
-                                                                      kind="human")])
-    status, out, err = run_cli(store, "--json", "--fail-under",
-                               "calibration.j1.kappa_quadratic=0", capsys=capsys)
+    store.add_ratings(
+        [builders.rating(resp, "j1", 4), builders.rating(resp, "ana", 4, kind="human")]
+    )
+    status, out, err = run_cli(
+        store, "--json", "--fail-under", "calibration.j1.kappa_quadratic=0", capsys=capsys
+    )
     assert _no_nan(out)["metrics"]["calibration.j1.kappa_quadratic"]["value"] is None
     assert status == 1 and "has no value" in err

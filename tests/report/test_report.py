@@ -21,8 +21,19 @@ from tests.paths import REPO_ROOT
 from tests.report.conftest import ARTIFACTS
 
 WHEN = datetime(2026, 3, 4, 5, 6)
-URL_ATTRIBUTES = {"src", "href", "action", "formaction", "data", "poster", "srcset", "background",
-                  "xlink:href", "manifest", "ping"}
+URL_ATTRIBUTES = {
+    "src",
+    "href",
+    "action",
+    "formaction",
+    "data",
+    "poster",
+    "srcset",
+    "background",
+    "xlink:href",
+    "manifest",
+    "ping",
+}
 
 
 class Parsed(HTMLParser):
@@ -78,23 +89,35 @@ def cli_metrics(store, capsys, *args: str) -> dict:
 
 def test_report_numbers_are_those_of_metrics_json(judged_store, capsys, tmp_path):
     out = tmp_path / "report.html"
-    assert main(["--db", str(judged_store.path), "report", "--dataset", "eo-rag",
-                 "--out", str(out)]) == 0
+    assert (
+        main(["--db", str(judged_store.path), "report", "--dataset", "eo-rag", "--out", str(out)])
+        == 0
+    )
     assert "wrote" in capsys.readouterr().out
     expected = cli_metrics(judged_store, capsys, "--dataset", "eo-rag")["metrics"]
     parsed = parse(out.read_text(encoding="utf-8"))
     shown = parsed.cells
     # the summary has every system metric; calibration, pairwise and people tables too
     assert {n for n in expected if n.startswith("systems.")} <= set(shown)
-    assert {"calibration.panel.kappa_quadratic", "calibration.baseline.bias",
-            "calibration.human_labels", "calibration.people.ana.ben.exact",
-            "pairwise.eo-rag-large.eo-rag-small.win_rate"} <= set(shown)
+    assert {
+        "calibration.panel.kappa_quadratic",
+        "calibration.baseline.bias",
+        "calibration.human_labels",
+        "calibration.people.ana.ben.exact",
+        "pairwise.eo-rag-large.eo-rag-small.win_rate",
+    } <= set(shown)
     for name, (value, text) in shown.items():
         entry = expected[name]
         assert value == json.dumps(entry["value"]), name
-        style = ("elo" if name.endswith("bradley_terry") else "signed" if name.endswith(".bias")
-                 else "count" if name.endswith(("n_responses", "skipped", "labels",
-                                                "preferences", "unscored")) else "score")
+        style = (
+            "elo"
+            if name.endswith("bradley_terry")
+            else "signed"
+            if name.endswith(".bias")
+            else "count"
+            if name.endswith(("n_responses", "skipped", "labels", "preferences", "unscored"))
+            else "score"
+        )
         assert text == metric_text(entry, style), name
     (embedded,) = [body for attrs, body in parsed.scripts if attrs.get("id") == METRICS_ELEMENT_ID]
     assert json.loads(embedded)["metrics"] == expected
@@ -110,14 +133,17 @@ def test_report_fetches_nothing_by_itself(judged_store):
     assert "default-src 'none'" in parsed.csp and "connect-src 'none'" in parsed.csp
     assert "unsafe-inline" not in parsed.csp.split("script-src")[1].split(";")[0]
     # plotly.js is inline exactly once; each figure draws from it
-    assert sum("Plotly.newPlot" in body for _, body in parsed.scripts) == html.count(
-        'class="plotly-graph-div"') == 5
+    assert (
+        sum("Plotly.newPlot" in body for _, body in parsed.scripts)
+        == html.count('class="plotly-graph-div"')
+        == 5
+    )
     assert len([b for _, b in parsed.scripts if len(b) > 1_000_000]) == 1
 
 
 def test_methods_section_names_the_panel_rubrics_calls_cost_and_date(judged_store):
     html = build_report(judged_store, dataset="eo-rag", generated_utc=WHEN)
-    methods = html[html.index('<section id="methods">'):]
+    methods = html[html.index('<section id="methods">') :]
     text = re.sub(r"<[^>]+>", " ", methods)
     with judged_store.connection() as con:
         calls, failed = con.execute("""SELECT count(*), count(*) FILTER (WHERE status = 'failed')
@@ -125,9 +151,19 @@ def test_methods_section_names_the_panel_rubrics_calls_cost_and_date(judged_stor
             LEFT JOIN items i ON i.item_id = j.item_id
             WHERE coalesce(r.dataset, i.dataset) = 'eo-rag'""").fetchone()
     assert calls >= 200  # 120 ratings, and at least 40 pairs asked in both orders
-    for expected in ("2026-03-04 05:06 UTC", "judgeboard/baseline", "likert-rag v1",
-                     "pairwise v1", "Judge calls", f"{calls:,} ({failed:,} failed)",
-                     "ana (person)", "ben (person)", "baseline (judge)", "Human labels", "42"):
+    for expected in (
+        "2026-03-04 05:06 UTC",
+        "judgeboard/baseline",
+        "likert-rag v1",
+        "pairwise v1",
+        "Judge calls",
+        f"{calls:,} ({failed:,} failed)",
+        "ana (person)",
+        "ben (person)",
+        "baseline (judge)",
+        "Human labels",
+        "42",
+    ):
         assert expected in text, expected
     assert "<dt>Cost</dt><dd>$0.0000</dd>" in methods
 
@@ -139,19 +175,37 @@ def test_cost_text_says_what_is_known():
     assert cost_text(()) == "no judge calls recorded"
     assert cost_text((use(None, 2),)) == "unknown"
     assert cost_text((use(0.5, 0), use(0.25, 0))) == "$0.7500"
-    assert cost_text((use(0.5, 1),)) == ("$0.5000 for the calls with a known price; "
-                                         "1 calls of unknown cost")
+    assert cost_text((use(0.5, 1),)) == (
+        "$0.5000 for the calls with a known price; 1 calls of unknown cost"
+    )
 
 
 def test_methods_cost_is_unknown_when_no_call_was_priced(store):
     toy = builders.two_systems(store)
     resp = toy["good"][0]
-    store.add_judge_calls([JudgeCall("c1", "k1", "run", "j1", "openai/some-model", "likert-rag",
-                                     "1", "h", "rating", "ok", response_id=resp.response_id,
-                                     prompt_tokens=10, completion_tokens=5, cost_usd=None,
-                                     created_utc=builders.T0)])
+    store.add_judge_calls(
+        [
+            JudgeCall(
+                "c1",
+                "k1",
+                "run",
+                "j1",
+                "openai/some-model",
+                "likert-rag",
+                "1",
+                "h",
+                "rating",
+                "ok",
+                response_id=resp.response_id,
+                prompt_tokens=10,
+                completion_tokens=5,
+                cost_usd=None,
+                created_utc=builders.T0,
+            )
+        ]
+    )
     html = build_report(store, dataset="toy", generated_utc=WHEN)
-    text = re.sub(r"<[^>]+>", " ", html[html.index('<section id="methods">'):])
+    text = re.sub(r"<[^>]+>", " ", html[html.index('<section id="methods">') :])
     assert "<dt>Cost</dt><dd>unknown</dd>" in html
     assert "openai/some-model" in text
     assert "not recorded (imported ratings)" in text  # j2 rated without a recorded call
@@ -177,14 +231,18 @@ def test_report_opens_in_chromium_without_errors_or_requests(judged_store, chrom
         page.goto(path.as_uri())
         page.wait_for_function(
             f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {expected_figures}",
-            timeout=30_000)
+            timeout=30_000,
+        )
         assert page.evaluate("document.querySelectorAll('.js-plotly-plot').length") == 5
         assert page.locator("#summary table").count() == 1
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "report-full.png"), full_page=True)
         # The README shows the top: summary, histograms and the start of calibration.
-        page.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True,
-                        clip={"x": 0, "y": 0, "width": 1280, "height": 1500})
+        page.screenshot(
+            path=str(ARTIFACTS / "report.png"),
+            full_page=True,
+            clip={"x": 0, "y": 0, "width": 1280, "height": 1500},
+        )
     finally:
         page.close()
     assert [m for m in console if m[0] in ("error", "pageerror")] == []
@@ -197,13 +255,15 @@ def test_report_opens_in_chromium_without_errors_or_requests(judged_store, chrom
 
 def test_a_report_of_every_dataset(judged_store, capsys, tmp_path):
     out = tmp_path / "all.html"
-    assert main(["--db", str(judged_store.path), "report", "--worst", "3",
-                 "--out", str(out)]) == 0
+    assert main(["--db", str(judged_store.path), "report", "--worst", "3", "--out", str(out)]) == 0
     capsys.readouterr()
     parsed = parse(out.read_text(encoding="utf-8"))
     expected = cli_metrics(judged_store, capsys)["metrics"]
     # all four datasets: the reference-based metrics of MCQA and hallucination are there too
-    assert {"systems.eo-rag-large.mcqa_accuracy", "systems.eo-rag-large.hallucination_f1",
-            "systems.eo-rag-large.effective"} <= set(parsed.cells)
+    assert {
+        "systems.eo-rag-large.mcqa_accuracy",
+        "systems.eo-rag-large.hallucination_f1",
+        "systems.eo-rag-large.effective",
+    } <= set(parsed.cells)
     assert all(parsed.cells[n][0] == json.dumps(expected[n]["value"]) for n in parsed.cells)
     assert out.read_text(encoding="utf-8").count('class="answer"') == 3

@@ -14,18 +14,14 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard.review import annotation
-from dashboard.review.detail import response_detail
-from dashboard.review import votes
-from dashboard.metrics import calibration
-from dashboard.review import detail, failures
-from dashboard.metrics import overview
+from dashboard.metrics import calibration, overview
+from dashboard.metrics.selection import Selection
+from dashboard.review import annotation, failures, queue_sql, votes, votes_sql
 from dashboard.review.annotation import AnnotationError, QueueRequest
+from dashboard.review.detail import response_detail
 from dashboard.review.failures_sql import FailureFilter
 from dashboard.review.votes import PairRequest, VoteError
-from dashboard.review import queue_sql, votes_sql
 from dashboard.store import Store
-from dashboard.metrics.selection import Selection
 from tests import builders
 
 RUBRIC = "likert-rag"
@@ -34,8 +30,11 @@ RUBRIC = "likert-rag"
 @pytest.fixture
 def toy(store):
     data = builders.two_systems(store)
-    names = {r.response_id: f"{r.system}{n}" for system in ("good", "bad")
-             for n, r in enumerate(data[system])}
+    names = {
+        r.response_id: f"{r.system}{n}"
+        for system in ("good", "bad")
+        for n, r in enumerate(data[system])
+    }
     return {**data, "names": names}
 
 
@@ -44,8 +43,12 @@ def _names(toy, rows):
 
 
 def _failures(store, *, page=1, page_size=failures.PAGE_SIZE, **options):
-    return failures.failures(store, FailureFilter(rubric=RUBRIC, dataset="toy", **options),
-                           page=page, page_size=page_size)
+    return failures.failures(
+        store,
+        FailureFilter(rubric=RUBRIC, dataset="toy", **options),
+        page=page,
+        page_size=page_size,
+    )
 
 
 def test_failures_are_listed_worst_effective_score_first(store, toy):
@@ -53,9 +56,9 @@ def test_failures_are_listed_worst_effective_score_first(store, toy):
     names = _names(toy, page.rows)
     assert names[:3] == ["bad0", "bad1", "bad2"]
     assert set(names[3:5]) == {"good1", "good2"} and names[5] == "good0"
-    assert [r.score for r in page.rows] == pytest.approx([0, .125, .5, .75, .75, 1])
+    assert [r.score for r in page.rows] == pytest.approx([0, 0.125, 0.5, 0.75, 0.75, 1])
     bad1 = page.rows[1]
-    assert (bad1.panel, bad1.human, bad1.spread) == (pytest.approx(.125), None, .25)
+    assert (bad1.panel, bad1.human, bad1.spread) == (pytest.approx(0.125), None, 0.25)
     assert (bad1.n_judges, bad1.n_humans) == (2, 0)
 
 
@@ -63,7 +66,9 @@ def test_failure_filters(store, toy):
     assert _names(toy, _failures(store, min_disagreement=0.25).rows) == ["bad1", "good0"]
     assert _names(toy, _failures(store, max_score=0.5).rows) == ["bad0", "bad1", "bad2"]
     assert _names(toy, _failures(store, min_score=0.75, max_score=0.75).rows)[0] in (
-        "good1", "good2")
+        "good1",
+        "good2",
+    )
     assert _failures(store, system="good").total == 3
     assert _names(toy, _failures(store, search="LONDON 1").rows) == ["bad1"]
     assert _failures(store, task_type="open_qa").total == 6
@@ -102,14 +107,34 @@ def test_unrated_answers_come_last_and_leave_with_a_score_bound(store, toy):
 
 def test_detail_keeps_the_judge_rating_beside_a_persons_override(store, toy):
     target = toy["bad"][0]
-    judge_rating = builders.rating(target, "j3", 5, explanation="Looks right.",
-                                   raw_output="Explanation: looks right.\nRating: [[5]]")
+    judge_rating = builders.rating(
+        target,
+        "j3",
+        5,
+        explanation="Looks right.",
+        raw_output="Explanation: looks right.\nRating: [[5]]",
+    )
     store.add_ratings([judge_rating])
-    first = annotation.rate(store, target.response_id, annotator="zoe", rubric=RUBRIC,
-                            rubric_version="1", value=2, scale=(1, 5)).record
-    override = annotation.rate(store, target.response_id, annotator="zoe", rubric=RUBRIC,
-                               rubric_version="1", value=1, scale=(1, 5),
-                               overrides=judge_rating.rating_id, comment="London is wrong.").record
+    first = annotation.rate(
+        store,
+        target.response_id,
+        annotator="zoe",
+        rubric=RUBRIC,
+        rubric_version="1",
+        value=2,
+        scale=(1, 5),
+    ).record
+    override = annotation.rate(
+        store,
+        target.response_id,
+        annotator="zoe",
+        rubric=RUBRIC,
+        rubric_version="1",
+        value=1,
+        scale=(1, 5),
+        overrides=judge_rating.rating_id,
+        comment="London is wrong.",
+    ).record
     detail = response_detail(store, target.response_id)
     judged = detail.find(judge_rating.rating_id)
     assert judged.current and judged.overridden_by == (override.rating_id,)
@@ -124,8 +149,9 @@ def test_detail_keeps_the_judge_rating_beside_a_persons_override(store, toy):
 
 
 def _queue(store, order, *, annotator="zoe", **options):
-    request = QueueRequest(rubric=RUBRIC, annotator=annotator, order=order, dataset="toy",
-                           **options)
+    request = QueueRequest(
+        rubric=RUBRIC, annotator=annotator, order=order, dataset="toy", **options
+    )
     return annotation.annotation_queue(store, request, limit=10)
 
 
@@ -151,23 +177,39 @@ def test_every_queue_order_has_a_label_and_a_query():
 def test_a_rated_answer_leaves_the_annotators_queue(store, toy):
     assert _queue(store, "worst", annotator="ana").remaining == 2  # ana rated 4 of 6
     assert _queue(store, "worst").remaining == 6
-    annotation.rate(store, toy["bad"][0].response_id, annotator="zoe", rubric=RUBRIC,
-                    rubric_version="1", value=3, scale=(1, 5))
+    annotation.rate(
+        store,
+        toy["bad"][0].response_id,
+        annotator="zoe",
+        rubric=RUBRIC,
+        rubric_version="1",
+        value=3,
+        scale=(1, 5),
+    )
     after = _queue(store, "worst")
     assert after.remaining == 5 and _names(toy, after.entries)[0] == "bad1"
     with pytest.raises(AnnotationError, match="unknown queue order"):
         _queue(store, "best")
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"annotator": "  "}, "Annotator box"),
-    ({"value": None}, "Pick a rating"),
-    ({"value": 6}, "scale"),
-    ({"overrides": "x", "comment": " "}, "needs a comment"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"annotator": "  "}, "Annotator box"),
+        ({"value": None}, "Pick a rating"),
+        ({"value": 6}, "scale"),
+        ({"overrides": "x", "comment": " "}, "needs a comment"),
+    ],
+)
 def test_rate_refuses_an_incomplete_label(store, toy, options, message):
-    values = {"annotator": "zoe", "rubric": RUBRIC, "rubric_version": "1", "value": 3,
-              "scale": (1, 5), **options}
+    values = {
+        "annotator": "zoe",
+        "rubric": RUBRIC,
+        "rubric_version": "1",
+        "value": 3,
+        "scale": (1, 5),
+        **options,
+    }
     with pytest.raises(AnnotationError, match=message):
         annotation.rate(store, toy["good"][1].response_id, **values)
     assert response_detail(store, toy["good"][1].response_id).human_ratings == ()
@@ -178,17 +220,32 @@ def test_an_override_must_name_a_judge_rating_of_the_same_answer(store, toy):
     other_judge = response_detail(store, toy["bad"][0].response_id).judge_ratings[0]
     for wrong in (ana_rating.rating.rating_id, other_judge.rating.rating_id):
         with pytest.raises(AnnotationError, match="not a judge's rating of this answer"):
-            annotation.rate(store, toy["good"][0].response_id, annotator="zoe", rubric=RUBRIC,
-                            rubric_version="1", value=1, scale=(1, 5), overrides=wrong,
-                            comment="no")
+            annotation.rate(
+                store,
+                toy["good"][0].response_id,
+                annotator="zoe",
+                rubric=RUBRIC,
+                rubric_version="1",
+                value=1,
+                scale=(1, 5),
+                overrides=wrong,
+                comment="no",
+            )
 
 
 def test_a_human_rating_changes_overview_and_calibration(store, toy):
     selection = Selection("toy", RUBRIC)
     before = overview.overview(store, selection)
     before_cal = calibration.calibration(store, selection)
-    annotation.rate(store, toy["good"][1].response_id, annotator="zoe", rubric=RUBRIC,
-                    rubric_version="1", value=1, scale=(1, 5))
+    annotation.rate(
+        store,
+        toy["good"][1].response_id,
+        annotator="zoe",
+        rubric=RUBRIC,
+        rubric_version="1",
+        value=1,
+        scale=(1, 5),
+    )
     after = overview.overview(store, selection)
     after_cal = calibration.calibration(store, selection)
     good = [next(r for r in view.systems if r.system == "good") for view in (before, after)]
@@ -209,10 +266,17 @@ def test_shown_first_is_seeded_and_balanced():
     assert sides != [votes.shown_first(8, f"item{n}", "a", "b") for n in range(400)]
 
 
-@pytest.mark.parametrize(("choice", "shown", "verdict"), [
-    ("left", "A", "A"), ("right", "A", "B"), ("left", "B", "B"), ("right", "B", "A"),
-    ("tie", "A", "tie"), ("tie", "B", "tie"),
-])
+@pytest.mark.parametrize(
+    ("choice", "shown", "verdict"),
+    [
+        ("left", "A", "A"),
+        ("right", "A", "B"),
+        ("left", "B", "B"),
+        ("right", "B", "A"),
+        ("tie", "A", "tie"),
+        ("tie", "B", "tie"),
+    ],
+)
 def test_a_screen_choice_becomes_a_canonical_verdict(choice, shown, verdict):
     assert votes.canonical_verdict(choice, shown) == verdict
 
@@ -227,13 +291,19 @@ def test_pairs_follow_earlier_orientation_and_leave_once_voted(store, toy):
         view = votes.next_pair(store, request, offset=offset).pair
         seen[view.item.item_id] = (view.response_a.response_id, view.response_b.response_id)
         assert {view.left.response_id, view.right.response_id} == set(seen[view.item.item_id])
-        assert view.shown_first == votes.shown_first(3, view.item.item_id,
-                                                            *seen[view.item.item_id])
+        assert view.shown_first == votes.shown_first(3, view.item.item_id, *seen[view.item.item_id])
     assert seen[items[0].item_id] == (bad[0].response_id, good[0].response_id)
     assert seen[items[1].item_id] == (good[1].response_id, bad[1].response_id)
     first = votes.next_pair(store, request)
-    saved = votes.vote(store, first.pair, "left", annotator="zoe", rubric="pairwise",
-                              rubric_version="1", comment=" ")
+    saved = votes.vote(
+        store,
+        first.pair,
+        "left",
+        annotator="zoe",
+        rubric="pairwise",
+        rubric_version="1",
+        comment=" ",
+    )
     vote = saved.record
     assert not saved.pending
     assert vote.shown_first == first.pair.shown_first and vote.comment is None
@@ -242,8 +312,7 @@ def test_pairs_follow_earlier_orientation_and_leave_once_voted(store, toy):
     with pytest.raises(VoteError, match="two different systems"):
         votes.next_pair(store, PairRequest("good", "good", "zoe"))
     with pytest.raises(VoteError, match="Annotator box"):
-        votes.vote(store, first.pair, "tie", annotator="", rubric="pairwise",
-                          rubric_version="1")
+        votes.vote(store, first.pair, "tie", annotator="", rubric="pairwise", rubric_version="1")
 
 
 def test_a_vote_changes_the_win_rate(store, toy):
@@ -251,8 +320,7 @@ def test_a_vote_changes_the_win_rate(store, toy):
     assert all(r.win_rate is None for r in overview.overview(store, selection).systems)
     view = votes.next_pair(store, PairRequest("good", "bad", "zoe", "toy")).pair
     left_system = view.left.system
-    votes.vote(store, view, "left", annotator="zoe", rubric="pairwise",
-                      rubric_version="1")
+    votes.vote(store, view, "left", annotator="zoe", rubric="pairwise", rubric_version="1")
     after = {r.system: r.win_rate for r in overview.overview(store, selection).systems}
     assert after[left_system].value == 1.0 and after[left_system].n == 1
     assert overview.overview(store, selection).pairwise.head_to_head
@@ -278,15 +346,23 @@ def test_the_pair_queue_counts_in_one_query_and_clamps_past_the_end(store, toy):
     orders = [votes.next_pair(store, request, offset=n) for n in range(3)]
     assert [q.remaining for q in orders] == [3, 3, 3] and [q.offset for q in orders] == [0, 1, 2]
     with store.connection() as con:
-        rows, total = votes_sql.pair_rows(con, system_a="good", system_b="bad", dataset="toy",
-                                           annotator="zoe", seed=3, limit=2, offset=1)
-    assert total == 3 and [r["item_id"] for r in rows] == [
-        q.pair.item.item_id for q in orders[1:]]
+        rows, total = votes_sql.pair_rows(
+            con,
+            system_a="good",
+            system_b="bad",
+            dataset="toy",
+            annotator="zoe",
+            seed=3,
+            limit=2,
+            offset=1,
+        )
+    assert total == 3 and [r["item_id"] for r in rows] == [q.pair.item.item_id for q in orders[1:]]
     past = votes.next_pair(store, request, offset=7)  # e.g. after votes elsewhere
     assert (past.offset, past.remaining) == (2, 3)
     assert past.pair.item.item_id == orders[2].pair.item.item_id
-    assert votes.next_pair(store, PairRequest("good", "bad", "zoe", "none")) == \
-        votes.PairQueue(None, 0, 0)
+    assert votes.next_pair(store, PairRequest("good", "bad", "zoe", "none")) == votes.PairQueue(
+        None, 0, 0
+    )
 
 
 def test_an_override_checks_the_detail_without_opening_the_busy_file(store, toy):
@@ -298,15 +374,22 @@ def test_an_override_checks_the_detail_without_opening_the_busy_file(store, toy)
     detail = response_detail(store, target.response_id)
     judged = next(e for e in detail.judge_ratings if e.rating.rater == "j1")
     human = detail.human_ratings[0]
-    values = {"annotator": "zoe", "rubric": RUBRIC, "rubric_version": "1", "value": 4,
-              "scale": (1, 5), "comment": "It is right.", "detail": detail}
+    values = {
+        "annotator": "zoe",
+        "rubric": RUBRIC,
+        "rubric_version": "1",
+        "value": 4,
+        "scale": (1, 5),
+        "comment": "It is right.",
+        "detail": detail,
+    }
     busy = Store(store.path, wait_s=0.2)
     with database_held(store.path):
         with pytest.raises(AnnotationError, match="not a judge's rating of this answer"):
-            annotation.rate(busy, target.response_id, overrides=human.rating.rating_id,
-                            **values)
-        saved = annotation.rate(busy, target.response_id, overrides=judged.rating.rating_id,
-                                **values)
+            annotation.rate(busy, target.response_id, overrides=human.rating.rating_id, **values)
+        saved = annotation.rate(
+            busy, target.response_id, overrides=judged.rating.rating_id, **values
+        )
         assert saved.pending and len(busy.spool.ready_files()) == 1
     after = response_detail(store, target.response_id)  # applies the spool first
     assert after.find(judged.rating.rating_id).overridden_by == (saved.record.rating_id,)
@@ -315,8 +398,12 @@ def test_an_override_checks_the_detail_without_opening_the_busy_file(store, toy)
 
 def test_the_pairwise_standings_are_the_overviews(store, toy):
     items, good, bad = toy["items"], toy["good"], toy["bad"]
-    store.add_preferences([builders.preference(it, g, b, "j1", v) for it, g, b, v in zip(
-        items, good, bad, ("A", "A", "tie"))])
+    store.add_preferences(
+        [
+            builders.preference(it, g, b, "j1", v)
+            for it, g, b, v in zip(items, good, bad, ("A", "A", "tie"))
+        ]
+    )
     found = votes.standings(store, dataset="toy")
     assert found.head_to_head and found == overview.overview(store, Selection("toy")).pairwise
     assert votes.standings(store, dataset="none").head_to_head == ()

@@ -10,11 +10,16 @@ import numpy as np
 import pytest
 
 from scoring import agreement
-from scoring.agreement_ci import (
-    _cells, _paired_replicates, _pattern_coincidences, _squared_distances,
-    krippendorff_alpha_ci, paired_agreement_ci, snap,
-)
 from scoring._encode import encode
+from scoring.agreement_ci import (
+    _cells,
+    _paired_replicates,
+    _pattern_coincidences,
+    _squared_distances,
+    krippendorff_alpha_ci,
+    paired_agreement_ci,
+    snap,
+)
 
 LABELS = [1.0, 2.0, 3.0, 4.0, 5.0]
 
@@ -43,7 +48,8 @@ def test_estimates_equal_the_direct_functions(panel: bool) -> None:
     assert result.exact.estimate == agreement.percent_agreement(snapped, human)
     assert result.within_one.estimate == agreement.percent_agreement(snapped, human, tolerance=1)
     assert result.kappa_quadratic.estimate == pytest.approx(
-        agreement.cohen_kappa(snapped, human, labels=LABELS, weights="quadratic"))
+        agreement.cohen_kappa(snapped, human, labels=LABELS, weights="quadratic")
+    )
     assert result.spearman.estimate == pytest.approx(agreement.spearman(judge, human))
     assert result.bias.estimate == pytest.approx(agreement.mean_bias(judge, human))
     for ci in (result.exact, result.kappa_quadratic, result.spearman, result.bias):
@@ -61,9 +67,11 @@ def test_each_replicate_equals_the_statistic_of_its_resample(panel: bool) -> Non
         s = snap(j, LABELS)
         assert replicates["exact"][r] == pytest.approx(agreement.percent_agreement(s, h))
         assert replicates["within_one"][r] == pytest.approx(
-            agreement.percent_agreement(s, h, tolerance=1))
+            agreement.percent_agreement(s, h, tolerance=1)
+        )
         assert replicates["kappa_quadratic"][r] == pytest.approx(
-            agreement.cohen_kappa(s, h, labels=LABELS, weights="quadratic"))
+            agreement.cohen_kappa(s, h, labels=LABELS, weights="quadratic")
+        )
         assert replicates["spearman"][r] == pytest.approx(agreement.spearman(j, h))
         assert replicates["bias"][r] == pytest.approx(agreement.mean_bias(j, h))
 
@@ -92,8 +100,8 @@ def test_alpha_estimate_matches_the_krippendorff_package(level: str) -> None:
     data = _ratings(3)
     result = krippendorff_alpha_ci(data, level=level, values=LABELS, n_resamples=200)
     assert result.estimate == pytest.approx(
-        krippendorff.alpha(reliability_data=data, level_of_measurement=level,
-                           value_domain=LABELS))
+        krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=LABELS)
+    )
     assert result.low <= result.estimate <= result.high
 
 
@@ -103,12 +111,12 @@ def test_alpha_replicates_equal_alpha_of_the_resampled_units(level: str) -> None
     codes, domain = encode(data, LABELS)
     matrices, counts = _pattern_coincidences(codes, domain.size)
     pairable = (~np.isnan(data)).sum(axis=0) >= 2
-    patterns, inverse = np.unique(np.where(np.isnan(data[:, pairable]), -1, data[:, pairable]).T,
-                                  axis=0, return_inverse=True)
+    patterns, inverse = np.unique(
+        np.where(np.isnan(data[:, pairable]), -1, data[:, pairable]).T, axis=0, return_inverse=True
+    )
     assert patterns.shape[0] == counts.size
     # resample units by pattern counts, rebuild the matrix, and compare with the direct alpha
-    draws = np.random.default_rng(9).multinomial(int(counts.sum()), counts / counts.sum(),
-                                                 size=5)
+    draws = np.random.default_rng(9).multinomial(int(counts.sum()), counts / counts.sum(), size=5)
     for row in draws:
         units = np.repeat(patterns, row, axis=0).T
         resampled = np.where(units == -1, np.nan, units)

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-
 from bench.bench_import import generate_rag_jsonl
 from dashboard.ingest import import_path
 from dashboard.store import Store
@@ -56,9 +55,27 @@ def test_cli_import_and_dashboard_threads_share_the_file(tmp_path: Path) -> None
     big = generate_rag_jsonl(tmp_path / "big.jsonl", BIG_RECORDS)
 
     process = subprocess.Popen(
-        [sys.executable, "-c", ENTRY, "--db", str(db), "--wait", "600", "import", str(big),
-         "--dataset", "big", "--system", "s", "--no-score"],
-        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            ENTRY,
+            "--db",
+            str(db),
+            "--wait",
+            "600",
+            "import",
+            str(big),
+            "--dataset",
+            "big",
+            "--system",
+            "s",
+            "--no-score",
+        ],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     stderr = _wait_until_importing(process)
 
     written: list[str] = []
@@ -73,9 +90,18 @@ def test_cli_import_and_dashboard_threads_share_the_file(tmp_path: Path) -> None
         while after < WRITES_AFTER_IMPORT:
             if process.poll() is not None:
                 after += 1
-            rating = Rating(f"t{k}-{i}", response_ids[(k + i) % len(response_ids)], "human",
-                            f"rater-{k}", "likert", "1", float(1 + i % 5), 1, 5,
-                            created_utc=T0 + timedelta(seconds=i))
+            rating = Rating(
+                f"t{k}-{i}",
+                response_ids[(k + i) % len(response_ids)],
+                "human",
+                f"rater-{k}",
+                "likert",
+                "1",
+                float(1 + i % 5),
+                1,
+                5,
+                created_utc=T0 + timedelta(seconds=i),
+            )
             result = store.add_ratings([rating], wait_s=0.2)
             with lock:
                 written.append(rating.rating_id)
@@ -95,8 +121,9 @@ def test_cli_import_and_dashboard_threads_share_the_file(tmp_path: Path) -> None
         def run() -> None:
             try:
                 target(*args)
-            except BaseException as error:  # reported below, with the others
+            except BaseException as error:  # noqa: BLE001 (reported below, with the others)
                 errors.append(error)
+
         return run
 
     threads = [threading.Thread(target=guarded(writer, k)) for k in range(WRITERS)]
@@ -117,7 +144,8 @@ def test_cli_import_and_dashboard_threads_share_the_file(tmp_path: Path) -> None
         stored = [r[0] for r in con.execute("SELECT rating_id FROM ratings").fetchall()]
         big_items = con.execute("SELECT count(*) FROM items WHERE dataset = 'big'").fetchone()[0]
         big_responses = con.execute(
-            "SELECT count(*) FROM responses WHERE dataset = 'big'").fetchone()[0]
+            "SELECT count(*) FROM responses WHERE dataset = 'big'"
+        ).fetchone()[0]
     assert sorted(stored) == sorted(written)  # every rating once: none lost, none doubled
     assert (big_items, big_responses) == (BIG_RECORDS, BIG_RECORDS)
     assert not store.spool.ready_files()

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from dashboard.ids import content_id
-from dashboard.store import Store
-from dashboard.store import migrations
+from dashboard.store import Store, migrations
 from dashboard.store.journal import Batch
 from dashboard.store.writes import record_row
 from dashboard.types import Item, JudgeCall, Preference, Rating, Response
@@ -35,29 +34,50 @@ def _fields(record: type) -> list[str]:
 def test_migrations_produce_the_record_columns(store: Store) -> None:
     assert _columns(store, "items") == _fields(Item) + ["created_utc"]
     assert _columns(store, "responses") == _fields(Response) + ["created_utc"]
-    for table, record in (("ratings", Rating), ("preferences", Preference),
-                          ("judge_calls", JudgeCall)):
+    for table, record in (
+        ("ratings", Rating),
+        ("preferences", Preference),
+        ("judge_calls", JudgeCall),
+    ):
         assert sorted(_columns(store, table)) == sorted(_fields(record)), table
     assert _columns(store, "datasets") == ["name", "description", "source", "created_utc"]
     assert _columns(store, "current_ratings") == _columns(store, "ratings")
     with store.connection() as con:
-        names = [r[0] for r in con.execute("SELECT name FROM _migrations ORDER BY version")
-                 .fetchall()]
+        names = [
+            r[0] for r in con.execute("SELECT name FROM _migrations ORDER BY version").fetchall()
+        ]
         assert names == [name for name, _ in migrations.MIGRATIONS]
         assert migrations.migrate(con) == []  # a second run applies nothing
 
 
-def _rating(value: float | None, *, at: datetime, rater: str = "ana", rating_id: str | None = None,
-            response_id: str = "r1") -> Rating:
-    return Rating(rating_id or content_id(rater, str(value), at.isoformat()), response_id,
-                  "human", rater, "likert", "1", value, 1, 5, created_utc=at,
-                  unscored_reason=None if value is not None else "unreadable")
+def _rating(
+    value: float | None,
+    *,
+    at: datetime,
+    rater: str = "ana",
+    rating_id: str | None = None,
+    response_id: str = "r1",
+) -> Rating:
+    return Rating(
+        rating_id or content_id(rater, str(value), at.isoformat()),
+        response_id,
+        "human",
+        rater,
+        "likert",
+        "1",
+        value,
+        1,
+        5,
+        created_utc=at,
+        unscored_reason=None if value is not None else "unreadable",
+    )
 
 
 def _current(store: Store) -> list[tuple]:
     with store.connection() as con:
-        return con.execute("SELECT rater, value FROM current_ratings ORDER BY rater, value"
-                           ).fetchall()
+        return con.execute(
+            "SELECT rater, value FROM current_ratings ORDER BY rater, value"
+        ).fetchall()
 
 
 def test_a_new_rating_supersedes_the_current_one(store: Store) -> None:
@@ -68,8 +88,11 @@ def test_a_new_rating_supersedes_the_current_one(store: Store) -> None:
     store.add_ratings([second, other])
     with store.connection() as con:
         chain = dict(con.execute("SELECT rating_id, supersedes FROM ratings").fetchall())
-    assert chain == {first.rating_id: None, second.rating_id: first.rating_id,
-                     other.rating_id: None}
+    assert chain == {
+        first.rating_id: None,
+        second.rating_id: first.rating_id,
+        other.rating_id: None,
+    }
     assert _current(store) == [("ana", 4.0), ("bo", 5.0)]
 
 
@@ -83,8 +106,22 @@ def test_a_batch_chains_in_time_order(store: Store) -> None:
 
 
 def test_preferences_stream_includes_the_presentation_order(store: Store) -> None:
-    shown = [Preference(content_id("p", side), "i1", "a", "b", "llm", "judge", "pref", "1",
-                        "A", side, created_utc=T0) for side in ("A", "B")]
+    shown = [
+        Preference(
+            content_id("p", side),
+            "i1",
+            "a",
+            "b",
+            "llm",
+            "judge",
+            "pref",
+            "1",
+            "A",
+            side,
+            created_utc=T0,
+        )
+        for side in ("A", "B")
+    ]
     store.add_preferences(shown)
     with store.connection() as con:
         assert con.execute("SELECT count(*) FROM current_preferences").fetchone()[0] == 2
@@ -111,7 +148,8 @@ def holder(store: Store) -> Iterator[subprocess.Popen[str]]:
 
 
 def test_a_write_to_a_locked_file_is_spooled_and_applied_later(
-        store: Store, holder: subprocess.Popen[str]) -> None:
+    store: Store, holder: subprocess.Popen[str]
+) -> None:
     rating = _rating(4, at=T0)
     result = store.add_ratings([rating], wait_s=0.2)
     assert result.added == 0 and result.pending is not None and result.pending.exists()
@@ -136,8 +174,10 @@ def _spool_file(store: Store, name: str, lines: list[str]) -> Path:
 
 
 def _line(*ratings: Rating) -> str:
-    rows = [{k: (v.isoformat() if isinstance(v, datetime) else v)
-             for k, v in record_row(r).items()} for r in ratings]
+    rows = [
+        {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in record_row(r).items()}
+        for r in ratings
+    ]
     return json.dumps({"table": "ratings", "rows": rows}) + "\n"
 
 
@@ -153,8 +193,12 @@ def test_a_torn_journal_line_is_skipped(store: Store, caplog: pytest.LogCaptureF
 
 
 def test_a_journal_left_by_a_dead_process_is_applied(store: Store) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     pid = int(dead.stdout)
     _spool_file(store, f"run.{pid}.open", [_line(_rating(1, at=T0))])
     assert store.apply_pending() == 1
@@ -167,26 +211,46 @@ def test_a_bad_line_in_the_middle_sets_the_file_aside(store: Store) -> None:
 
 
 def test_write_batches_land_in_one_transaction(store: Store) -> None:
-    call = JudgeCall("c1", "k", "run", "judge", "model", "likert", "1", "h", "rating", "ok",
-                     response_id="r1", created_utc=T0)
+    call = JudgeCall(
+        "c1",
+        "k",
+        "run",
+        "judge",
+        "model",
+        "likert",
+        "1",
+        "h",
+        "rating",
+        "ok",
+        response_id="r1",
+        created_utc=T0,
+    )
     rating = dataclasses.replace(_rating(4, at=T0), call_id="c1")
-    result = store.write([Batch("judge_calls", (record_row(call),)),
-                          Batch("ratings", (record_row(rating),))])
+    result = store.write(
+        [Batch("judge_calls", (record_row(call),)), Batch("ratings", (record_row(rating),))]
+    )
     assert result.added == 2
 
 
-@pytest.mark.parametrize("broken", [
-    {"rating_id": None},  # no id: cannot be deduplicated
-    {"created_utc": "yesterday"},  # not a timestamp
-    {"rater_kind": "robot"},  # breaks the table's CHECK constraint
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"rating_id": None},  # no id: cannot be deduplicated
+        {"created_utc": "yesterday"},  # not a timestamp
+        {"rater_kind": "robot"},  # breaks the table's CHECK constraint
+    ],
+)
 def test_a_file_that_cannot_be_applied_is_set_aside_not_blocking(
-        store: Store, caplog: pytest.LogCaptureFixture, broken: dict) -> None:
+    store: Store, caplog: pytest.LogCaptureFixture, broken: dict
+) -> None:
     good = _spool_file(store, "a-good.jsonl", [_line(_rating(2, at=T0, response_id="r1"))])
-    row = {k: (v.isoformat() if isinstance(v, datetime) else v)
-           for k, v in record_row(_rating(4, at=T0, response_id="r2")).items()}
-    bad = _spool_file(store, "b-bad.jsonl",
-                      [json.dumps({"table": "ratings", "rows": [{**row, **broken}]}) + "\n"])
+    row = {
+        k: (v.isoformat() if isinstance(v, datetime) else v)
+        for k, v in record_row(_rating(4, at=T0, response_id="r2")).items()
+    }
+    bad = _spool_file(
+        store, "b-bad.jsonl", [json.dumps({"table": "ratings", "rows": [{**row, **broken}]}) + "\n"]
+    )
     # Every open applies the spool first: a bad file must not make every open fail.
     with store.connection() as con:
         rows = con.execute("SELECT response_id FROM ratings").fetchall()
@@ -198,8 +262,9 @@ def test_a_file_that_cannot_be_applied_is_set_aside_not_blocking(
 def test_the_fingerprint_moves_when_a_delete_and_an_import_keep_the_counts(store: Store) -> None:
     def add(dataset: str) -> None:
         item = Item(content_id(dataset), dataset, "open_qa", "q?", ("a",))
-        store.add_items([item], [Response(content_id(dataset, "r"), item.item_id, dataset,
-                                          "s", "a")])
+        store.add_items(
+            [item], [Response(content_id(dataset, "r"), item.item_id, dataset, "s", "a")]
+        )
 
     add("one")
     before = store.fingerprint()

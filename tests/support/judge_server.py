@@ -24,6 +24,7 @@ counters as JSON.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import random
@@ -39,7 +40,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULT_KINDS: tuple[str, ...] = (
-    "429", "500", "timeout", "drop", "garbage", "malformed_json", "hang", "400", "401")
+    "429",
+    "500",
+    "timeout",
+    "drop",
+    "garbage",
+    "malformed_json",
+    "hang",
+    "400",
+    "401",
+)
 # The faults a call can recover from by retrying, plus garbage (an unparseable completion).
 DEFAULT_FAULTS: tuple[str, ...] = ("429", "500", "timeout", "drop", "garbage", "malformed_json")
 MARKER = re.compile(r"<rate=(\d+(?:\.\d+)?)>")
@@ -92,9 +102,13 @@ class ModelStats:
     arrivals: list[float] = field(default_factory=list)  # time.monotonic() of each request
 
     def as_dict(self) -> dict[str, Any]:
-        return {"requests": self.requests, "completed": self.completed,
-                "faults": dict(self.faults), "hanging": self.hanging,
-                "max_completions_per_prompt": max(self.completed_prompts.values(), default=0)}
+        return {
+            "requests": self.requests,
+            "completed": self.completed,
+            "faults": dict(self.faults),
+            "hanging": self.hanging,
+            "max_completions_per_prompt": max(self.completed_prompts.values(), default=0),
+        }
 
 
 class _State:
@@ -155,14 +169,26 @@ def _prompt_text(body: dict[str, Any]) -> str:
 def _completion(model: str, text: str, prompt: str) -> bytes:
     prompt_tokens = max(1, len(prompt) // 4)
     completion_tokens = max(1, len(text) // 4)
-    return json.dumps({
-        "id": f"chatcmpl-{hashlib.md5(prompt.encode()).hexdigest()[:12]}",
-        "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
-    }).encode()
+    return json.dumps(
+        {
+            "id": f"chatcmpl-{hashlib.md5(prompt.encode()).hexdigest()[:12]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": text},
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+    ).encode()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -172,7 +198,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
@@ -190,12 +216,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _drop(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
-    def do_GET(self) -> None:  # noqa: N802 (stdlib naming)
+    def do_GET(self) -> None:
         if self.path.rstrip("/") in ("/stats", "/v1/stats"):
             with self.server.state.lock:
                 stats = {m: s.as_dict() for m, s in self.server.state.stats.items()}
@@ -203,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, b'{"error": "not found"}')
 
-    def do_POST(self) -> None:  # noqa: N802 (stdlib naming)
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         if self.path.split("?")[0] not in CHAT_PATHS:
@@ -224,14 +248,20 @@ class _Handler(BaseHTTPRequestHandler):
     def _client_error(self, fault: str) -> None:
         if fault == "401":  # as OpenAI does, the message echoes the key: clients must scrub it
             key = self.headers.get("Authorization", "").removeprefix("Bearer ")
-            body = {"error": {"message": f"Incorrect API key provided: {key}.",
-                              "type": "invalid_request_error", "code": "invalid_api_key"}}
+            body = {
+                "error": {
+                    "message": f"Incorrect API key provided: {key}.",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+            }
         else:
             body = {"error": {"message": "bad request", "type": "invalid_request_error"}}
         self._send(int(fault), json.dumps(body).encode())
 
-    def _respond(self, state: _State, script: ModelScript, fault: str | None, model: str,
-                 prompt: str) -> None:
+    def _respond(
+        self, state: _State, script: ModelScript, fault: str | None, model: str, prompt: str
+    ) -> None:
         if fault in ("400", "401"):
             self._client_error(fault)
         elif fault == "hang":
@@ -241,8 +271,11 @@ class _Handler(BaseHTTPRequestHandler):
             state.count(model, "hanging", -1)
             self._drop()  # a released request never completes
         elif fault == "429":
-            self._send(429, b'{"error": {"message": "rate limited", "type": "rate_limit"}}',
-                       {"Retry-After": f"{script.retry_after_s:g}"})
+            self._send(
+                429,
+                b'{"error": {"message": "rate limited", "type": "rate_limit"}}',
+                {"Retry-After": f"{script.retry_after_s:g}"},
+            )
         elif fault == "500":
             self._send(500, b'{"error": {"message": "internal error", "type": "server_error"}}')
         elif fault == "timeout":
@@ -296,8 +329,14 @@ class JudgeServer:
         """A snapshot of the counters of one model."""
         with self._state.lock:
             s = self._state.stats.get(model, ModelStats())
-            return ModelStats(s.requests, s.completed, Counter(s.faults), s.hanging,
-                              Counter(s.completed_prompts), list(s.arrivals))
+            return ModelStats(
+                s.requests,
+                s.completed,
+                Counter(s.faults),
+                s.hanging,
+                Counter(s.completed_prompts),
+                list(s.arrivals),
+            )
 
     def reset_stats(self) -> None:
         with self._state.lock:
@@ -321,8 +360,11 @@ class JudgeServer:
 
     def start(self) -> JudgeServer:
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-            name="judge-server", daemon=True)
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="judge-server",
+            daemon=True,
+        )
         self._thread.start()
         return self
 

@@ -25,8 +25,13 @@ def database_held(path: Path) -> Iterator[subprocess.Popen[str]]:
     """The file is held by a child process until the block ends, or until the test lets go
     early with `release(process)`; a `Store` of this process meanwhile waits, then spools
     its writes or gives up with StoreBusy."""
-    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], cwd=REPO_ROOT,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)],
+        cwd=REPO_ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "holding"
         yield process

@@ -11,15 +11,23 @@ module per set, each with its detection keys, its default dataset and its SQL.
 
 from __future__ import annotations
 
-from dashboard.ingest import load_sql
+from dashboard.ingest import read_sql
 from dashboard.ingest.adapters import alpaca_eval, llmbar, mt_bench, nq_open, pandalm
 from dashboard.ingest.adapters.common import TEMP_TABLES, Adapter
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
 
 # In detection order: the first whose keys a file has.
-ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
-    mt_bench.ADAPTER, nq_open.ADAPTER, llmbar.ADAPTER, alpaca_eval.ADAPTER, pandalm.ADAPTER)}
+ADAPTERS: dict[str, Adapter] = {
+    a.name: a
+    for a in (
+        mt_bench.ADAPTER,
+        nq_open.ADAPTER,
+        llmbar.ADAPTER,
+        alpaca_eval.ADAPTER,
+        pandalm.ADAPTER,
+    )
+}
 
 
 def phase(fmt: str, columns: frozenset[str]) -> int:
@@ -36,7 +44,7 @@ def import_adapter(con: Connection, plan: FilePlan) -> tuple[Counts, int, tuple[
     """Import one file of a real set; return (counts, records, datasets)."""
     dataset = dataset_for(plan)
     counts, records = ADAPTERS[plan.fmt].run(con, plan, dataset)
-    load_sql.drop(con, *TEMP_TABLES)
+    read_sql.drop(con, *TEMP_TABLES)
     return counts, records, (dataset,)
 
 

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from dashboard.ingest import load_sql
+from dashboard.ingest import load_sql, read_sql
 from dashboard.ingest.adapters.common import (
-    ARRAY, Adapter, item_select, run_stage, stage_pairs, stage_prefs, write,
+    ARRAY,
+    Adapter,
+    item_select,
+    run_stage,
+    stage_pairs,
+    stage_prefs,
+    write,
 )
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
@@ -18,21 +24,30 @@ def stage_file(con: Connection, path: str, *, dataset: str) -> None:
     annotator's continuous value in [1, 2] becomes a verdict by its side of 1.5, and the raw
     value is kept in `raw_output`.
     """
-    item = item_select({"dataset": "$dataset", "task_type": "'pairwise'",
-                        "question": "instruction"})
-    select = (f"SELECT {item}, json_object('dataset', r.dataset) AS metadata, "
-              f"generator_1 AS system_a, output_1 AS answer_a, generator_2 AS system_b, "
-              f"output_2 AS answer_b, annotator, CAST(preference AS DOUBLE) AS preference, "
-              f"{_completion_text(con, path)} AS completion FROM {ARRAY} r")
-    problems = ("CASE WHEN question IS NULL THEN 'instruction' || chr(31) || 'is missing' " +
-                " ".join(f"WHEN {c} IS NULL THEN '{c}' || chr(31) || 'is missing' "
-                         for c in ("system_a", "answer_a", "system_b", "answer_b")) +
-                "WHEN preference IS NOT NULL AND NOT (preference = 0 OR preference BETWEEN 1 "
-                "AND 2) THEN 'preference' || chr(31) || 'expected 1, 2, 1.5 or 0, or a value "
-                "in [1, 2]' END")
+    item = item_select(
+        {"dataset": "$dataset", "task_type": "'pairwise'", "question": "instruction"}
+    )
+    select = (
+        f"SELECT {item}, json_object('dataset', r.dataset) AS metadata, "
+        f"generator_1 AS system_a, output_1 AS answer_a, generator_2 AS system_b, "
+        f"output_2 AS answer_b, annotator, CAST(preference AS DOUBLE) AS preference, "
+        f"{_completion_text(con, path)} AS completion FROM {ARRAY} r"
+    )
+    problems = (
+        "CASE WHEN question IS NULL THEN 'instruction' || chr(31) || 'is missing' "
+        + " ".join(
+            f"WHEN {c} IS NULL THEN '{c}' || chr(31) || 'is missing' "
+            for c in ("system_a", "answer_a", "system_b", "answer_b")
+        )
+        + "WHEN preference IS NOT NULL AND NOT (preference = 0 OR preference BETWEEN 1 "
+        "AND 2) THEN 'preference' || chr(31) || 'expected 1, 2, 1.5 or 0, or a value "
+        "in [1, 2]' END"
+    )
     stage_pairs(con, select, problems, path, dataset)
-    verdict = ("CASE WHEN preference IS NULL THEN NULL WHEN preference = 0 OR preference = 1.5 "
-               "THEN 'tie' WHEN preference < 1.5 THEN 'A' ELSE 'B' END")
+    verdict = (
+        "CASE WHEN preference IS NULL THEN NULL WHEN preference = 0 OR preference = 1.5 "
+        "THEN 'tie' WHEN preference < 1.5 THEN 'A' ELSE 'B' END"
+    )
     select = f"""
         SELECT item_id, response_a, response_b, 'llm' AS rater_kind,
                coalesce(annotator, $rater) AS rater, 'alpaca-eval' AS rubric,
@@ -46,8 +61,12 @@ def stage_file(con: Connection, path: str, *, dataset: str) -> None:
 
 def _completion_text(con: Connection, path: str) -> str:
     """The judge's own text, when the file keeps it (the weighted annotator's raw_completion)."""
-    columns = {row[0] for row in load_sql.execute(
-        con, f"DESCRIBE SELECT * FROM {ARRAY}", {"path": path}).fetchall()}
+    columns = {
+        row[0]
+        for row in read_sql.execute(
+            con, f"DESCRIBE SELECT * FROM {ARRAY}", {"path": path}
+        ).fetchall()
+    }
     if "raw_completion" not in columns:
         return "NULL::VARCHAR"
     return "to_json(r.raw_completion) ->> '$.text'"
@@ -56,13 +75,13 @@ def _completion_text(con: Connection, path: str) -> str:
 def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
     run_stage(con, plan, stage_file, str(plan.path), dataset=dataset)
     check_stage(con, plan, None)
-    counts = write(con, plan, dataset, items="_stage", responses="_stage",
-                    preferences="_prefs")
+    counts = write(con, plan, dataset, items="_stage", responses="_stage", preferences="_prefs")
     return counts, load_sql.record_count(con, "_stage")
 
 
-
-
-ADAPTER = Adapter("alpaca_eval",
-                  (frozenset({"instruction", "generator_1", "generator_2", "preference"}),),
-                  "alpaca-eval", import_file)
+ADAPTER = Adapter(
+    "alpaca_eval",
+    (frozenset({"instruction", "generator_1", "generator_2", "preference"}),),
+    "alpaca-eval",
+    import_file,
+)

@@ -13,27 +13,56 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from dashboard.ids import utc_now
-from dashboard.ingest import load_sql
-from dashboard.ingest.fields_sql import content_id_sql, item_id_sql, response_id_sql
+from dashboard.ingest import load_sql, read_sql
+from dashboard.ingest.formats import SINGLE
 from dashboard.ingest.generic import read_error
+from dashboard.ingest.ids_sql import content_id_sql, item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.ingest.stage_sql import STAGE_COLUMNS
-from dashboard.ingest.formats import SINGLE
 from dashboard.store.connection import Connection, DatabaseError
 from dashboard.store.writes import ensure_dataset
 from dashboard.types import Dataset
 
 ARRAY = "read_json($path, format='array', sample_size=-1)"
 JSONL = "read_json($path, format='newline_delimited', sample_size=-1)"
-PREFERENCE_ID = content_id_sql("item_id", "response_a", "response_b", "rater_kind", "rater",
-                               "rubric", "rubric_version", "verdict", "shown_first",
-                               "unscored_reason", "explanation", "raw_output")
-RATING_ID = content_id_sql("response_id", "rater_kind", "rater", "rubric", "rubric_version",
-                           "CAST(value AS VARCHAR)", "raw_output")
+PREFERENCE_ID = content_id_sql(
+    "item_id",
+    "response_a",
+    "response_b",
+    "rater_kind",
+    "rater",
+    "rubric",
+    "rubric_version",
+    "verdict",
+    "shown_first",
+    "unscored_reason",
+    "explanation",
+    "raw_output",
+)
+RATING_ID = content_id_sql(
+    "response_id",
+    "rater_kind",
+    "rater",
+    "rubric",
+    "rubric_version",
+    "CAST(value AS VARCHAR)",
+    "raw_output",
+)
 TEMP_TABLES = ("_stage", "_prefs", "_raw", "_items", "_ratings")
-_ITEM_NAMES = ("dataset", "task_type", "question", "reference_answers", "reference_context",
-               "document", "candidate_answer", "options", "gold_letters", "hallucination_gold",
-               "history", "external_id")
+_ITEM_NAMES = (
+    "dataset",
+    "task_type",
+    "question",
+    "reference_answers",
+    "reference_context",
+    "document",
+    "candidate_answer",
+    "options",
+    "gold_letters",
+    "hallucination_gold",
+    "history",
+    "external_id",
+)
 
 Importer = Callable[[Connection, FilePlan, str], tuple[Counts, int]]
 
@@ -55,29 +84,37 @@ class Adapter:
 def item_select(given: dict[str, str]) -> str:
     """Every item column of the stage: the given SQL expressions, NULL for the rest."""
     columns = dict(STAGE_COLUMNS[SINGLE])
-    return ", ".join(f"({given[name]})::{sql_type} AS {name}" if name in given
-                     else f"NULL::{sql_type} AS {name}"
-                     for name, sql_type in columns.items() if name in _ITEM_NAMES)
+    return ", ".join(
+        f"({given[name]})::{sql_type} AS {name}" if name in given else f"NULL::{sql_type} AS {name}"
+        for name, sql_type in columns.items()
+        if name in _ITEM_NAMES
+    )
 
 
 def stage_pairs(con: Connection, select: str, problems: str, path: str, dataset: str) -> None:
     """`_stage` from a SELECT of item columns plus system/answer _a and _b."""
     with_item = f"SELECT *, {item_id_sql()} AS item_id FROM ({select})"
-    sql = (f"CREATE TEMP TABLE _stage AS SELECT *, "
-           f"{response_id_sql('item_id', 'system_a', 'answer_a')} AS response_a, "
-           f"{response_id_sql('item_id', 'system_b', 'answer_b')} AS response_b, "
-           f"{problems} AS _problem FROM ({with_item})")
-    load_sql.execute(con, sql, {"path": path, "dataset": dataset})
+    sql = (
+        f"CREATE TEMP TABLE _stage AS SELECT *, "
+        f"{response_id_sql('item_id', 'system_a', 'answer_a')} AS response_a, "
+        f"{response_id_sql('item_id', 'system_b', 'answer_b')} AS response_b, "
+        f"{problems} AS _problem FROM ({with_item})"
+    )
+    read_sql.execute(con, sql, {"path": path, "dataset": dataset})
 
 
 def stage_prefs(con: Connection, select: str, params: dict[str, object]) -> None:
     """`_prefs` from a SELECT of preference columns (without the id) plus `_problem`."""
-    load_sql.execute(con, f"CREATE TEMP TABLE _prefs AS SELECT *, {PREFERENCE_ID} AS "
-                          f"preference_id FROM ({select})", params)
+    read_sql.execute(
+        con,
+        f"CREATE TEMP TABLE _prefs AS SELECT *, {PREFERENCE_ID} AS preference_id FROM ({select})",
+        params,
+    )
 
 
-def run_stage(con: Connection, plan: FilePlan, build: Callable[..., None], *args: object,
-              **kw: object) -> None:
+def run_stage(
+    con: Connection, plan: FilePlan, build: Callable[..., None], *args: object, **kw: object
+) -> None:
     """Run a staging function; a file DuckDB cannot read becomes our IngestError."""
     try:
         build(con, *args, **kw)
@@ -85,18 +122,26 @@ def run_stage(con: Connection, plan: FilePlan, build: Callable[..., None], *args
         raise read_error(plan, None, error) from None
 
 
-def write(con: Connection, plan: FilePlan, dataset: str, *, items: str | None = None,
-          responses: str | None = None, ratings: str | None = None,
-          preferences: str | None = None) -> Counts:
+def write(
+    con: Connection,
+    plan: FilePlan,
+    dataset: str,
+    *,
+    items: str | None = None,
+    responses: str | None = None,
+    ratings: str | None = None,
+    preferences: str | None = None,
+) -> Counts:
     """Insert what the named stage tables hold; return the counts."""
     ensure_dataset(con, Dataset(dataset, source=str(plan.path)))
     now = utc_now()
     counts = Counts()
     for table, relation, insert in (
-            ("items", items, load_sql.insert_items),
-            ("responses", responses, load_sql.insert_responses),
-            ("ratings", ratings, load_sql.insert_ratings),
-            ("preferences", preferences, load_sql.insert_preferences)):
+        ("items", items, load_sql.insert_items),
+        ("responses", responses, load_sql.insert_responses),
+        ("ratings", ratings, load_sql.insert_ratings),
+        ("preferences", preferences, load_sql.insert_preferences),
+    ):
         if relation is not None:
             counts.add(table, insert(con, relation, now=now))
     return counts

@@ -10,11 +10,18 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
-from dashboard.ingest import load_sql
-from dashboard.ingest.adapters.common import JSONL, RATING_ID, Adapter, item_select, run_stage, write
+from dashboard.ingest import load_sql, read_sql
+from dashboard.ingest.adapters.common import (
+    JSONL,
+    RATING_ID,
+    Adapter,
+    item_select,
+    run_stage,
+    write,
+)
 from dashboard.ingest.errors import IngestError
-from dashboard.ingest.fields_sql import item_id_sql, response_id_sql
 from dashboard.ingest.generic import check_stage
+from dashboard.ingest.ids_sql import item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection, DatabaseError
 from scoring.judge import parse_rating_result
@@ -24,8 +31,10 @@ SCALE = (1.0, 10.0)
 
 # FastChat's single-answer judge prompts (judge_prompts.jsonl) put the answer between fixed
 # markers; the multi-turn ones show the conversation, the judged answer being the last turn.
-_SINGLE_ANSWER = (r"(?s)\[The Start of Assistant's Answer\]\n(.*)\n"
-                  r"\[The End of Assistant's Answer\]")
+_SINGLE_ANSWER = (
+    r"(?s)\[The Start of Assistant's Answer\]\n(.*)\n"
+    r"\[The End of Assistant's Answer\]"
+)
 _LAST_TURN = r"(?s)^(.*)\n\n<\|The End of Assistant A's Conversation with User\|>"
 _FIRST_TURN = r"(?s)### Assistant A:\n(.*?)\n\n### User:\n"
 _ASSISTANT = "### Assistant A:\n"
@@ -37,35 +46,52 @@ def stage_items(con: Connection, question_path: str, *, dataset: str) -> None:
     Turn 2 is conversational_qa with the user's turn 1 as history. The assistant's turn-1
     reply belongs to each model, not to the item, so it is kept in the response's metadata.
     """
-    has_reference = "reference" in {row[0] for row in load_sql.execute(
-        con, f"DESCRIBE SELECT * FROM {JSONL}", {"path": question_path}).fetchall()}
-    reference = ("CASE WHEN len(reference) >= turn THEN [reference[turn]] END"
-                 if has_reference else "NULL")
-    item = item_select({
-        "dataset": "$dataset", "question": "turns[turn]",
-        "task_type": "CASE WHEN turn = 1 THEN 'open_qa' ELSE 'conversational_qa' END",
-        "history": "CASE WHEN turn > 1 THEN list_transform(turns[1:turn - 1], "
-                   "lambda x: {'role': 'user', 'content': x}) END",
-        "reference_answers": reference,
-        "external_id": "CAST(question_id AS VARCHAR) || ':' || turn"})
-    load_sql.execute(con, f"""
+    has_reference = "reference" in {
+        row[0]
+        for row in read_sql.execute(
+            con, f"DESCRIBE SELECT * FROM {JSONL}", {"path": question_path}
+        ).fetchall()
+    }
+    reference = (
+        "CASE WHEN len(reference) >= turn THEN [reference[turn]] END" if has_reference else "NULL"
+    )
+    item = item_select(
+        {
+            "dataset": "$dataset",
+            "question": "turns[turn]",
+            "task_type": "CASE WHEN turn = 1 THEN 'open_qa' ELSE 'conversational_qa' END",
+            "history": "CASE WHEN turn > 1 THEN list_transform(turns[1:turn - 1], "
+            "lambda x: {'role': 'user', 'content': x}) END",
+            "reference_answers": reference,
+            "external_id": "CAST(question_id AS VARCHAR) || ':' || turn",
+        }
+    )
+    read_sql.execute(
+        con,
+        f"""
         CREATE TEMP TABLE _items AS SELECT *, {item_id_sql()} AS item_id FROM (
             SELECT {item}, json_object('question_id', question_id, 'category', category,
                                        'turn', turn) AS metadata,
                    question_id AS _question_id, turn AS _turn, turns[1] AS _first
             FROM (SELECT q.*, unnest(range(1, len(q.turns) + 1)) AS turn
-                  FROM {JSONL} q))""", {"path": question_path, "dataset": dataset})
+                  FROM {JSONL} q))""",
+        {"path": question_path, "dataset": dataset},
+    )
 
 
 def stage_judgments(con: Connection, path: str) -> None:
     """`_stage`: one response per judgment, the answer taken from the judge's prompt."""
     last = "regexp_extract(string_split(j.user_prompt, $assistant)[-1], $last_turn, 1)"
-    answer = (f"trim(CASE WHEN j.judge[2] LIKE '%multi-turn' THEN {last} "
-              f"ELSE regexp_extract(j.user_prompt, $single_answer, 1) END, $blank)")
+    answer = (
+        f"trim(CASE WHEN j.judge[2] LIKE '%multi-turn' THEN {last} "
+        f"ELSE regexp_extract(j.user_prompt, $single_answer, 1) END, $blank)"
+    )
     first = "trim(regexp_extract(j.user_prompt, $first_turn, 1), $blank)"
-    load_sql.execute(con, f"""
+    read_sql.execute(
+        con,
+        f"""
         CREATE TEMP TABLE _stage AS SELECT *,
-            {response_id_sql('item_id', 'system', 'answer')} AS response_id,
+            {response_id_sql("item_id", "system", "answer")} AS response_id,
             CASE WHEN j_question IS NULL THEN 'question_id' || chr(31) || 'question '
                       || coalesce(j_question_id, 'null') || ' turn ' || coalesce(j_turn, 'null')
                       || ' is not in question.jsonl'
@@ -87,23 +113,45 @@ def stage_judgments(con: Connection, path: str) -> None:
                    to_timestamp(j.tstamp) AT TIME ZONE 'UTC' AS created_utc
             FROM {JSONL} j
             LEFT JOIN _items i ON i._question_id = j.question_id AND i._turn = j.turn)""",
-        {"path": path, "last_turn": _LAST_TURN, "single_answer": _SINGLE_ANSWER,
-         "first_turn": _FIRST_TURN, "assistant": _ASSISTANT, "blank": " \t\r\n"})
+        {
+            "path": path,
+            "last_turn": _LAST_TURN,
+            "single_answer": _SINGLE_ANSWER,
+            "first_turn": _FIRST_TURN,
+            "assistant": _ASSISTANT,
+            "blank": " \t\r\n",
+        },
+    )
 
 
 def judgments(con: Connection) -> list[tuple[int, str]]:
-    return [(int(r[0]), r[1]) for r in con.execute(
-        "SELECT rowid, judgment FROM _stage ORDER BY rowid").fetchall()]
+    return [
+        (int(r[0]), r[1])
+        for r in con.execute("SELECT rowid, judgment FROM _stage ORDER BY rowid").fetchall()
+    ]
 
 
-def stage_ratings(con: Connection, parsed: Sequence[tuple[int, float | None, str | None]],
-                           *, rubric: str, low: float, high: float) -> None:
+def stage_ratings(
+    con: Connection,
+    parsed: Sequence[tuple[int, float | None, str | None]],
+    *,
+    rubric: str,
+    low: float,
+    high: float,
+) -> None:
     """`_ratings` from our parser's reading of each judgment: (rowid, value, reason)."""
-    table = pa.table({"rowid": [p[0] for p in parsed], "value": [p[1] for p in parsed],
-                      "reason": [p[2] for p in parsed]})
+    table = pa.table(
+        {
+            "rowid": [p[0] for p in parsed],
+            "value": [p[1] for p in parsed],
+            "reason": [p[2] for p in parsed],
+        }
+    )
     con.register("_parsed", table)
     try:
-        load_sql.execute(con, f"""
+        read_sql.execute(
+            con,
+            f"""
             CREATE TEMP TABLE _ratings AS SELECT *, {RATING_ID} AS rating_id FROM (
                 SELECT s.response_id, 'llm' AS rater_kind, s.judge[1] AS rater,
                        $rubric AS rubric, s.judge[2] AS rubric_version,
@@ -111,15 +159,20 @@ def stage_ratings(con: Connection, parsed: Sequence[tuple[int, float | None, str
                        $high AS scale_high, p.reason AS unscored_reason,
                        s.judgment AS raw_output, s.created_utc
                 FROM _stage s JOIN _parsed p ON p.rowid = s.rowid ORDER BY s.rowid)""",
-            {"rubric": rubric, "low": low, "high": high})
+            {"rubric": rubric, "low": low, "high": high},
+        )
     finally:
         con.unregister("_parsed")
+
 
 def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
     questions = plan.path.with_name("question.jsonl")
     if not questions.is_file():
-        raise IngestError(f"MT-Bench judgments need FastChat's question.jsonl beside them "
-                          f"({questions} is missing)", file=plan.path)
+        raise IngestError(
+            f"MT-Bench judgments need FastChat's question.jsonl beside them "
+            f"({questions} is missing)",
+            file=plan.path,
+        )
     try:
         stage_items(con, str(questions), dataset=dataset)
     except DatabaseError as error:
@@ -131,13 +184,11 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
     for rowid, text in judgments(con):
         result = parse_rating_result(text, low=low, high=high)
         parsed.append((rowid, result.value, result.reason))
-    stage_ratings(con, parsed, rubric=RUBRIC, low=low,
-                                           high=high)
+    stage_ratings(con, parsed, rubric=RUBRIC, low=low, high=high)
     counts = write(con, plan, dataset, items="_items", responses="_stage", ratings="_ratings")
     return counts, load_sql.record_count(con, "_stage")
 
 
-
-
-ADAPTER = Adapter("mt_bench", (frozenset({"question_id", "judgment", "user_prompt"}),), "mt-bench",
-                  import_file)
+ADAPTER = Adapter(
+    "mt_bench", (frozenset({"question_id", "judgment", "user_prompt"}),), "mt-bench", import_file
+)

@@ -3,22 +3,31 @@ prediction a response with one human rating on the 3-level rubric `nq-correctnes
 
 from __future__ import annotations
 
-from dashboard.ingest import load_sql
-from dashboard.ingest.adapters.common import JSONL, RATING_ID, Adapter, item_select, run_stage, write
-from dashboard.ingest.fields_sql import item_id_sql, response_id_sql
+from dashboard.ingest import load_sql, read_sql
+from dashboard.ingest.adapters.common import (
+    JSONL,
+    RATING_ID,
+    Adapter,
+    item_select,
+    run_stage,
+    write,
+)
 from dashboard.ingest.generic import check_stage
+from dashboard.ingest.ids_sql import item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
 
 SYSTEM = "efficientqa-predictions"
 RATER = "efficientqa-raters"
 # NQ-open's three levels of human correctness, on the scale 0-2 of rubric nq-correctness.
-NQ_LEVELS = (("def_correct_predictions", 2), ("poss_correct_predictions", 1),
-             ("def_incorrect_predictions", 0))
+NQ_LEVELS = (
+    ("def_correct_predictions", 2),
+    ("poss_correct_predictions", 1),
+    ("def_incorrect_predictions", 0),
+)
 
 
-def stage_file(con: Connection, path: str, *, dataset: str, system: str,
-                  rater: str) -> None:
+def stage_file(con: Connection, path: str, *, dataset: str, system: str, rater: str) -> None:
     """Each question is an item; each rated prediction a response with one human rating.
 
     A prediction listed under two levels of one question would be one response (its id is
@@ -26,42 +35,62 @@ def stage_file(con: Connection, path: str, *, dataset: str, system: str,
     earlier. The EfficientQA test file has no such prediction: its 5,886 rated predictions are
     5,886 distinct (question, prediction) pairs, so they are 5,886 responses.
     """
-    item = item_select({"dataset": "$dataset", "task_type": "'open_qa'",
-                        "question": "question", "reference_answers": "answer"})
+    item = item_select(
+        {
+            "dataset": "$dataset",
+            "task_type": "'open_qa'",
+            "question": "question",
+            "reference_answers": "answer",
+        }
+    )
     levels = ", ".join(f"{column} AS level_{value}" for column, value in NQ_LEVELS)
-    load_sql.execute(con, f"""
+    read_sql.execute(
+        con,
+        f"""
         CREATE TEMP TABLE _items AS SELECT *, {item_id_sql()} AS item_id,
             CASE WHEN question IS NULL THEN 'question' || chr(31) || 'is missing'
                  WHEN reference_answers IS NULL THEN 'answer' || chr(31) || 'is missing' END
                 AS _problem
         FROM (SELECT {item}, json_object('answer_and_def_correct_predictions',
                      answer_and_def_correct_predictions) AS metadata, {levels}
-              FROM {JSONL})""", {"path": path, "dataset": dataset})
+              FROM {JSONL})""",
+        {"path": path, "dataset": dataset},
+    )
     rated = " UNION ALL ".join(
         f"SELECT item_id, dataset, unnest(level_{value}) AS answer, {value}.0 AS value, "
         f"rowid * 3 + {n} AS _ord FROM _items"
-        for n, (_, value) in enumerate(NQ_LEVELS))
-    load_sql.execute(con, f"""
+        for n, (_, value) in enumerate(NQ_LEVELS)
+    )
+    read_sql.execute(
+        con,
+        f"""
         CREATE TEMP TABLE _stage AS
         SELECT *, {RATING_ID} AS rating_id FROM (
-            SELECT *, {response_id_sql('item_id', 'system', 'answer')} AS response_id,
+            SELECT *, {response_id_sql("item_id", "system", "answer")} AS response_id,
                    'human' AS rater_kind, $rater AS rater, 'nq-correctness' AS rubric,
                    '1' AS rubric_version, 0.0 AS scale_low, 2.0 AS scale_high,
                    CAST(value AS VARCHAR) AS raw_output
             FROM (SELECT item_id, dataset, $system AS system, answer, value
-                  FROM ({rated}) ORDER BY _ord))""", {"system": system, "rater": rater})
-
+                  FROM ({rated}) ORDER BY _ord))""",
+        {"system": system, "rater": rater},
+    )
 
 
 def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
-    run_stage(con, plan, stage_file, str(plan.path), dataset=dataset,
-           system=plan.system or SYSTEM, rater=RATER)
+    run_stage(
+        con,
+        plan,
+        stage_file,
+        str(plan.path),
+        dataset=dataset,
+        system=plan.system or SYSTEM,
+        rater=RATER,
+    )
     check_stage(con, plan, None, rows=load_sql.ordered_stage("_items"))
     counts = write(con, plan, dataset, items="_items", responses="_stage", ratings="_stage")
     return counts, load_sql.record_count(con, "_items")
 
 
-
-
-ADAPTER = Adapter("nq_open", (frozenset({"question", "def_correct_predictions"}),), "nq-open",
-                  import_file)
+ADAPTER = Adapter(
+    "nq_open", (frozenset({"question", "def_correct_predictions"}),), "nq-open", import_file
+)

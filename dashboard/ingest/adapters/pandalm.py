@@ -8,9 +8,15 @@ The judge files (`gpt-3.5-turbo-testset-v1.json`, `pandalm-7b-testset-v1.json`) 
 
 from __future__ import annotations
 
-from dashboard.ingest import load_sql
+from dashboard.ingest import load_sql, read_sql
 from dashboard.ingest.adapters.common import (
-    ARRAY, Adapter, item_select, run_stage, stage_pairs, stage_prefs, write,
+    ARRAY,
+    Adapter,
+    item_select,
+    run_stage,
+    stage_pairs,
+    stage_prefs,
+    write,
 )
 from dashboard.ingest.errors import IngestError
 from dashboard.ingest.generic import check_stage
@@ -23,31 +29,45 @@ _JUDGES = {"gpt_result": "gpt_reason", "pandalm_result": "pandalm_reason"}
 def _text(column: str) -> str:
     # PandaLM's file holds a few responses as JSON booleans (a model that answered "True");
     # they are kept as the text Python would print.
-    return (f"CASE json_type(to_json({column})) WHEN 'BOOLEAN' THEN CASE WHEN "
-            f"to_json({column})::VARCHAR = 'true' THEN 'True' ELSE 'False' END "
-            f"ELSE to_json({column}) ->> '$' END")
+    return (
+        f"CASE json_type(to_json({column})) WHEN 'BOOLEAN' THEN CASE WHEN "
+        f"to_json({column})::VARCHAR = 'true' THEN 'True' ELSE 'False' END "
+        f"ELSE to_json({column}) ->> '$' END"
+    )
 
 
 def stage_pairs_file(con: Connection, path: str, *, dataset: str) -> None:
     """PandaLM test set: each idx is a pair; `cmp_key` names the two systems ("a_b")."""
-    item = item_select({
-        "dataset": "$dataset", "task_type": "'pairwise'", "external_id": "CAST(idx AS VARCHAR)",
-        "question": "CASE WHEN length(trim(coalesce(input, ''))) > 0 "
-                    "THEN instruction || chr(10) || chr(10) || input ELSE instruction END"})
-    select = (f"SELECT {item}, json_object('motivation_app', motivation_app, 'cmp_key', "
-              f"cmp_key) AS metadata, split_part(cmp_key, '_', 1) AS system_a, "
-              f"{_text('response1')} AS answer_a, split_part(cmp_key, '_', 2) AS system_b, "
-              f"{_text('response2')} AS answer_b, annotator1, annotator2, annotator3 "
-              f"FROM {ARRAY}")
-    problems = ("CASE WHEN external_id IS NULL THEN 'idx' || chr(31) || 'is missing' "
-                "WHEN question IS NULL THEN 'instruction' || chr(31) || 'is missing' "
-                "WHEN system_a = '' OR system_b = '' THEN 'cmp_key' || chr(31) || "
-                "'expected two model names joined by _' "
-                "WHEN answer_a IS NULL THEN 'response1' || chr(31) || 'is missing' "
-                "WHEN answer_b IS NULL THEN 'response2' || chr(31) || 'is missing' " +
-                " ".join(f"WHEN annotator{n} IS NULL OR annotator{n} NOT IN (0, 1, 2) THEN "
-                         f"'annotator{n}' || chr(31) || 'expected 0 (tie), 1 or 2' "
-                         for n in (1, 2, 3)) + "END")
+    item = item_select(
+        {
+            "dataset": "$dataset",
+            "task_type": "'pairwise'",
+            "external_id": "CAST(idx AS VARCHAR)",
+            "question": "CASE WHEN length(trim(coalesce(input, ''))) > 0 "
+            "THEN instruction || chr(10) || chr(10) || input ELSE instruction END",
+        }
+    )
+    select = (
+        f"SELECT {item}, json_object('motivation_app', motivation_app, 'cmp_key', "
+        f"cmp_key) AS metadata, split_part(cmp_key, '_', 1) AS system_a, "
+        f"{_text('response1')} AS answer_a, split_part(cmp_key, '_', 2) AS system_b, "
+        f"{_text('response2')} AS answer_b, annotator1, annotator2, annotator3 "
+        f"FROM {ARRAY}"
+    )
+    problems = (
+        "CASE WHEN external_id IS NULL THEN 'idx' || chr(31) || 'is missing' "
+        "WHEN question IS NULL THEN 'instruction' || chr(31) || 'is missing' "
+        "WHEN system_a = '' OR system_b = '' THEN 'cmp_key' || chr(31) || "
+        "'expected two model names joined by _' "
+        "WHEN answer_a IS NULL THEN 'response1' || chr(31) || 'is missing' "
+        "WHEN answer_b IS NULL THEN 'response2' || chr(31) || 'is missing' "
+        + " ".join(
+            f"WHEN annotator{n} IS NULL OR annotator{n} NOT IN (0, 1, 2) THEN "
+            f"'annotator{n}' || chr(31) || 'expected 0 (tie), 1 or 2' "
+            for n in (1, 2, 3)
+        )
+        + "END"
+    )
     stage_pairs(con, select, problems, path, dataset)
     # The three annotators: 0 = tie, 1 = response1 better, 2 = response2 better.
     humans = " UNION ALL ".join(
@@ -56,17 +76,21 @@ def stage_pairs_file(con: Connection, path: str, *, dataset: str) -> None:
         f"['tie', 'A', 'B'][annotator{n} + 1] AS verdict, 'A' AS shown_first, "
         f"NULL AS unscored_reason, NULL AS explanation, "
         f"CAST(annotator{n} AS VARCHAR) AS raw_output, rowid * 3 + {n} AS _ord FROM _stage"
-        for n in (1, 2, 3))
+        for n in (1, 2, 3)
+    )
     stage_prefs(con, f"SELECT * EXCLUDE (_ord) FROM ({humans}) ORDER BY _ord", {})
 
 
-def stage_judge(con: Connection, path: str, *, dataset: str, rater: str,
-                        result: str, reason: str) -> None:
+def stage_judge(
+    con: Connection, path: str, *, dataset: str, rater: str, result: str, reason: str
+) -> None:
     """A PandaLM judge file (only `idx`, a verdict and a reason), joined to stored pairs."""
-    load_sql.execute(con, f"CREATE TEMP TABLE _raw AS SELECT * FROM {ARRAY}", {"path": path})
+    read_sql.execute(con, f"CREATE TEMP TABLE _raw AS SELECT * FROM {ARRAY}", {"path": path})
     # '1'/'2' = response 1/2 better, 'Tie' or 0 = tie; anything else ('garbage') is unscored.
-    verdict = (f"CASE lower(CAST(r.{result} AS VARCHAR)) WHEN '1' THEN 'A' WHEN '2' THEN 'B' "
-               f"WHEN 'tie' THEN 'tie' WHEN '0' THEN 'tie' END")
+    verdict = (
+        f"CASE lower(CAST(r.{result} AS VARCHAR)) WHEN '1' THEN 'A' WHEN '2' THEN 'B' "
+        f"WHEN 'tie' THEN 'tie' WHEN '0' THEN 'tie' END"
+    )
     select = f"""
         SELECT i.item_id, a.response_id AS response_a, b.response_id AS response_b,
                'llm' AS rater_kind, $rater AS rater, 'pandalm' AS rubric,
@@ -87,39 +111,59 @@ def stage_judge(con: Connection, path: str, *, dataset: str, rater: str,
 
 def unmatched_idx(con: Connection, *, dataset: str) -> tuple[int, str] | None:
     """The first judge record whose idx names no stored pair: (record index, idx)."""
-    row = load_sql.execute(con, """
+    row = read_sql.execute(
+        con,
+        """
         SELECT r.rowid - (SELECT min(rowid) FROM _raw), coalesce(CAST(r.idx AS VARCHAR), 'null')
         FROM _raw r
         ANTI JOIN (SELECT external_id FROM items WHERE dataset = $dataset) i
              ON i.external_id = CAST(r.idx AS VARCHAR)
-        ORDER BY r.rowid LIMIT 1""", {"dataset": dataset}).fetchone()
+        ORDER BY r.rowid LIMIT 1""",
+        {"dataset": dataset},
+    ).fetchone()
     return (int(row[0]), row[1]) if row else None
 
 
 def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
     names = plan.columns.names
     if "annotator1" in names:
-        run_stage(con, plan, stage_pairs_file, str(plan.path),
-               dataset=dataset)
+        run_stage(con, plan, stage_pairs_file, str(plan.path), dataset=dataset)
         check_stage(con, plan, None)
-        counts = write(con, plan, dataset, items="_stage", responses="_stage",
-                        preferences="_prefs")
+        counts = write(con, plan, dataset, items="_stage", responses="_stage", preferences="_prefs")
         return counts, load_sql.record_count(con, "_stage")
     result = next(r for r in _JUDGES if r in names)
     rater = plan.path.stem.split("-testset")[0]
-    run_stage(con, plan, stage_judge, str(plan.path), dataset=dataset,
-           rater=rater, result=result, reason=_JUDGES[result])
+    run_stage(
+        con,
+        plan,
+        stage_judge,
+        str(plan.path),
+        dataset=dataset,
+        rater=rater,
+        result=result,
+        reason=_JUDGES[result],
+    )
     missing = unmatched_idx(con, dataset=dataset)
     if missing is not None:
-        raise IngestError(f"idx {missing[1]} has no pair in dataset {dataset!r}; import "
-                          "PandaLM's testset-v1.json into it first", file=plan.path,
-                          record=missing[0] + 1, field="idx", file_kind=plan.kind)
+        raise IngestError(
+            f"idx {missing[1]} has no pair in dataset {dataset!r}; import "
+            "PandaLM's testset-v1.json into it first",
+            file=plan.path,
+            record=missing[0] + 1,
+            field="idx",
+            file_kind=plan.kind,
+        )
     return write(con, plan, dataset, preferences="_prefs"), load_sql.record_count(con, "_raw")
 
 
-
-
-ADAPTER = Adapter("pandalm", (frozenset({"idx", "annotator1", "response1", "response2"}),
-                              frozenset({"idx", "gpt_result"}),
-                              frozenset({"idx", "pandalm_result"})),
-                  "pandalm", import_file, late=lambda columns: "annotator1" not in columns)
+ADAPTER = Adapter(
+    "pandalm",
+    (
+        frozenset({"idx", "annotator1", "response1", "response2"}),
+        frozenset({"idx", "gpt_result"}),
+        frozenset({"idx", "pandalm_result"}),
+    ),
+    "pandalm",
+    import_file,
+    late=lambda columns: "annotator1" not in columns,
+)
