@@ -37,10 +37,10 @@ class IngestError(Exception):
 
 def where(*, record: int | None, line: int | None, file_kind: str | None) -> str | None:
     """The location words of a message: "line 3 (record 2)", "record 2 (index 1)", "row 2"."""
-    if record is None and line is None:
-        return None
-    if file_kind == "jsonl" or (record is None and line is not None):
-        return f"line {line} (record {record})" if record is not None else f"line {line}"
+    if record is None:
+        return None if line is None else f"line {line}"
+    if file_kind == "jsonl":
+        return f"line {line} (record {record})"
     if file_kind == "json":
         return f"record {record} (index {record - 1})"
     return f"row {record}"

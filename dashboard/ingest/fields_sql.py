@@ -12,7 +12,7 @@ The ids of what a record holds are `ids_sql.py`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dashboard.ingest.formats import (
@@ -301,7 +301,7 @@ def _object(j: str) -> tuple[str, str]:
     )
 
 
-def _choice(upper_map: dict[str, str], expected: str) -> object:
+def _choice(upper_map: dict[str, str], expected: str) -> Callable[[str], tuple[str, str]]:
     def build(j: str) -> tuple[str, str]:
         s = f"upper(trim({j} ->> '$'))"
         cases = " ".join(f"WHEN '{raw}' THEN '{canonical}'" for raw, canonical in upper_map.items())

@@ -196,11 +196,10 @@ def locate_json_array(
                     found[1], file=path, record=index + 1, field=found[0], file_kind="json"
                 )
     except json.JSONDecodeError as error:
-        index = getattr(error, "record_index", None)
+        failed_at = getattr(error, "record_index", None)
         message = f"malformed JSON: {error.msg} (line {error.lineno} column {error.colno})"
-        return IngestError(
-            message, file=path, record=None if index is None else index + 1, file_kind="json"
-        )
+        record = None if failed_at is None else failed_at + 1
+        return IngestError(message, file=path, record=record, file_kind="json")
     return None
 
 

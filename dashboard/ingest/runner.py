@@ -204,7 +204,8 @@ def import_requests(
     is False, score the new responses against their references (`metrics.reference`), so
     that no read has to (`judgeboard score` does it later for an import made without)."""
     with store.connection() as con, read_sql.bulk_write_settings(con), transaction(con):
-        reports, ignored = [], []
+        reports: list[FileReport] = []
+        ignored: list[str] = []
         for request in requests:
             plans, skipped = _plans(con, request)
             ignored.extend(skipped)
