@@ -9,6 +9,7 @@ from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.errors import IngestError
 from dashboard.ingest.formats import FORMATS, TEXT
 from dashboard.ingest.plan import Columns
+from dashboard.ingest.read_sql import Column
 
 # Every format `--format` accepts: the published sets first, then the plain formats.
 ALL_FORMATS: tuple[str, ...] = (*ADAPTERS, *FORMATS)
@@ -49,22 +50,21 @@ def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
     return mapping
 
 
-def mapped_columns(
-    path: Path, described: Sequence[tuple[str, str]], mapping: Mapping[str, str]
-) -> Columns:
-    types = dict(described)
-    view = {name: (name, sql_type) for name, sql_type in described}
+def mapped_columns(path: Path, described: Sequence[Column], mapping: Mapping[str, str]) -> Columns:
+    by_name = {column.name: column for column in described}
+    view = dict(by_name)
     for target, source in mapping.items():
-        if source not in types:
+        if source not in by_name:
             raise IngestError(
                 f"--map {target}={source}: the file has no column '{source}' "
-                f"(it has: {', '.join(types) or 'none'})",
+                f"(it has: {', '.join(by_name) or 'none'})",
                 file=path,
             )
-        if view.get(source, (None,))[0] == source and source != target:
+        found = view.get(source)
+        if found is not None and found.name == source and source != target:
             del view[source]
-        view[target] = (source, types[source])
-    return Columns(view, tuple(types))
+        view[target] = by_name[source]
+    return Columns(view, tuple(by_name))
 
 
 def _fits(fmt_name: str, columns: Columns) -> bool:

@@ -18,7 +18,7 @@ def source_name(fmt: Format, plan: FilePlan, index: int) -> str:
     """The file's own name for a format's field (the --map source when mapped)."""
     name = fmt.fields[index].name
     found = plan.columns.view.get(name)
-    return found[0] if found else name
+    return found.name if found else name
 
 
 def stage_plan(plan: FilePlan, fmt: Format) -> StagePlan:
@@ -35,9 +35,9 @@ def stage_plan(plan: FilePlan, fmt: Format) -> StagePlan:
                 line=jsonl_line(plan.path, 1) if plan.kind == "jsonl" else None,
                 file_kind=plan.kind,
             )
-        column, raw_type = found if found else (None, None)
-        if column is not None:
-            claimed.add(column)
+        if found is not None:
+            claimed.add(found.name)
+        column, raw_type = (found.name, found.sql_type) if found else (None, None)
         fields.append(
             StageField(index, column, raw_type, f.kind, f.target, f.required, f.nullable, f.group)
         )
@@ -76,10 +76,9 @@ def check_stage(
     found = load_sql.first_problem(con, rows or load_sql.ordered_stage())
     if found is None:
         return
-    index, encoded = found
-    key, _, problem = encoded.partition("\x1f")
+    key, _, problem = found.problem.partition("\x1f")
     field_name = source_name(fmt, plan, int(key)) if key.isdigit() and fmt else key
-    record = index + 1
+    record = found.index + 1
     line = jsonl_line(plan.path, record) if plan.kind == "jsonl" else None
     raise IngestError(
         problem, file=plan.path, record=record, line=line, field=field_name, file_kind=plan.kind
@@ -91,18 +90,21 @@ def check_ids(con: Connection, plan: FilePlan, fmt: Format, rows: load_sql.Rows)
     found = load_sql.conflicting_id(con, rows)
     if found is None:
         return
-    index, earlier, external_id = found
-    where = "an item already stored in this dataset" if earlier < 0 else f"record {earlier + 1}"
+    where = (
+        "an item already stored in this dataset"
+        if found.earlier_index < 0
+        else f"record {found.earlier_index + 1}"
+    )
     field_name = next(
         (source_name(fmt, plan, i) for i, f in enumerate(fmt.fields) if f.target == "external_id"),
         "id",
     )
     raise IngestError(
-        f"duplicate id {external_id!r}: {where} has this id with different content",
+        f"duplicate id {found.external_id!r}: {where} has this id with different content",
         file=plan.path,
-        record=index + 1,
+        record=found.index + 1,
         field=field_name,
-        line=jsonl_line(plan.path, index + 1) if plan.kind == "jsonl" else None,
+        line=jsonl_line(plan.path, found.index + 1) if plan.kind == "jsonl" else None,
         file_kind=plan.kind,
     )
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from dashboard.ingest.read_sql import columns_of, execute
 from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch, fetch_one, scalar
 from dashboard.store.writes import STREAM_KEYS
 
 ITEM_COLUMNS = (
@@ -121,19 +122,29 @@ def has_problem(con: Connection, stage: str = "_stage") -> bool:
     )
 
 
-def first_problem(con: Connection, rows: Rows) -> tuple[int, str] | None:
-    """(record index, "<field>\\x1f<message>") of the first bad record, if any."""
-    row = execute(
-        con,
-        f"SELECT {rows.index} AS i, _problem FROM {rows.relation} "
-        "WHERE _problem IS NOT NULL ORDER BY i LIMIT 1",
-        rows.params,
-    ).fetchone()
-    return (int(row[0]), row[1]) if row else None
+@dataclass(frozen=True)
+class Problem:
+    """The first bad record of a stage: its 0-based index in the file, and its `_problem`,
+    "<field>\\x1f<message>"."""
+
+    index: int
+    problem: str
+
+
+def first_problem(con: Connection, rows: Rows) -> Problem | None:
+    return fetch_one(
+        execute(
+            con,
+            f"SELECT {rows.index} AS index, _problem AS problem FROM {rows.relation} "
+            "WHERE _problem IS NOT NULL ORDER BY index LIMIT 1",
+            rows.params,
+        ),
+        Problem,
+    )
 
 
 def record_count(con: Connection, stage: str = "_stage") -> int:
-    return int(con.execute(f"SELECT count(*) FROM {stage}").fetchone()[0])
+    return int(scalar(con.execute(f"SELECT count(*) FROM {stage}")))
 
 
 def has_conflict(con: Connection, stage: str = "_stage") -> bool:
@@ -149,38 +160,59 @@ def has_conflict(con: Connection, stage: str = "_stage") -> bool:
     return within is not None or stored is not None
 
 
-def conflicting_id(con: Connection, rows: Rows) -> tuple[int, int, str] | None:
-    """The first record whose external id an earlier record (or a stored item) of its dataset
-    uses with different content: (record index, earlier record index or -1, id)."""
+@dataclass(frozen=True)
+class IdConflict:
+    """A record whose external id an earlier record (or a stored item) of its dataset uses
+    with different content: the 0-based indexes of the record and of the earlier one (-1 for
+    a stored item), and the id."""
+
+    index: int
+    earlier_index: int
+    external_id: str
+
+
+def conflicting_id(con: Connection, rows: Rows) -> IdConflict | None:
+    """The first record whose external id names other content in its dataset, if any."""
     first = f"OVER (PARTITION BY dataset, external_id ORDER BY {rows.index})"
-    row = execute(
-        con,
-        f"""
-        SELECT i, first_index, external_id FROM (
-            SELECT {rows.index} AS i, external_id,
-                   first_value({rows.index}) {first} AS first_index,
-                   item_id <> first_value(item_id) {first} AS differs
-            FROM {rows.relation} WHERE external_id IS NOT NULL)
-        WHERE differs ORDER BY i LIMIT 1""",
-        rows.params,
-    ).fetchone()
-    if row:
-        return int(row[0]), int(row[1]), row[2]
-    row = execute(
-        con,
-        f"""
-        SELECT s.i, s.external_id
-        FROM (SELECT {rows.index} AS i, * FROM {rows.relation}) s
-        JOIN items t ON t.dataset = s.dataset AND t.external_id = s.external_id
-        WHERE s.external_id IS NOT NULL AND t.item_id <> s.item_id
-        ORDER BY s.i LIMIT 1""",
-        rows.params,
-    ).fetchone()
-    return (int(row[0]), -1, row[1]) if row else None
+    within = fetch_one(
+        execute(
+            con,
+            f"""
+            SELECT i AS index, first_index AS earlier_index, external_id FROM (
+                SELECT {rows.index} AS i, external_id,
+                       first_value({rows.index}) {first} AS first_index,
+                       item_id <> first_value(item_id) {first} AS differs
+                FROM {rows.relation} WHERE external_id IS NOT NULL)
+            WHERE differs ORDER BY i LIMIT 1""",
+            rows.params,
+        ),
+        IdConflict,
+    )
+    if within is not None:
+        return within
+    return fetch_one(
+        execute(
+            con,
+            f"""
+            SELECT s.i AS index, -1 AS earlier_index, s.external_id
+            FROM (SELECT {rows.index} AS i, * FROM {rows.relation}) s
+            JOIN items t ON t.dataset = s.dataset AND t.external_id = s.external_id
+            WHERE s.external_id IS NOT NULL AND t.item_id <> s.item_id
+            ORDER BY s.i LIMIT 1""",
+            rows.params,
+        ),
+        IdConflict,
+    )
 
 
 def has_external_ids(con: Connection, stage: str = "_stage") -> bool:
-    return con.execute(f"SELECT count(external_id) > 0 FROM {stage}").fetchone()[0] is True
+    return scalar(con.execute(f"SELECT count(external_id) > 0 FROM {stage}")) is True
+
+
+@dataclass(frozen=True)
+class _Counted:
+    rows: int
+    ids: int  # distinct ids among the rows
 
 
 def _select(
@@ -218,28 +250,33 @@ def _insert_new(
     out, such as metadata; the row whose leftovers sort first wins, so the choice does not
     depend on the order in which a parallel reader staged the rows.
     """
-    offered, distinct = con.execute(
-        f"SELECT count(*), count(DISTINCT {id_column}) FROM ({rows_sql})"
-    ).fetchone()
+    [counted] = fetch(
+        con.execute(
+            f"SELECT count(*) AS rows, count(DISTINCT {id_column}) AS ids FROM ({rows_sql})"
+        ),
+        _Counted,
+    )
     tiebreak = ", ".join(
         f"CAST({c} AS VARCHAR) NULLS FIRST" for c in ("contexts", "metadata") if c in columns
     )
     rows = (
         rows_sql
-        if offered == distinct
+        if counted.rows == counted.ids
         else (
             f"SELECT DISTINCT ON ({id_column}) * FROM ({rows_sql}) "
             f"ORDER BY {id_column}, {tiebreak}, _ord"
         )
     )
     names = ", ".join(columns)
-    added = con.execute(
-        f"INSERT INTO {table} ({names}, created_utc) "
-        f"SELECT {', '.join('s.' + c for c in columns)}, $now FROM ({rows}) s "
-        f"ANTI JOIN {table} t ON t.{id_column} = s.{id_column}",
-        {"now": now},
-    ).fetchone()[0]
-    return Inserted(int(added), int(distinct))
+    added = scalar(
+        con.execute(
+            f"INSERT INTO {table} ({names}, created_utc) "
+            f"SELECT {', '.join('s.' + c for c in columns)}, $now FROM ({rows}) s "
+            f"ANTI JOIN {table} t ON t.{id_column} = s.{id_column}",
+            {"now": now},
+        )
+    )
+    return Inserted(int(added), int(counted.ids))
 
 
 def insert_items(con: Connection, relation: str, *, now: datetime) -> Inserted:
@@ -292,9 +329,9 @@ def _insert_judgements(
     columns = tuple(c for c in columns if c != "created_utc")
     created = "coalesce(s.created_utc, $now)" if "created_utc" in present else "$now"
     body = f"{_select(columns, present)}, {created} AS created_utc, s.rowid AS _ord"
-    distinct = con.execute(
-        f"SELECT count(DISTINCT {id_column}) FROM {relation} s WHERE {where}"
-    ).fetchone()[0]
+    distinct = scalar(
+        con.execute(f"SELECT count(DISTINCT {id_column}) FROM {relation} s WHERE {where}")
+    )
     fresh = (
         f"SELECT DISTINCT ON ({id_column}) * FROM (SELECT {body} FROM {relation} s "
         f"WHERE {where}) ORDER BY {id_column}, _ord"
@@ -322,7 +359,7 @@ def _insert_judgements(
             SEMI JOIN (SELECT DISTINCT {", ".join(stream)} FROM {relation} s WHERE {where}) f
                 ON {on}
             GROUP BY ALL) c ON {on}"""
-    added = execute(con, sql, {"now": now}).fetchone()[0]
+    added = scalar(execute(con, sql, {"now": now}))
     return Inserted(int(added), int(distinct))
 
 
@@ -342,9 +379,5 @@ def insert_preferences(
 
 
 def datasets_of(con: Connection, relation: str) -> list[str]:
-    return [
-        row[0]
-        for row in con.execute(
-            f"SELECT DISTINCT dataset FROM {relation} ORDER BY dataset"
-        ).fetchall()
-    ]
+    query = f"SELECT DISTINCT dataset FROM {relation} ORDER BY dataset"
+    return [dataset for (dataset,) in con.execute(query).fetchall()]

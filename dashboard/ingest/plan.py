@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dashboard.ingest import load_sql
+from dashboard.ingest.read_sql import Column
 
 
 @dataclass(frozen=True)
 class Columns:
-    """A file's columns as the importer sees them, after --map: name -> (file column, type)."""
+    """A file's columns as the importer sees them, after --map: name -> the file's column."""
 
-    view: dict[str, tuple[str, str]]
+    view: dict[str, Column]
     file_columns: tuple[str, ...]
 
     @property
@@ -22,7 +23,7 @@ class Columns:
 
     def type_of(self, name: str) -> str | None:
         found = self.view.get(name)
-        return found[1] if found else None
+        return found.sql_type if found else None
 
 
 @dataclass(frozen=True)

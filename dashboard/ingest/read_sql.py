@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from dashboard.ingest.fields_sql import is_null_type
 from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch, scalar
 
 ProgressFn = Callable[[float], None]
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -66,16 +67,26 @@ def reader_sql(kind: str, *, size_bytes: int, full_sample: bool = False) -> str:
     return READERS[kind].format(sample=sample)
 
 
+class Column(NamedTuple):
+    """A column as DuckDB describes it (a file's, as its reader sees it, or a table's)."""
+
+    name: str
+    sql_type: str
+
+
+def _describe_sql(relation: str) -> str:
+    return f"SELECT column_name AS name, column_type AS sql_type FROM (DESCRIBE {relation})"
+
+
 def describe(
     con: Connection, kind: str, path: str, *, size_bytes: int, full_sample: bool = False
-) -> list[tuple[str, str]]:
+) -> list[Column]:
     """The columns DuckDB's reader sees in a file, with their types."""
     reader = reader_sql(kind, size_bytes=size_bytes, full_sample=full_sample)
-    sql = f"DESCRIBE SELECT * FROM {reader}"
-    return [(row[0], row[1]) for row in execute(con, sql, {"path": path}).fetchall()]
+    return fetch(execute(con, _describe_sql(f"SELECT * FROM {reader}"), {"path": path}), Column)
 
 
-def needs_full_sample(kind: str, described: list[tuple[str, str]], *, size_bytes: int) -> bool:
+def needs_full_sample(kind: str, described: Sequence[Column], *, size_bytes: int) -> bool:
     """Whether a big file must be typed from all its records, not its first ones.
 
     A column that is null in every sampled record is typed NULL, and DuckDB's JSON reader
@@ -86,7 +97,7 @@ def needs_full_sample(kind: str, described: list[tuple[str, str]], *, size_bytes
     return (
         kind in ("json", "jsonl")
         and size_bytes > FULL_SAMPLE_BYTES
-        and any(is_null_type(sql_type) for _, sql_type in described)
+        and any(is_null_type(column.sql_type) for column in described)
     )
 
 
@@ -132,8 +143,9 @@ def run_with_progress(
         raise failure[0]
 
 
-def columns_of(con: Connection, relation: str) -> set[str]:
-    return {row[0] for row in con.execute(f"DESCRIBE {relation}").fetchall()}
+def columns_of(con: Connection, relation: str, params: Mapping[str, Any] | None = None) -> set[str]:
+    """The column names of a table, or of a SELECT (whose named parameters `params` binds)."""
+    return {c.name for c in fetch(execute(con, _describe_sql(relation), params), Column)}
 
 
 def drop(con: Connection, *relations: str) -> None:
@@ -143,4 +155,4 @@ def drop(con: Connection, *relations: str) -> None:
 
 def table_counts(con: Connection) -> dict[str, int]:
     """Rows per table, for reports and for tests that check an import changed nothing."""
-    return {t: int(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in COUNTED_TABLES}
+    return {t: int(scalar(con.execute(f"SELECT count(*) FROM {t}"))) for t in COUNTED_TABLES}

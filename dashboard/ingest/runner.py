@@ -115,7 +115,7 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
             described = read_sql.describe(con, kind, str(path), size_bytes=size, full_sample=True)
     except DatabaseError as error:
         raise read_error(probe, None, error) from None
-    if [name for name, _ in described] == ["json"]:
+    if [column.name for column in described] == ["json"]:
         # DuckDB reads a file whose records are not all objects as one column `json`.
         found = locate(path, kind, None, {})
         raise found or IngestError("the file holds no records", file=path)

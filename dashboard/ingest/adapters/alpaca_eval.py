@@ -61,13 +61,7 @@ def stage_file(con: Connection, path: str, *, dataset: str) -> None:
 
 def _completion_text(con: Connection, path: str) -> str:
     """The judge's own text, when the file keeps it (the weighted annotator's raw_completion)."""
-    columns = {
-        row[0]
-        for row in read_sql.execute(
-            con, f"DESCRIBE SELECT * FROM {ARRAY}", {"path": path}
-        ).fetchall()
-    }
-    if "raw_completion" not in columns:
+    if "raw_completion" not in read_sql.columns_of(con, f"SELECT * FROM {ARRAY}", {"path": path}):
         return "NULL::VARCHAR"
     return "to_json(r.raw_completion) ->> '$.text'"
 

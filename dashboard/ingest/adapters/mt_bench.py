@@ -7,6 +7,7 @@ history, and the assistant's own turn-1 reply is kept in the response's metadata
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pyarrow as pa
 
@@ -24,6 +25,7 @@ from dashboard.ingest.generic import check_stage
 from dashboard.ingest.ids_sql import item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection, DatabaseError
+from dashboard.store.rows import fetch
 from scoring.judge import parse_rating_result
 
 RUBRIC = "mt-bench-single"
@@ -46,12 +48,9 @@ def stage_items(con: Connection, question_path: str, *, dataset: str) -> None:
     Turn 2 is conversational_qa with the user's turn 1 as history. The assistant's turn-1
     reply belongs to each model, not to the item, so it is kept in the response's metadata.
     """
-    has_reference = "reference" in {
-        row[0]
-        for row in read_sql.execute(
-            con, f"DESCRIBE SELECT * FROM {JSONL}", {"path": question_path}
-        ).fetchall()
-    }
+    has_reference = "reference" in read_sql.columns_of(
+        con, f"SELECT * FROM {JSONL}", {"path": question_path}
+    )
     reference = (
         "CASE WHEN len(reference) >= turn THEN [reference[turn]] END" if has_reference else "NULL"
     )
@@ -124,27 +123,41 @@ def stage_judgments(con: Connection, path: str) -> None:
     )
 
 
-def judgments(con: Connection) -> list[tuple[int, str]]:
-    return [
-        (int(r[0]), r[1])
-        for r in con.execute("SELECT rowid, judgment FROM _stage ORDER BY rowid").fetchall()
-    ]
+@dataclass(frozen=True)
+class Judgment:
+    """A staged judgment: its row in `_stage` and the judge's raw text."""
+
+    rowid: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ParsedJudgment:
+    """Our parser's reading of a judgment: a value, or the reason there is none."""
+
+    rowid: int
+    value: float | None
+    reason: str | None
+
+
+def judgments(con: Connection) -> list[Judgment]:
+    return fetch(con.execute("SELECT rowid, judgment AS text FROM _stage ORDER BY rowid"), Judgment)
 
 
 def stage_ratings(
     con: Connection,
-    parsed: Sequence[tuple[int, float | None, str | None]],
+    parsed: Sequence[ParsedJudgment],
     *,
     rubric: str,
     low: float,
     high: float,
 ) -> None:
-    """`_ratings` from our parser's reading of each judgment: (rowid, value, reason)."""
+    """`_ratings` from our parser's reading of each judgment."""
     table = pa.table(
         {
-            "rowid": [p[0] for p in parsed],
-            "value": [p[1] for p in parsed],
-            "reason": [p[2] for p in parsed],
+            "rowid": [p.rowid for p in parsed],
+            "value": [p.value for p in parsed],
+            "reason": [p.reason for p in parsed],
         }
     )
     con.register("_parsed", table)
@@ -181,9 +194,9 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
     check_stage(con, plan, None)
     low, high = SCALE
     parsed = []
-    for rowid, text in judgments(con):
-        result = parse_rating_result(text, low=low, high=high)
-        parsed.append((rowid, result.value, result.reason))
+    for judgment in judgments(con):
+        result = parse_rating_result(judgment.text, low=low, high=high)
+        parsed.append(ParsedJudgment(judgment.rowid, result.value, result.reason))
     stage_ratings(con, parsed, rubric=RUBRIC, low=low, high=high)
     counts = write(con, plan, dataset, items="_items", responses="_stage", ratings="_ratings")
     return counts, load_sql.record_count(con, "_stage")

@@ -8,6 +8,8 @@ The judge files (`gpt-3.5-turbo-testset-v1.json`, `pandalm-7b-testset-v1.json`) 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from dashboard.ingest import load_sql, read_sql
 from dashboard.ingest.adapters.common import (
     ARRAY,
@@ -22,6 +24,7 @@ from dashboard.ingest.errors import IngestError
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch_one
 
 _JUDGES = {"gpt_result": "gpt_reason", "pandalm_result": "pandalm_reason"}
 
@@ -109,19 +112,30 @@ def stage_judge(
     stage_prefs(con, select, {"rater": rater, "dataset": dataset})
 
 
-def unmatched_idx(con: Connection, *, dataset: str) -> tuple[int, str] | None:
-    """The first judge record whose idx names no stored pair: (record index, idx)."""
-    row = read_sql.execute(
-        con,
-        """
-        SELECT r.rowid - (SELECT min(rowid) FROM _raw), coalesce(CAST(r.idx AS VARCHAR), 'null')
-        FROM _raw r
-        ANTI JOIN (SELECT external_id FROM items WHERE dataset = $dataset) i
-             ON i.external_id = CAST(r.idx AS VARCHAR)
-        ORDER BY r.rowid LIMIT 1""",
-        {"dataset": dataset},
-    ).fetchone()
-    return (int(row[0]), row[1]) if row else None
+@dataclass(frozen=True)
+class UnmatchedIdx:
+    """A judge record whose idx names no stored pair: its 0-based index, and the idx."""
+
+    index: int
+    idx: str  # "null" when the record has none
+
+
+def unmatched_idx(con: Connection, *, dataset: str) -> UnmatchedIdx | None:
+    """The first judge record whose idx names no stored pair, if any."""
+    return fetch_one(
+        read_sql.execute(
+            con,
+            """
+            SELECT r.rowid - (SELECT min(rowid) FROM _raw) AS index,
+                   coalesce(CAST(r.idx AS VARCHAR), 'null') AS idx
+            FROM _raw r
+            ANTI JOIN (SELECT external_id FROM items WHERE dataset = $dataset) i
+                 ON i.external_id = CAST(r.idx AS VARCHAR)
+            ORDER BY r.rowid LIMIT 1""",
+            {"dataset": dataset},
+        ),
+        UnmatchedIdx,
+    )
 
 
 def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
@@ -146,10 +160,10 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
     missing = unmatched_idx(con, dataset=dataset)
     if missing is not None:
         raise IngestError(
-            f"idx {missing[1]} has no pair in dataset {dataset!r}; import "
+            f"idx {missing.idx} has no pair in dataset {dataset!r}; import "
             "PandaLM's testset-v1.json into it first",
             file=plan.path,
-            record=missing[0] + 1,
+            record=missing.index + 1,
             field="idx",
             file_kind=plan.kind,
         )
