@@ -8,10 +8,11 @@ parameters and the optional filters are code constants.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dashboard.store.connection import Connection
-from dashboard.store.rows import dicts
+from dashboard.store.rows import fetch
 
 JUDGE_RUN_COLUMNS = (
     "run_id",
@@ -38,44 +39,81 @@ JUDGE_RUN_COLUMNS = (
 )
 
 
-def find_ok_calls(con: Connection, cache_keys: Iterable[str]) -> dict[str, tuple[str, str | None]]:
-    """cache_key -> (call_id, raw_output) of the earliest successful call with that key."""
+@dataclass(frozen=True)
+class OkCall:
+    """The earliest successful call with a cache key: its id and what the judge answered."""
+
+    cache_key: str
+    call_id: str
+    raw_output: str | None
+
+
+def find_ok_calls(con: Connection, cache_keys: Iterable[str]) -> dict[str, OkCall]:
+    """cache_key -> the earliest successful call with that key."""
     keys = sorted(set(cache_keys))
     if not keys:
         return {}
-    found = con.execute(
-        "SELECT cache_key, arg_min(call_id, created_utc), arg_min(raw_output, created_utc) "
-        "FROM judge_calls WHERE status = 'ok' AND cache_key IN (SELECT unnest(?::VARCHAR[])) "
-        "GROUP BY cache_key",
-        [keys],
-    ).fetchall()
-    return {key: (call_id, raw) for key, call_id, raw in found}
+    found = fetch(
+        con.execute(
+            "SELECT cache_key, arg_min(call_id, created_utc) AS call_id, "
+            "arg_min(raw_output, created_utc) AS raw_output "
+            "FROM judge_calls WHERE status = 'ok' "
+            "AND cache_key IN (SELECT unnest(?::VARCHAR[])) GROUP BY cache_key",
+            [keys],
+        ),
+        OkCall,
+    )
+    return {call.cache_key: call for call in found}
 
 
-def rated_by_calls(con: Connection, call_ids: Iterable[str]) -> set[tuple[str, str]]:
-    """(call_id, response_id) pairs that already have a rating row from that call."""
+@dataclass(frozen=True)
+class RatedByCall:
+    """A response that already has a rating row from a call."""
+
+    call_id: str
+    response_id: str
+
+
+def rated_by_calls(con: Connection, call_ids: Iterable[str]) -> set[RatedByCall]:
+    """The responses each of these calls already rated."""
     ids = sorted(set(call_ids))
     if not ids:
         return set()
-    rows = con.execute(
-        "SELECT DISTINCT call_id, response_id FROM ratings "
-        "WHERE call_id IN (SELECT unnest(?::VARCHAR[]))",
-        [ids],
-    ).fetchall()
-    return {(c, r) for c, r in rows}
+    rows = fetch(
+        con.execute(
+            "SELECT DISTINCT call_id, response_id FROM ratings "
+            "WHERE call_id IN (SELECT unnest(?::VARCHAR[]))",
+            [ids],
+        ),
+        RatedByCall,
+    )
+    return set(rows)
 
 
-def preferred_by_calls(con: Connection, call_ids: Iterable[str]) -> set[tuple[str, str, str, str]]:
-    """(call_id, response_a, response_b, shown_first) that already have a preference row."""
+@dataclass(frozen=True)
+class PreferredByCall:
+    """A pair, shown in one order, that already has a preference row from a call."""
+
+    call_id: str
+    response_a: str
+    response_b: str
+    shown_first: str
+
+
+def preferred_by_calls(con: Connection, call_ids: Iterable[str]) -> set[PreferredByCall]:
+    """The pairs (in their presentation order) each of these calls already judged."""
     ids = sorted(set(call_ids))
     if not ids:
         return set()
-    rows = con.execute(
-        "SELECT DISTINCT call_id, response_a, response_b, shown_first FROM preferences "
-        "WHERE call_id IN (SELECT unnest(?::VARCHAR[]))",
-        [ids],
-    ).fetchall()
-    return {tuple(row) for row in rows}  # type: ignore[misc]
+    rows = fetch(
+        con.execute(
+            "SELECT DISTINCT call_id, response_a, response_b, shown_first FROM preferences "
+            "WHERE call_id IN (SELECT unnest(?::VARCHAR[]))",
+            [ids],
+        ),
+        PreferredByCall,
+    )
+    return set(rows)
 
 
 def _reparse_filters(
@@ -92,13 +130,29 @@ def _reparse_filters(
     return " AND ".join(where), params
 
 
+@dataclass(frozen=True)
+class UnscoredRating:
+    """A current judge rating without a value, with the raw output of the call behind it."""
+
+    rating_id: str
+    response_id: str
+    rater: str
+    rubric: str
+    rubric_version: str
+    scale_low: float
+    scale_high: float
+    call_id: str
+    unscored_reason: str | None
+    raw_output: str | None
+
+
 def unscored_ratings(
     con: Connection,
     *,
     rubric: str | None = None,
     judge: str | None = None,
     dataset: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[UnscoredRating]:
     """Current judge ratings without a value, with the raw output of the call behind each."""
     where, params = _reparse_filters(
         "c",
@@ -107,7 +161,7 @@ def unscored_ratings(
         dataset=dataset,
         dataset_sql="c.response_id IN (SELECT response_id FROM responses WHERE dataset = ?)",
     )
-    return dicts(
+    return fetch(
         con.execute(
             "SELECT c.rating_id, c.response_id, c.rater, c.rubric, c.rubric_version, c.scale_low, "
             "c.scale_high, c.call_id, c.unscored_reason, "
@@ -115,8 +169,26 @@ def unscored_ratings(
             "FROM current_ratings c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
             f"WHERE c.value IS NULL AND {where} ORDER BY c.rating_id",
             params,
-        )
+        ),
+        UnscoredRating,
     )
+
+
+@dataclass(frozen=True)
+class UnscoredPreference:
+    """A current judge preference without a verdict, with the raw output behind it."""
+
+    preference_id: str
+    item_id: str
+    response_a: str
+    response_b: str
+    rater: str
+    rubric: str
+    rubric_version: str
+    shown_first: str
+    call_id: str
+    unscored_reason: str | None
+    raw_output: str | None
 
 
 def unscored_preferences(
@@ -125,7 +197,7 @@ def unscored_preferences(
     rubric: str | None = None,
     judge: str | None = None,
     dataset: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[UnscoredPreference]:
     """Current judge preferences without a verdict, with the raw output behind each."""
     where, params = _reparse_filters(
         "c",
@@ -134,7 +206,7 @@ def unscored_preferences(
         dataset=dataset,
         dataset_sql="c.item_id IN (SELECT item_id FROM items WHERE dataset = ?)",
     )
-    return dicts(
+    return fetch(
         con.execute(
             "SELECT c.preference_id, c.item_id, c.response_a, c.response_b, c.rater, c.rubric, "
             "c.rubric_version, c.shown_first, c.call_id, c.unscored_reason, "
@@ -142,7 +214,8 @@ def unscored_preferences(
             "FROM current_preferences c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
             f"WHERE c.verdict IS NULL AND {where} ORDER BY c.preference_id",
             params,
-        )
+        ),
+        UnscoredPreference,
     )
 
 

@@ -14,11 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dashboard.judging import calls_sql, targets_sql
+from dashboard.judging.calls_sql import PreferredByCall, RatedByCall
 from dashboard.judging.offline import Case, case_for
 from dashboard.judging.panel import Judge, Panel
 from dashboard.judging.records import scale_of
 from dashboard.judging.rubrics import Messages, Rubric
 from dashboard.judging.targets import Target, pair_targets, rating_target, reference_list
+from dashboard.judging.targets_sql import TargetItem
 from dashboard.store import Store
 
 
@@ -126,27 +128,26 @@ def _targets(
 ) -> list[Rendered]:
     _check_selection(rubric, selection)
     with store.connection() as con:  # also applies pending writes, so the cache is current
+        built: list[tuple[Target, dict[str, str], TargetItem]]
         if selection.pairwise is not None:
             system_a, system_b = selection.pairwise
-            rows = targets_sql.select_pair_targets(
+            pairs = targets_sql.select_pair_targets(
                 con, system_a=system_a, system_b=system_b, dataset=selection.dataset
             )
-            built = [(t, v, row) for row in rows for t, v in pair_targets(row)]
+            built = [(t, v, row) for row in pairs for t, v in pair_targets(row)]
         else:
-            rows = targets_sql.select_rating_targets(
+            responses = targets_sql.select_rating_targets(
                 con,
                 dataset=selection.dataset,
                 systems=selection.systems,
                 task_types=rubric.task_types,
             )
-            built = [(*rating_target(row), row) for row in rows]
+            built = [(*rating_target(row), row) for row in responses]
     return [
         (
             target,
             rubric.render(values),
-            case_for(rubric, values, reference_list(row.get("reference_answers")))
-            if with_cases
-            else None,
+            case_for(rubric, values, reference_list(row.reference_answers)) if with_cases else None,
         )
         for target, values, row in built
     ]
@@ -167,17 +168,18 @@ def _group(judge: Judge, rendered: Sequence[Rendered]) -> list[CallSpec]:
 def _has_result(
     target: Target,
     call_id: str,
-    rated: set[tuple[str, str]],
-    preferred: set[tuple[str, str, str, str]],
+    rated: set[RatedByCall],
+    preferred: set[PreferredByCall],
 ) -> bool:
     if target.kind == "rating":
-        return (call_id, target.response_id or "") in rated
-    return (
-        call_id,
-        target.response_a or "",
-        target.response_b or "",
-        target.shown_first or "",
-    ) in preferred
+        return RatedByCall(call_id=call_id, response_id=target.response_id or "") in rated
+    found = PreferredByCall(
+        call_id=call_id,
+        response_a=target.response_a or "",
+        response_b=target.response_b or "",
+        shown_first=target.shown_first or "",
+    )
+    return found in preferred
 
 
 def _estimate(judge: Judge, specs: Sequence[CallSpec]) -> float | None:
@@ -219,7 +221,7 @@ def plan_run(
         found = calls_sql.find_ok_calls(
             con, (s.cache_key for group in specs.values() for s in group)
         )
-        call_ids = [call_id for call_id, _ in found.values()]
+        call_ids = [call.call_id for call in found.values()]
         rated = calls_sql.rated_by_calls(con, call_ids) if not rubric.is_pairwise else set()
         preferred = calls_sql.preferred_by_calls(con, call_ids) if rubric.is_pairwise else set()
     calls: list[CallSpec] = []
@@ -229,11 +231,13 @@ def plan_run(
         needed = [s for s in specs[judge.name] if s.cache_key not in found]
         hits = [s for s in specs[judge.name] if s.cache_key in found]
         for spec in hits:
-            call_id, raw = found[spec.cache_key]
+            call = found[spec.cache_key]
             missing = tuple(
-                t for t in spec.targets if not _has_result(t, call_id, rated, preferred)
+                t for t in spec.targets if not _has_result(t, call.call_id, rated, preferred)
             )
-            cached.append(CachedCall(judge.name, call_id, raw, spec.targets, missing))
+            cached.append(
+                CachedCall(judge.name, call.call_id, call.raw_output, spec.targets, missing)
+            )
         calls.extend(needed)
         judges.append(
             JudgePlan(

@@ -8,11 +8,12 @@ still do not parse are left as they are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from dashboard.judging import calls_sql as sql
+from dashboard.judging.calls_sql import UnscoredPreference, UnscoredRating
 from dashboard.judging.records import parse_output, result_row
 from dashboard.judging.rubrics import Rubric
 from dashboard.judging.targets import Target
@@ -30,60 +31,73 @@ class ReparseSummary:
     preferences_rescued: int
 
 
-def _stub_rubric(row: Mapping[str, Any], *, kind: str) -> Rubric:
+def _stub_rubric(
+    name: str,
+    version: str,
+    *,
+    kind: str,
+    scale_low: float | None = None,
+    scale_high: float | None = None,
+) -> Rubric:
     """Enough of the rubric for parsing and for the new row: name, version, kind and scale."""
     return Rubric(
-        name=row["rubric"],
-        version=row["rubric_version"],
+        name=name,
+        version=version,
         kind=kind,
         template="",
-        scale_low=row.get("scale_low"),
-        scale_high=row.get("scale_high"),
+        scale_low=scale_low,
+        scale_high=scale_high,
     )
 
 
-def _rating_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _rating_rows(rows: Sequence[UnscoredRating]) -> list[dict[str, Any]]:
     out = []
     for row in rows:
-        rubric = _stub_rubric(row, kind="rating")
-        parsed = parse_output(rubric, row["raw_output"])
+        rubric = _stub_rubric(
+            row.rubric,
+            row.rubric_version,
+            kind="rating",
+            scale_low=row.scale_low,
+            scale_high=row.scale_high,
+        )
+        parsed = parse_output(rubric, row.raw_output)
         if parsed.scored:
-            target = Target("rating", "", response_id=row["response_id"])
+            target = Target("rating", "", response_id=row.response_id)
             out.append(
                 result_row(
                     target,
                     parsed,
                     rubric=rubric,
-                    rater=row["rater"],
-                    call_id=row["call_id"],
-                    raw_output=row["raw_output"],
+                    rater=row.rater,
+                    call_id=row.call_id,
+                    raw_output=row.raw_output,
                     suffix=f"{PARSER_TAG}:{parsed.value:g}",
                 )
             )
     return out
 
 
-def _preference_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _preference_rows(rows: Sequence[UnscoredPreference]) -> list[dict[str, Any]]:
     out = []
     for row in rows:
-        rubric = _stub_rubric(row, kind="pairwise")
-        parsed = parse_output(rubric, row["raw_output"], shown_first=row["shown_first"])
+        rubric = _stub_rubric(row.rubric, row.rubric_version, kind="pairwise")
+        parsed = parse_output(rubric, row.raw_output, shown_first=row.shown_first)
         if parsed.scored:
             target = Target(
                 "preference",
-                row["item_id"],
-                response_a=row["response_a"],
-                response_b=row["response_b"],
-                shown_first=row["shown_first"],
+                row.item_id,
+                response_a=row.response_a,
+                response_b=row.response_b,
+                shown_first=row.shown_first,
             )
             out.append(
                 result_row(
                     target,
                     parsed,
                     rubric=rubric,
-                    rater=row["rater"],
-                    call_id=row["call_id"],
-                    raw_output=row["raw_output"],
+                    rater=row.rater,
+                    call_id=row.call_id,
+                    raw_output=row.raw_output,
                     suffix=f"{PARSER_TAG}:{parsed.verdict}",
                 )
             )

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.judging.targets_sql import PairTargetRow, RatingTargetRow, TargetItem
+
 SWAPPED = {"A": "B", "B": "A", "tie": "tie", None: None}
 
 
@@ -62,43 +64,41 @@ def format_contexts(contexts: Sequence[str] | None) -> str:
     return "\n\n".join(f"[{i}] {c}" for i, c in enumerate(passages, start=1))
 
 
-def _item_values(row: Mapping[str, Any]) -> dict[str, str]:
+def _item_values(row: TargetItem) -> dict[str, str]:
     return {
-        "question": row.get("question") or "",
-        "reference_answer": format_references(row.get("reference_answers")),
-        "reference_context": row.get("reference_context") or "",
-        "history": format_history(row.get("history")),
+        "question": row.question or "",
+        "reference_answer": format_references(row.reference_answers),
+        "reference_context": row.reference_context or "",
+        "history": format_history(row.history),
     }
 
 
-def rating_target(row: Mapping[str, Any]) -> tuple[Target, dict[str, str]]:
+def rating_target(row: RatingTargetRow) -> tuple[Target, dict[str, str]]:
     """A response row of `select_rating_targets` as a target and its template values."""
     values = {
         **_item_values(row),
-        "answer": row.get("answer") or "",
-        "retrieved_context": format_contexts(row.get("contexts")),
+        "answer": row.answer or "",
+        "retrieved_context": format_contexts(row.contexts),
     }
-    return Target("rating", row["item_id"], response_id=row["response_id"]), values
+    return Target("rating", row.item_id, response_id=row.response_id), values
 
 
-def pair_targets(row: Mapping[str, Any]) -> list[tuple[Target, dict[str, str]]]:
+def pair_targets(row: PairTargetRow) -> list[tuple[Target, dict[str, str]]]:
     """A pair row of `select_pair_targets`, in both presentation orders."""
     base = _item_values(row)
     out = []
     for shown_first in ("A", "B"):
-        first, second = ("a", "b") if shown_first == "A" else ("b", "a")
-        values = {
-            **base,
-            "answer_a": row[f"{first}_answer"] or "",
-            "answer_b": row[f"{second}_answer"] or "",
-        }
+        first, second = (
+            (row.a_answer, row.b_answer) if shown_first == "A" else (row.b_answer, row.a_answer)
+        )
+        values = {**base, "answer_a": first or "", "answer_b": second or ""}
         out.append(
             (
                 Target(
                     "preference",
-                    row["item_id"],
-                    response_a=row["a_response_id"],
-                    response_b=row["b_response_id"],
+                    row.item_id,
+                    response_a=row.a_response_id,
+                    response_b=row.b_response_id,
                     shown_first=shown_first,
                 ),
                 values,

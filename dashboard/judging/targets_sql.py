@@ -8,21 +8,52 @@ parameters and the optional filters are code constants.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 from dashboard.store.connection import Connection
-from dashboard.store.rows import dicts
+from dashboard.store.rows import fetch, scalar
 
-_TARGET_COLUMNS = (
-    "item_id",
-    "dataset",
-    "task_type",
-    "question",
-    "reference_answers",
-    "reference_context",
-    "history",
-)
-_RESPONSE_COLUMNS = ("response_id", "system", "answer", "contexts")
+
+@dataclass(frozen=True)
+class TargetItem:
+    """The fields of an item that a judge's prompt shows."""
+
+    item_id: str
+    dataset: str
+    task_type: str
+    question: str
+    reference_answers: list[str] | None
+    reference_context: str | None
+    history: str | None  # the earlier turns as JSON text
+
+
+@dataclass(frozen=True)
+class RatingTargetRow(TargetItem):
+    """A response to rate, with its item's fields."""
+
+    response_id: str
+    system: str
+    answer: str
+    contexts: list[str] | None
+
+
+@dataclass(frozen=True)
+class PairTargetRow(TargetItem):
+    """An item answered by both systems of a pair, with both responses."""
+
+    a_response_id: str
+    a_system: str
+    a_answer: str
+    a_contexts: list[str] | None
+    b_response_id: str
+    b_system: str
+    b_answer: str
+    b_contexts: list[str] | None
+
+
+_TARGET_COLUMNS = tuple(f.name for f in fields(TargetItem))
+_RESPONSE_COLUMNS = tuple(f.name for f in fields(RatingTargetRow) if f.name not in _TARGET_COLUMNS)
 
 
 def select_rating_targets(
@@ -31,9 +62,10 @@ def select_rating_targets(
     dataset: str | None = None,
     systems: Sequence[str] | None = None,
     task_types: Sequence[str] = (),
-) -> list[dict[str, Any]]:
+) -> list[RatingTargetRow]:
     """Every response to rate, with the item fields a prompt needs, in a stable order."""
-    where, params = ["TRUE"], []
+    where: list[str] = ["TRUE"]
+    params: list[Any] = []
     if dataset is not None:
         where.append("r.dataset = ?")
         params.append(dataset)
@@ -53,21 +85,23 @@ def select_rating_targets(
             *(f"r.{c}" for c in _RESPONSE_COLUMNS),
         ]
     )
-    return dicts(
+    return fetch(
         con.execute(
             f"SELECT {columns} FROM responses r "
             "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
             f"WHERE {' AND '.join(where)} ORDER BY r.dataset, i.item_id, r.system, r.response_id",
             params,
-        )
+        ),
+        RatingTargetRow,
     )
 
 
 def select_pair_targets(
     con: Connection, *, system_a: str, system_b: str, dataset: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[PairTargetRow]:
     """Every item answered by both systems, with both responses (a_* and b_* columns)."""
-    where, params = ["a.system = ?", "b.system = ?"], [system_a, system_b]
+    where = ["a.system = ?", "b.system = ?"]
+    params = [system_a, system_b]
     if dataset is not None:
         where.append("a.dataset = ?")
         params.append(dataset)
@@ -78,7 +112,7 @@ def select_pair_targets(
             *(f"b.{c} AS b_{c}" for c in _RESPONSE_COLUMNS),
         ]
     )
-    return dicts(
+    return fetch(
         con.execute(
             f"SELECT {columns} FROM responses a "
             "JOIN responses b ON b.item_id = a.item_id AND b.dataset = a.dataset "
@@ -86,7 +120,8 @@ def select_pair_targets(
             f"WHERE {' AND '.join(where)} AND a.response_id <> b.response_id "
             "ORDER BY a.dataset, i.item_id, a.response_id, b.response_id",
             params,
-        )
+        ),
+        PairTargetRow,
     )
 
 
@@ -98,30 +133,27 @@ def count_rating_targets(
     task_types: Sequence[str],
 ) -> int:
     """How many responses a rating rubric would judge (as `judging.select_rating_targets`)."""
-    return con.execute(
-        """
+    sql = """
         SELECT count(*) FROM responses r
         JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset
         WHERE ($dataset IS NULL OR r.dataset = $dataset)
           AND ($systems IS NULL OR list_contains($systems, r.system))
-          AND (len($task_types) = 0 OR list_contains($task_types, i.task_type))""",
-        {
-            "dataset": dataset,
-            "systems": list(systems) if systems else None,
-            "task_types": list(task_types),
-        },
-    ).fetchone()[0]
+          AND (len($task_types) = 0 OR list_contains($task_types, i.task_type))"""
+    params = {
+        "dataset": dataset,
+        "systems": list(systems) if systems else None,
+        "task_types": list(task_types),
+    }
+    return int(scalar(con.execute(sql, params)))
 
 
 def count_pair_targets(
     con: Connection, *, dataset: str | None, system_a: str, system_b: str
 ) -> int:
     """How many items both systems answered (each judged in both orders)."""
-    return con.execute(
-        """
+    sql = """
         SELECT count(*) FROM responses a
         JOIN responses b ON b.item_id = a.item_id AND b.dataset = a.dataset
         WHERE a.system = $a AND b.system = $b AND a.response_id <> b.response_id
-          AND ($dataset IS NULL OR a.dataset = $dataset)""",
-        {"dataset": dataset, "a": system_a, "b": system_b},
-    ).fetchone()[0]
+          AND ($dataset IS NULL OR a.dataset = $dataset)"""
+    return int(scalar(con.execute(sql, {"dataset": dataset, "a": system_a, "b": system_b})))

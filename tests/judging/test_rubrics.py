@@ -16,64 +16,75 @@ import pytest
 from dashboard.judging import Rubric, RubricError, list_rubrics, load_rubric, rubric_problems
 from dashboard.judging.rubrics import RUBRICS_ENV, render_template, rubric_from_toml
 from dashboard.judging.targets import pair_targets, rating_target
+from dashboard.judging.targets_sql import PairTargetRow, RatingTargetRow
 
 GOLDEN = Path(__file__).parent / "golden"
 SHIPPED = ("eve-0-5", "eve-0-5-context", "likert-rag", "pairwise", "pass-fail")
 
-ITEM = {
+ITEM: dict[str, Any] = {
     "item_id": "i1",
+    "dataset": "eo",
+    "task_type": "open_qa_context",
     "question": "When did the Sentinel-2A satellite launch?",
     "reference_answers": ["Sentinel-2A launched on 23 June 2015."],
     "reference_context": "Sentinel-2A was launched on 23 June 2015 from Kourou on a Vega rocket.",
     "history": None,
 }
-RATING_CASES: dict[str, dict[str, Any]] = {
-    "rag": {
+RATING_CASES: dict[str, RatingTargetRow] = {
+    "rag": RatingTargetRow(
         **ITEM,
-        "response_id": "r1",
-        "answer": "It launched in June 2015.",
-        "contexts": ["Sentinel-2A: launch 2015-06-23.", "Sentinel-2B: launch 2017-03-07."],
-    },
-    "bare": {
-        **ITEM,
-        "reference_context": None,
-        "response_id": "r2",
-        "answer": "In 2015, on a Vega rocket.",
-        "contexts": [],
-    },
-    "conversation": {
-        **ITEM,
-        "question": "And its twin?",
-        "reference_context": None,
-        "reference_answers": ["Sentinel-2B, launched on 7 March 2017.", "7 March 2017"],
-        "history": json.dumps(
-            [
-                {"role": "user", "content": "When did Sentinel-2A launch?"},
-                {"role": "assistant", "content": "On 23 June 2015."},
-            ]
-        ),
-        "response_id": "r3",
-        "answer": "Sentinel-2B followed in March 2017.",
-        "contexts": [],
-    },
+        response_id="r1",
+        system="s",
+        answer="It launched in June 2015.",
+        contexts=["Sentinel-2A: launch 2015-06-23.", "Sentinel-2B: launch 2017-03-07."],
+    ),
+    "bare": RatingTargetRow(
+        **{**ITEM, "reference_context": None},
+        response_id="r2",
+        system="s",
+        answer="In 2015, on a Vega rocket.",
+        contexts=[],
+    ),
+    "conversation": RatingTargetRow(
+        **{
+            **ITEM,
+            "question": "And its twin?",
+            "reference_context": None,
+            "reference_answers": ["Sentinel-2B, launched on 7 March 2017.", "7 March 2017"],
+            "history": json.dumps(
+                [
+                    {"role": "user", "content": "When did Sentinel-2A launch?"},
+                    {"role": "assistant", "content": "On 23 June 2015."},
+                ]
+            ),
+        },
+        response_id="r3",
+        system="s",
+        answer="Sentinel-2B followed in March 2017.",
+        contexts=[],
+    ),
 }
-PAIR_CASES: dict[str, dict[str, Any]] = {
-    "pair": {
+_PAIR_RESPONSES: dict[str, Any] = {
+    "a_response_id": "ra",
+    "a_system": "sa",
+    "a_contexts": None,
+    "b_response_id": "rb",
+    "b_system": "sb",
+    "b_contexts": None,
+}
+PAIR_CASES: dict[str, PairTargetRow] = {
+    "pair": PairTargetRow(
         **ITEM,
-        "a_response_id": "ra",
-        "a_answer": "23 June 2015.",
-        "b_response_id": "rb",
-        "b_answer": "Some time in 2016, I believe.",
-    },
-    "pair-noref": {
-        **ITEM,
-        "reference_answers": [],
-        "reference_context": None,
-        "a_response_id": "ra",
-        "a_answer": "Write a haiku about rain? Drops fall.",
-        "b_response_id": "rb",
-        "b_answer": "Rain.",
-    },
+        **_PAIR_RESPONSES,
+        a_answer="23 June 2015.",
+        b_answer="Some time in 2016, I believe.",
+    ),
+    "pair-noref": PairTargetRow(
+        **{**ITEM, "reference_answers": [], "reference_context": None},
+        **_PAIR_RESPONSES,
+        a_answer="Write a haiku about rain? Drops fall.",
+        b_answer="Rain.",
+    ),
 }
 
 
