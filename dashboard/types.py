@@ -6,7 +6,7 @@ judge panel and the report pass them around. Field names follow the database col
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -42,22 +42,68 @@ class DatasetSummary:
     systems: tuple[str, ...] = ()
 
 
+def _column(sql_type: str, kind: str, *, file_column: str | None = None) -> dict[str, str]:
+    """The declaration of an item field beyond its Python type (see `ItemField`)."""
+    return {"sql_type": sql_type, "kind": kind, "file_column": file_column or ""}
+
+
 @dataclass(frozen=True)
 class Item:
-    item_id: str
-    dataset: str
-    task_type: str
-    question: str
-    reference_answers: tuple[str, ...] = ()
-    reference_context: str | None = None
-    document: str | None = None
-    candidate_answer: str | None = None  # the text under test in hallucination detection
-    options: tuple[str, ...] = ()  # MCQA option texts; option i has letter chr(65 + i)
-    gold_letters: tuple[str, ...] = ()
-    hallucination_gold: bool | None = None  # True = the candidate answer is hallucinated
-    history: tuple[dict[str, str], ...] = ()  # earlier turns: {"role": ..., "content": ...}
-    external_id: str | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    """One question (with what it is judged against) of a dataset.
+
+    Each field declares its `items` column's DuckDB type and the kind of value an import reads
+    into it; `ITEM_FIELDS` lists them, and every list of item columns (the importer's stage
+    and inserts, the export, the answer detail, the judge's targets) is derived from it.
+    """
+
+    item_id: str = field(metadata=_column("VARCHAR", "key"))
+    dataset: str = field(metadata=_column("VARCHAR", "text"))
+    task_type: str = field(metadata=_column("VARCHAR", "task"))
+    question: str = field(metadata=_column("VARCHAR", "text"))
+    reference_answers: tuple[str, ...] = field(default=(), metadata=_column("VARCHAR[]", "texts"))
+    reference_context: str | None = field(default=None, metadata=_column("VARCHAR", "passage"))
+    document: str | None = field(default=None, metadata=_column("VARCHAR", "text"))
+    # The text under test in hallucination detection.
+    candidate_answer: str | None = field(default=None, metadata=_column("VARCHAR", "text"))
+    # MCQA option texts; option i has letter chr(65 + i).
+    options: tuple[str, ...] = field(default=(), metadata=_column("VARCHAR[]", "options"))
+    gold_letters: tuple[str, ...] = field(default=(), metadata=_column("VARCHAR[]", "letters"))
+    # True = the candidate answer is hallucinated.
+    hallucination_gold: bool | None = field(default=None, metadata=_column("BOOLEAN", "label"))
+    # Earlier turns: {"role": ..., "content": ...}.
+    history: tuple[dict[str, str], ...] = field(default=(), metadata=_column("JSON", "history"))
+    external_id: str | None = field(default=None, metadata=_column("VARCHAR", "key"))
+    metadata: dict[str, Any] = field(
+        default_factory=dict, metadata=_column("JSON", "object", file_column="item_metadata")
+    )
+
+
+@dataclass(frozen=True)
+class ItemField:
+    """One field of `Item`: the DuckDB type of its column in `items`, the kind of value an
+    import reads into it (a kind of `dashboard/ingest/formats.py`: "text", "texts", ...), and
+    its column in the files judgeboard exports and imports."""
+
+    name: str
+    sql_type: str
+    kind: str
+    file_column: str
+
+
+def _item_field(declared: Field[Any]) -> ItemField:
+    meta = declared.metadata
+    return ItemField(
+        declared.name, meta["sql_type"], meta["kind"], meta["file_column"] or declared.name
+    )
+
+
+ITEM_FIELDS: tuple[ItemField, ...] = tuple(_item_field(f) for f in fields(Item))
+# What an item says: every field but its id and its metadata. These are what an import stages
+# before it computes the id, and what the id covers (`ingest.identity.item_id` states that
+# rule on its own, in its own order).
+ITEM_CONTENT_FIELDS: tuple[ItemField, ...] = tuple(
+    f for f in ITEM_FIELDS if f.name not in ("item_id", "metadata")
+)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import Any
 
 from dashboard.metrics import scores_sql as scores
 from dashboard.store.connection import Connection
+from dashboard.types import ITEM_FIELDS
 
 # Writer options per file format; code constants, never user input.
 WRITERS = {
@@ -39,20 +40,9 @@ _LIST_COLUMNS = frozenset(
 _TEXT_JSON_COLUMNS = frozenset(
     {"item_metadata", "response_metadata", "response_metadata_a", "response_metadata_b"}
 )
-_ITEM_FIELDS = (
-    "dataset",
-    "task_type",
-    "question",
-    "reference_answers",
-    "reference_context",
-    "document",
-    "candidate_answer",
-    "options",
-    "gold_letters",
-    "hallucination_gold",
-    "history",
-    "external_id",
-)
+# The item's fields under their file names (`dashboard.types.ITEM_FIELDS`); the item's id is
+# written last.
+_ITEM_FIELDS = tuple(f for f in ITEM_FIELDS if f.name != "item_id")
 _JUDGEMENT_FIELDS = ("rater_kind", "rater", "rubric", "rubric_version")
 _NOTE_FIELDS = ("unscored_reason", "explanation", "raw_output", "comment")
 
@@ -86,10 +76,7 @@ def _column(expr: str, name: str, fmt: str) -> str:
 
 
 def _item_columns(fmt: str) -> list[str]:
-    return [
-        *(_column(f"i.{name}", name, fmt) for name in _ITEM_FIELDS),
-        _column("i.metadata", "item_metadata", fmt),
-    ]
+    return [_column(f"i.{f.name}", f.file_column, fmt) for f in _ITEM_FIELDS]
 
 
 def ratings_select(fmt: str) -> str:

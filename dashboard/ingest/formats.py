@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from dashboard.types import ITEM_FIELDS
+
 # Kinds of value a field of an imported file holds; the stage column holds the normalized form
 # (`fields_sql.py` turns each kind into SQL, `locate.py` into Python checks).
 TEXT = "text"  # a string
@@ -89,20 +91,12 @@ def _grouped(group: str, *fields: Field) -> tuple[Field, ...]:
 
 
 _RECORD = (_f("id", KEY, "external_id"), _f("system", TEXT), _f("task_type", TASK))
-_ITEM = (
-    _f("dataset", TEXT),
-    _f("task_type", TASK),
-    _f("question", TEXT, required=True),
-    _f("reference_answers", TEXTS),
-    _f("reference_context", PASSAGE),
-    _f("document", TEXT),
-    _f("candidate_answer", TEXT),
-    _f("options", OPTIONS),
-    _f("gold_letters", LETTERS),
-    _f("hallucination_gold", LABEL),
-    _f("history", HISTORY),
-    _f("external_id", KEY),
-    _f("item_metadata", OBJECT),
+# The item's fields as a file names them (`dashboard.types.ITEM_FIELDS`); the item's own id
+# comes last in the formats, and the importer reads it as `given_item_id`.
+_ITEM = tuple(
+    _f(f.file_column, f.kind, required=f.name == "question")
+    for f in ITEM_FIELDS
+    if f.name != "item_id"
 )
 _JUDGEMENT = (
     _f("rater_kind", RATER_KIND, required=True),

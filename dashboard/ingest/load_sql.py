@@ -20,23 +20,9 @@ from dashboard.ingest.read_sql import columns_of, execute
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, fetch_one, scalar
 from dashboard.store.writes import STREAM_KEYS
+from dashboard.types import ITEM_FIELDS
 
-ITEM_COLUMNS = (
-    "item_id",
-    "dataset",
-    "task_type",
-    "question",
-    "reference_answers",
-    "reference_context",
-    "document",
-    "candidate_answer",
-    "options",
-    "gold_letters",
-    "hallucination_gold",
-    "history",
-    "external_id",
-    "metadata",
-)
+ITEM_COLUMNS = tuple(f.name for f in ITEM_FIELDS)
 RESPONSE_COLUMNS = ("response_id", "item_id", "dataset", "system", "answer", "contexts", "metadata")
 JUDGEMENT_COLUMNS = (
     "rater_kind",

@@ -20,24 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dashboard.ingest.fields_sql import HISTORY_TYPE, field_sql, first_problem, quote, raw_column
+from dashboard.ingest.fields_sql import VALUE_TYPES, field_sql, first_problem, quote, raw_column
 from dashboard.ingest.formats import PAIR, PREFERENCE, RATED, RATING, RESPONDED, SINGLE
 from dashboard.ingest.ids_sql import content_id_sql, item_id_sql, response_id_sql
+from dashboard.types import ITEM_CONTENT_FIELDS
 
-_ITEM = {
-    "dataset": "VARCHAR",
-    "task_type": "VARCHAR",
-    "question": "VARCHAR",
-    "reference_answers": "VARCHAR[]",
-    "reference_context": "VARCHAR",
-    "document": "VARCHAR",
-    "candidate_answer": "VARCHAR",
-    "options": "VARCHAR[]",
-    "gold_letters": "VARCHAR[]",
-    "hallucination_gold": "BOOLEAN",
-    "history": HISTORY_TYPE,
-    "external_id": "VARCHAR",
-}
+# The item's fields (`dashboard.types.Item`, its id and metadata aside), each as the normalized
+# value of its kind.
+ITEM_STAGE_COLUMNS = {f.name: VALUE_TYPES[f.kind] for f in ITEM_CONTENT_FIELDS}
 _ONE = {"system": "VARCHAR", "answer": "VARCHAR", "contexts": "VARCHAR[]"}
 _TWO = {"system_a": "VARCHAR", "answer_a": "VARCHAR", "system_b": "VARCHAR", "answer_b": "VARCHAR"}
 # The rows' own metadata, as an export writes it (the file's unknown columns are added to it).
@@ -78,10 +68,24 @@ _GIVEN_TWO = {
     "given_response_b": "VARCHAR",
 }
 STAGE_COLUMNS = {
-    SINGLE: {**_ITEM, **_ONE},
-    PAIR: {**_ITEM, **_TWO, **_PREFERENCE, **_JUDGEMENT},
-    RATING: {**_ITEM, **_ONE, **_JUDGEMENT, **_RATING, **_GIVEN_ONE, **_GIVEN_META_ONE},
-    PREFERENCE: {**_ITEM, **_TWO, **_JUDGEMENT, **_PREFERENCE, **_GIVEN_TWO, **_GIVEN_META_TWO},
+    SINGLE: {**ITEM_STAGE_COLUMNS, **_ONE},
+    PAIR: {**ITEM_STAGE_COLUMNS, **_TWO, **_PREFERENCE, **_JUDGEMENT},
+    RATING: {
+        **ITEM_STAGE_COLUMNS,
+        **_ONE,
+        **_JUDGEMENT,
+        **_RATING,
+        **_GIVEN_ONE,
+        **_GIVEN_META_ONE,
+    },
+    PREFERENCE: {
+        **ITEM_STAGE_COLUMNS,
+        **_TWO,
+        **_JUDGEMENT,
+        **_PREFERENCE,
+        **_GIVEN_TWO,
+        **_GIVEN_META_TWO,
+    },
 }
 TASK_RULES = {
     "context": (

@@ -9,11 +9,15 @@ from typing import Any
 
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
+from dashboard.types import ITEM_FIELDS
 
-_DETAIL_COLUMNS = """
-    i.item_id, i.dataset, i.task_type, i.question, i.reference_answers, i.reference_context,
-    i.document, i.candidate_answer, i.options, i.gold_letters, i.hallucination_gold,
-    i.history::VARCHAR AS history, i.external_id, i.metadata::VARCHAR AS item_metadata,
+# The item's fields under their file names (`dashboard.types.ITEM_FIELDS`), JSON as text.
+_ITEM_COLUMNS = ", ".join(
+    f"i.{f.name}{'::VARCHAR' if f.sql_type == 'JSON' else ''} AS {f.file_column}"
+    for f in ITEM_FIELDS
+)
+_DETAIL_COLUMNS = f"""
+    {_ITEM_COLUMNS},
     r.response_id, r.system, r.answer, r.contexts, r.metadata::VARCHAR AS response_metadata"""
 
 

@@ -14,11 +14,10 @@ from dataclasses import dataclass
 
 from dashboard.ids import utc_now
 from dashboard.ingest import load_sql, read_sql
-from dashboard.ingest.formats import SINGLE
 from dashboard.ingest.generic import read_error
 from dashboard.ingest.ids_sql import content_id_sql, item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
-from dashboard.ingest.stage_sql import STAGE_COLUMNS
+from dashboard.ingest.stage_sql import ITEM_STAGE_COLUMNS
 from dashboard.store.connection import Connection, DatabaseError
 from dashboard.store.writes import ensure_dataset
 from dashboard.types import Dataset
@@ -49,21 +48,6 @@ RATING_ID = content_id_sql(
     "raw_output",
 )
 TEMP_TABLES = ("_stage", "_prefs", "_raw", "_items", "_ratings")
-_ITEM_NAMES = (
-    "dataset",
-    "task_type",
-    "question",
-    "reference_answers",
-    "reference_context",
-    "document",
-    "candidate_answer",
-    "options",
-    "gold_letters",
-    "hallucination_gold",
-    "history",
-    "external_id",
-)
-
 Importer = Callable[[Connection, FilePlan, str], tuple[Counts, int]]
 
 
@@ -83,11 +67,9 @@ class Adapter:
 
 def item_select(given: dict[str, str]) -> str:
     """Every item column of the stage: the given SQL expressions, NULL for the rest."""
-    columns = dict(STAGE_COLUMNS[SINGLE])
     return ", ".join(
         f"({given[name]})::{sql_type} AS {name}" if name in given else f"NULL::{sql_type} AS {name}"
-        for name, sql_type in columns.items()
-        if name in _ITEM_NAMES
+        for name, sql_type in ITEM_STAGE_COLUMNS.items()
     )
 
 
