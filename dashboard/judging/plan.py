@@ -29,7 +29,11 @@ class PlanError(ValueError):
 
 
 @dataclass(frozen=True)
-class Selection:
+class TargetSelection:
+    """What a judge run judges: the responses of a dataset (None: of every dataset), of some
+    systems (None: of all), or the pairs of two systems' responses to the same items. (What a
+    metric is computed over is another thing, `dashboard.metrics.selection.Selection`.)"""
+
     dataset: str | None = None
     systems: tuple[str, ...] | None = None
     pairwise: tuple[str, str] | None = None
@@ -74,7 +78,7 @@ class JudgePlan:
 class RunPlan:
     panel: Panel
     rubric: Rubric
-    selection: Selection
+    selection: TargetSelection
     n_targets: int
     judges: tuple[JudgePlan, ...]
     calls: tuple[CallSpec, ...]
@@ -108,7 +112,7 @@ def cache_key(judge: Judge, messages: Messages) -> str:
     )[:32]
 
 
-def _check_selection(rubric: Rubric, selection: Selection) -> None:
+def _check_selection(rubric: Rubric, selection: TargetSelection) -> None:
     if rubric.is_pairwise and selection.pairwise is None:
         raise PlanError(
             f"rubric {rubric.name} compares two systems: pass --pairwise SYSTEM_A SYSTEM_B"
@@ -124,7 +128,7 @@ Rendered = tuple[Target, Messages, Case | None]
 
 
 def _targets(
-    store: Store, rubric: Rubric, selection: Selection, *, with_cases: bool
+    store: Store, rubric: Rubric, selection: TargetSelection, *, with_cases: bool
 ) -> list[Rendered]:
     _check_selection(rubric, selection)
     with store.connection() as con:  # also applies pending writes, so the cache is current
@@ -208,7 +212,7 @@ def plan_run(
         raise PlanError("--pairwise takes exactly two systems: A B")
     if not rubric.is_pairwise:
         scale_of(rubric)  # a rating rubric without a scale fails here, before any call
-    selection = Selection(
+    selection = TargetSelection(
         dataset,
         tuple(systems) if systems else None,
         (pairwise[0], pairwise[1]) if pairwise else None,
