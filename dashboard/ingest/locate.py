@@ -154,6 +154,14 @@ def jsonl_line(path: Path, record: int) -> int:
     return record
 
 
+class _BadRecord(json.JSONDecodeError):
+    """A record of a JSON array that does not parse, with its index in the array."""
+
+    def __init__(self, error: json.JSONDecodeError, record_index: int) -> None:
+        super().__init__(error.msg, error.doc, error.pos)
+        self.record_index = record_index
+
+
 def _array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
     """(index, start, end, value) of each element of a JSON array; raises at a bad one."""
     decoder = json.JSONDecoder()
@@ -170,8 +178,7 @@ def _array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
         try:
             value, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as error:
-            error.record_index = index  # type: ignore[attr-defined]
-            raise
+            raise _BadRecord(error, index) from None
         yield index, pos, end, value
         index, pos = index + 1, end
 
@@ -196,7 +203,7 @@ def locate_json_array(
                     found[1], file=path, record=index + 1, field=found[0], file_kind="json"
                 )
     except json.JSONDecodeError as error:
-        failed_at = getattr(error, "record_index", None)
+        failed_at = error.record_index if isinstance(error, _BadRecord) else None
         message = f"malformed JSON: {error.msg} (line {error.lineno} column {error.colno})"
         record = None if failed_at is None else failed_at + 1
         return IngestError(message, file=path, record=record, file_kind="json")

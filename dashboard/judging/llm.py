@@ -85,12 +85,14 @@ def litellm_module() -> ModuleType:
 
 def _baseline_handler(litellm: ModuleType) -> Any:
     """The custom provider behind `judgeboard/baseline` (see `offline.py`)."""
+    # LiteLLM is imported lazily (a module object here) and untyped: its base class is Any.
+    custom_llm: Any = litellm.CustomLLM
 
-    class BaselineJudge(litellm.CustomLLM):  # type: ignore[name-defined, misc]
+    class BaselineJudge(custom_llm):
         def _reply(
             self,
             messages: Sequence[Mapping[str, Any]],
-            litellm_params: Mapping[str, Any],
+            litellm_params: Mapping[str, Any] | None,
             model_response: Any,
         ) -> Any:
             meta = ((litellm_params or {}).get("metadata") or {}).get(PROVIDER) or {}

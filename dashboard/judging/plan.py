@@ -95,7 +95,8 @@ class RunPlan:
     @property
     def estimated_cost_usd(self) -> float | None:
         costs = [j.estimated_cost_usd for j in self.judges if j.calls_needed]
-        return None if any(c is None for c in costs) else float(sum(costs))  # type: ignore[arg-type]
+        known = [c for c in costs if c is not None]
+        return float(sum(known)) if len(known) == len(costs) else None
 
 
 def _digest(*parts: str) -> str:

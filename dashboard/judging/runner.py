@@ -82,7 +82,8 @@ class _Run:
             parsed = parse_output(self.rubric, raw_output, shown_first=target.shown_first)
             if not parsed.scored:
                 tally.parse_failures += 1
-            if target.kind == "preference":
+            # A preference target is always shown in one order (`shown_first` "A" or "B").
+            if target.kind == "preference" and target.shown_first is not None:
                 tally.verdicts.setdefault(target.pair, {})[target.shown_first] = parsed.verdict
             if target in write:
                 rows.append(
