@@ -52,8 +52,9 @@ class Item:
     """One question (with what it is judged against) of a dataset.
 
     Each field declares its `items` column's DuckDB type and the kind of value an import reads
-    into it; `ITEM_FIELDS` lists them, and every list of item columns (the importer's stage
-    and inserts, the export, the answer detail, the judge's targets) is derived from it.
+    into it; `ITEM_FIELDS` lists them. Every other list of item columns (the importer's
+    formats, stage and inserts, the export, the answer detail) is derived from it, and
+    tests/test_item_fields.py checks them all against it.
     """
 
     item_id: str = field(metadata=_column("VARCHAR", "key"))
