@@ -115,6 +115,13 @@ def _require_annotator(annotator: str) -> str:
     return name
 
 
+def rating_scale(rubric: Rubric) -> tuple[float, float]:
+    """A rating rubric's scale (low, high); a rubric without one cannot be labelled on."""
+    if rubric.scale_low is None or rubric.scale_high is None:
+        raise AnnotationError(f"The rubric {rubric.name} has no scale to rate on.")
+    return rubric.scale_low, rubric.scale_high
+
+
 def scale_points(low: float, high: float) -> list[float]:
     """The whole-number points of a rubric's scale, e.g. [1, 2, 3, 4, 5]."""
     return [float(v) for v in range(math.ceil(low), math.floor(high) + 1)]

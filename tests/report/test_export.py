@@ -182,8 +182,8 @@ def test_effective_scores_average_to_the_overviews(judged_store):
     view = overview.overview(judged_store, Selection("eo-rag", "likert-rag"))
     for row in view.systems:
         scores = [v for (s, _), v in per_response.items() if s == row.system]
-        assert len(scores) == row.effective.n == 40
-        assert sum(scores) / len(scores) == pytest.approx(row.effective.value, abs=1e-9)
+        assert len(scores) == row.score("effective").n == 40
+        assert sum(scores) / len(scores) == pytest.approx(row.score("effective").value, abs=1e-9)
 
 
 def test_preferences_carry_provenance(judged_store, tmp_path):
