@@ -15,6 +15,7 @@ import pytest
 from dashboard import export as export_module
 from dashboard.cli import main
 from dashboard.export import export_sql
+from dashboard.export.export_sql import ExportCounts
 from dashboard.export.files import ExportError, export, export_bytes, export_paths, format_of
 from dashboard.ingest import import_path
 from dashboard.metrics import metrics_json, overview
@@ -295,11 +296,9 @@ def test_responses_nobody_rated_are_rows_without_a_rating(judged_store, tmp_path
     assert len({r["response_id"] for r in rows}) == 36
     assert all(r["rater"] == r["value"] == r["is_current"] == "" for r in rows)
     assert all(json.loads(r["options"]) and json.loads(r["gold_letters"]) for r in rows)
-    assert export_module.export_counts(judged_store, dataset="eo-mcqa") == {
-        "ratings": 36,
-        "preferences": 0,
-        "without_rating": 36,
-    }
+    assert export_module.export_counts(judged_store, dataset="eo-mcqa") == ExportCounts(
+        ratings=36, preferences=0, without_rating=36
+    )
 
 
 def test_help_says_what_the_export_holds(capsys):

@@ -348,17 +348,9 @@ def test_the_pair_queue_counts_in_one_query_and_clamps_past_the_end(store, toy):
     orders = [votes.next_pair(store, request, offset=n) for n in range(3)]
     assert [q.remaining for q in orders] == [3, 3, 3] and [q.offset for q in orders] == [0, 1, 2]
     with store.connection() as con:
-        rows, total = votes_sql.pair_rows(
-            con,
-            system_a="good",
-            system_b="bad",
-            dataset="toy",
-            annotator="zoe",
-            seed=3,
-            limit=2,
-            offset=1,
-        )
-    assert total == 3 and [r["item_id"] for r in rows] == [q.pair.item.item_id for q in orders[1:]]
+        window = votes_sql.pair_rows(con, request, limit=2, offset=1)
+    assert window.total == 3
+    assert [r.item_id for r in window.rows] == [q.pair.item.item_id for q in orders[1:]]
     past = votes.next_pair(store, request, offset=7)  # e.g. after votes elsewhere
     assert (past.offset, past.remaining) == (2, 3)
     assert past.pair.item.item_id == orders[2].pair.item.item_id
