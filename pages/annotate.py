@@ -23,7 +23,7 @@ def _request(annotator: str, dataset: str | None) -> tuple[QueueRequest, annotat
     used = ui.cached(choices.default_rubric, Selection(dataset))
     # The rubric picked on another page comes first, then the most used one.
     first = annotation.default_rubric_name(
-        list(rubrics), st.session_state.get(pickers.RUBRIC_KEY), used[0] if used else None
+        list(rubrics), st.session_state.get(pickers.RUBRIC_KEY), used.name if used else None
     )
     left, middle, right = st.columns([2, 2, 1])
     name = left.selectbox(
@@ -32,11 +32,15 @@ def _request(annotator: str, dataset: str | None) -> tuple[QueueRequest, annotat
         key="annotate_rubric",
         index=widgets.choice_index(list(rubrics), first),
     )
-    order = middle.selectbox(
-        "Order",
-        list(annotation.QUEUE_ORDERS),
-        key="annotate_order",
-        format_func=annotation.QUEUE_ORDERS.get,
+    orders: list[str] = list(annotation.QUEUE_ORDERS)
+    order = (
+        middle.selectbox(
+            "Order",
+            orders,
+            key="annotate_order",
+            format_func=lambda o: annotation.QUEUE_ORDERS[o],
+        )
+        or orders[0]
     )
     seed = right.number_input(
         "Seed",
@@ -63,7 +67,7 @@ EMPTY_FORM = {"annotate_value": None, "annotate_override": None, "annotate_comme
 
 
 def _form(detail: ResponseDetail, request: QueueRequest, rubric: annotation.Rubric) -> None:
-    scale = (rubric.scale_low, rubric.scale_high)
+    scale = annotation.rating_scale(rubric)
     judged = {
         e.rating.rating_id: e
         for e in detail.judge_ratings

@@ -1,7 +1,6 @@
 """Calibration: how far each judge, and the panel, agrees with people."""
 
 import math
-from functools import partial
 
 import streamlit as st
 
@@ -21,7 +20,6 @@ if not ui.dataset_names():
 rubric = pickers.rubric_selector(dataset, page="calibration")
 with st.spinner("Computing the agreement…"):
     result = ui.cached(calibration.calibration, Selection(dataset, rubric.name if rubric else None))
-fmt = partial(ui.fmt_estimate, digits=3)
 
 st.subheader("Ratings against people")
 if not result.judges and not result.n_human_labels:
@@ -46,7 +44,7 @@ else:
         "rounded to the scale for agreement and kappa. Bias is in scale points."
     )
     if result.judges:
-        pickers.table(tables.judge_agreement_rows(result, fmt))
+        pickers.table(tables.judge_agreement_rows(result))
         columns = st.columns(HEATMAPS_PER_ROW)
         for index, judge in enumerate(result.judges):
             with columns[index % HEATMAPS_PER_ROW]:
@@ -74,7 +72,7 @@ else:
         "pairs whose two verdicts disagree."
     )
     if result.preferences:
-        pickers.table(tables.preference_rows(result, fmt))
+        pickers.table(tables.preference_rows(result))
     if result.human_preferences:
         st.markdown("**People with one another** (pairs both judged)")
         pickers.table(tables.rater_pair_rows(result.human_preferences, statistic="kappa"))

@@ -63,7 +63,7 @@ with st.form("jb_upload"):
     submitted = st.form_submit_button("Import", type="primary")
 if submitted and upload is None:
     st.warning("Choose a file first.")
-elif submitted:
+elif submitted and upload is not None:
     bar = st.progress(0.0, text=f"importing {ui.md_escape(upload.name)}")
     try:
         report = ui.write(

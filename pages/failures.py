@@ -109,7 +109,7 @@ def _open(page: failures.FailurePage) -> str | None:
     return st.selectbox(
         "Open an answer",
         list(labels),
-        format_func=labels.get,
+        format_func=lambda response_id: labels[response_id],
         index=None,
         key=OPEN_KEY,
         placeholder="pick a row to see its detail",

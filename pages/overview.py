@@ -1,7 +1,5 @@
 """Overview: per-system scores with 95% bootstrap intervals, rating histograms, standings."""
 
-from functools import partial
-
 import streamlit as st
 
 from dashboard import charts, ui
@@ -33,7 +31,6 @@ with st.spinner("Computing the metrics…"):
     view = ui.cached(
         overview.overview, Selection(dataset, rubric.name if rubric else None, systems)
     )
-fmt = partial(ui.fmt_estimate, digits=2)
 st.subheader("Scores per system")
 st.caption(
     "Each cell: mean [95% bootstrap interval]. Judge, panel, human and effective "
@@ -41,7 +38,7 @@ st.caption(
     "there is one, the panel's otherwise. *Panel skipped* counts judge ratings that "
     "did not parse. Win rate counts a tie as half a win."
 )
-rows = tables.overview_rows(view, fmt)
+rows = tables.overview_rows(view, digits=2)
 if rows:
     pickers.table(rows)
 else:

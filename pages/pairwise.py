@@ -148,7 +148,7 @@ def run() -> None:
         queue = None
     if queue is not None and queue.pair is None:
         st.info("No pair left for you here: pick two other systems or another dataset.")
-    elif queue is not None:
+    elif queue is not None and queue.pair is not None:
         skip, where = st.columns([1, 7])
         if skip.button("Skip", key="pairwise_skip", disabled=queue.offset + 1 >= queue.remaining):
             st.session_state[POSITION_KEY] = queue.offset + 1

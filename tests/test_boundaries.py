@@ -1,10 +1,13 @@
 """The layout rules of STYLE.md, checked by walking every module's imports (its AST).
 
-- Dependencies point one way: pages -> dashboard -> scoring.
+- Dependencies point one way: pages -> dashboard -> scoring, and no module of dashboard/ or
+  scoring/ takes part in an import cycle (imports inside functions and under TYPE_CHECKING
+  count too).
+- Pages never touch the store: they reach the data through dashboard.ui.
 - Each heavy library has one home: duckdb in the store's connection module, litellm in the
   judge panel's LLM module, plotly in charts.py, streamlit in pages/, app.py and dashboard/ui/.
 - scoring/ is pure: numpy and the standard library, no I/O.
-- Library code logs; only the command line (cli.py and its commands) prints.
+- Library code logs; only the command line (dashboard/cli/) prints.
 - Modules stay under about 400 lines.
 """
 
@@ -106,3 +109,76 @@ def _command_line(name: str) -> bool:
 def test_library_code_does_not_print(path: Path) -> None:
     lines = _called(path).get("print", [])
     assert lines == [], f"{_name(path)} prints at lines {lines}; log instead"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of dashboard/ and scoring/ it imports, anywhere in its code."""
+    paths = {
+        _module_name(p): p
+        for package in ("dashboard", "scoring")
+        for p in (REPO_ROOT / package).rglob("*.py")
+    }
+
+    def resolve(target: str) -> str | None:
+        parts = target.split(".")
+        return next(
+            (".".join(parts[:i]) for i in range(len(parts), 0, -1) if ".".join(parts[:i]) in paths),
+            None,
+        )
+
+    graph: dict[str, set[str]] = {name: set() for name in paths}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    kept = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*kept, base] if base else kept)
+                targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            for target in targets:
+                found = resolve(target)
+                if found and found != name:
+                    graph[name].add(found)
+                    break
+    return graph
+
+
+def test_no_import_cycle() -> None:
+    graph = _import_graph()
+    assert len(graph) > 50, "the walk found too few modules"
+    cycles = []
+    for start in sorted(graph):
+        # A module reaches itself: walk its imports depth first.
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(graph[node]):
+                if nxt == start:
+                    cycles.append(" -> ".join([*path, start]))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*path, nxt]))
+    assert not cycles, f"import cycles: {cycles[:5]}"
+
+
+@pytest.mark.parametrize("path", sorted((REPO_ROOT / "pages").glob("*.py")), ids=_name)
+def test_pages_never_touch_the_store(path: Path) -> None:
+    # A page reads its widgets, calls one function through dashboard.ui and renders it.
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    } | {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    assert not {m for m in modules if m.startswith(("dashboard.store", "duckdb"))}, modules
+    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} | {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+    }
+    assert not names & {"get_store", "Store", "connection", "execute"}, path.name

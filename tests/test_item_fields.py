@@ -62,6 +62,8 @@ def test_the_export_and_the_detail_derive_their_item_columns() -> None:
     for fmt in export_sql.WRITERS:
         assert _aliases(", ".join(export_sql._item_columns(fmt))) == [c for c, _ in IN_FILES]
     assert _aliases(detail_sql._ITEM_COLUMNS) == [f.file_column for f in ITEM_FIELDS]
+    detail = [f.name for f in dataclasses.fields(detail_sql.ResponseRow)]
+    assert detail[: len(ITEM_FIELDS)] == [f.file_column for f in ITEM_FIELDS]
 
 
 def test_the_judges_targets_take_a_subset_in_the_declared_order() -> None:

@@ -2,45 +2,38 @@
 
     judgeboard metrics --dataset eo-rag --json
     judgeboard metrics --dataset eo-rag --fail-under systems.eo-rag-large.effective=0.7 \\
-        --fail-under 'calibration.*.kappa_quadratic=0.4'
+        --fail-under 'calibration.*.kappa_quadratic=0.4' --fail-over 'calibration.*.bias=0.5'
 
-Exit status: 0 when every --fail-under holds, 1 when a metric falls short (or has no value),
-2 for a bad option or an unknown metric name.
+Exit status: 0 when every gate holds, 1 when a metric fails one (or has no value), 2 for a bad
+option or an unknown metric name.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import fnmatch
 import json
-import math
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from dashboard.cli.common import CommandError, open_store, require_dataset
+from dashboard.metrics import registry
+from dashboard.metrics.gates import OVER, UNDER, Gate, GateError, failures, parse_gate
 
 FAILED_STATUS = 1
-NAMES_HELP = """metric names (see docs/metrics.md); each is {value, low, high, n}:
-  systems.<system>.n_responses | .panel | .panel_skipped | .human | .effective
-  systems.<system>.judge.<judge>          a judge's mean, normalized to 0-1
-  systems.<system>.win_rate | .bradley_terry
-  systems.<system>.em | .f1 | .mcqa_accuracy | .mcqa_iou | .hallucination_f1
-  pairwise.<system>.<opponent>.win_rate
-  calibration.<judge|panel>.exact | .within_one | .kappa_quadratic | .alpha_ordinal
-                           | .spearman | .bias
-  calibration.all_raters.alpha_ordinal | calibration.human_labels
-  calibration.human_preferences | calibration.people.<a>.<b>.exact | .kappa_quadratic
-  calibration.pairwise.<judge>.agreement | .agreement_without_ties | .flip_rate | .unscored
-  calibration.people_pairwise.<a>.<b>.exact | .kappa
-A NAME in --fail-under may use * and ? (shell-style); every metric it matches must pass."""
 
 
-@dataclass(frozen=True)
-class Threshold:
-    pattern: str
-    minimum: float
+def names_help() -> str:
+    """The metric names, from their declarations (the table of docs/metrics.md)."""
+    width = max(len(m.name) for m in registry.ALL_METRICS)
+    lines = ["metric names (see docs/metrics.md); each is {value, low, high, n}:"]
+    for m in registry.ALL_METRICS:
+        better = f" ({m.better} is better)" if m.better else ""
+        lines.append(f"  {m.name:<{width}}  {m.label}{better}")
+    lines.append(
+        "A NAME may use * and ? (shell-style): every metric it matches must pass. A NAME "
+        "ending in .low, .high or .n gates that part of the metric."
+    )
+    return "\n".join(lines)
 
 
 def register(subparsers: Any) -> None:
@@ -48,7 +41,7 @@ def register(subparsers: Any) -> None:
         "metrics",
         help="print the Overview's and Calibration's numbers; gate a pipeline",
         description=__doc__.split("\n\n")[0],
-        epilog=NAMES_HELP,
+        epilog=names_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
@@ -64,53 +57,27 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="exit 1 when the metric's value is below VALUE (repeatable)",
+        help="exit 1 when the metric is below VALUE (repeatable)",
+    )
+    parser.add_argument(
+        "--fail-over",
+        dest="fail_over",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="exit 1 when the metric is above VALUE, for lower-is-better metrics such as a "
+        "flip rate or a bias (repeatable)",
     )
     parser.set_defaults(handler=run)
 
 
-def parse_threshold(text: str) -> Threshold:
-    name, sep, value = text.rpartition("=")
+def gates_of(args: argparse.Namespace) -> list[Gate]:
     try:
-        minimum = float(value)
-    except ValueError:
-        minimum = math.nan
-    if not sep or not name.strip() or math.isnan(minimum):
-        raise CommandError(
-            f"--fail-under {text!r}: expected NAME=NUMBER, e.g. systems.my-rag.effective=0.7"
-        )
-    return Threshold(name.strip(), minimum)
-
-
-def _matching(threshold: Threshold, names: list[str]) -> list[str]:
-    if any(c in threshold.pattern for c in "*?["):
-        found = [n for n in names if fnmatch.fnmatchcase(n, threshold.pattern)]
-    else:
-        found = [threshold.pattern] if threshold.pattern in names else []
-    if not found:
-        close = difflib.get_close_matches(threshold.pattern, names, n=5, cutoff=0.5)
-        hint = f"; close names: {', '.join(close)}" if close else ""
-        raise CommandError(
-            f"--fail-under: no metric named {threshold.pattern!r}{hint} "
-            "(all names: judgeboard metrics --json)"
-        )
-    return found
-
-
-def shortfalls(metrics: dict[str, dict[str, Any]], thresholds: list[Threshold]) -> list[str]:
-    """One message per metric below its threshold; unknown names raise CommandError."""
-    names = sorted(metrics)
-    matched = [(t, name) for t in thresholds for name in _matching(t, names)]
-    messages = []
-    for threshold, name in matched:
-        value = metrics[name]["value"]
-        if value is None:
-            messages.append(
-                f"{name} has no value (too little data), needs >= {threshold.minimum:g}"
-            )
-        elif value < threshold.minimum:
-            messages.append(f"{name} = {value:.4g} is under the threshold {threshold.minimum:g}")
-    return messages
+        return [parse_gate(t, direction=UNDER) for t in args.fail_under] + [
+            parse_gate(t, direction=OVER) for t in args.fail_over
+        ]
+    except GateError as error:
+        raise CommandError(str(error)) from None
 
 
 def _fmt(value: float | None) -> str:
@@ -137,15 +104,18 @@ def run(args: argparse.Namespace) -> int:
     from dashboard.metrics import metrics_json
     from dashboard.metrics.selection import Selection
 
-    thresholds = [parse_threshold(t) for t in args.fail_under]
+    gates = gates_of(args)
     store = open_store(args)
     require_dataset(store, args.dataset)
     _, _, data = metrics_json.compute(store, Selection(args.dataset, args.rubric))
-    failures = shortfalls(data["metrics"], thresholds)  # an unknown name fails before output
+    try:
+        failed = failures(data["metrics"], gates)  # an unknown name fails before any output
+    except GateError as error:
+        raise CommandError(str(error)) from None
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print("\n".join(table_lines(data)))
-    for message in failures:
+    for message in failed:
         print(f"judgeboard metrics: FAIL {message}", file=sys.stderr)
-    return FAILED_STATUS if failures else 0
+    return FAILED_STATUS if failed else 0

@@ -61,4 +61,3 @@ def run(args: argparse.Namespace) -> int:
     env = {**os.environ, DB_ENV: str(store.path)}
     # Replace this process, so that the PID `make run` started is the server's own.
     os.execve(sys.executable, streamlit_command(address=args.address, port=args.port), env)
-    return 0  # not reached

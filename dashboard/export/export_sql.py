@@ -14,10 +14,12 @@ local time.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from dashboard.metrics import scores_sql as scores
 from dashboard.store.connection import Connection
+from dashboard.store.rows import dicts, fetch
 from dashboard.types import ITEM_FIELDS
 
 # Writer options per file format; code constants, never user input.
@@ -157,20 +159,32 @@ def preferences_select(fmt: str) -> str:
 _SELECTS = {"ratings": ratings_select, "preferences": preferences_select}
 
 
-def count_rows(con: Connection, *, dataset: str | None) -> dict[str, int]:
-    """Rows of each file an export of `dataset` writes ("ratings", "preferences"), and how
-    many rows of the ratings file hold no rating ("without_rating")."""
-    rows, without = con.execute(
+@dataclass(frozen=True)
+class ExportCounts:
+    """The rows of each file an export writes, and how many rows of the ratings file hold no
+    rating (an item or a response nobody rated)."""
+
+    ratings: int
+    preferences: int
+    without_rating: int
+
+    def of(self, kind: str) -> int:
+        """The rows of the file of `kind`, "ratings" or "preferences"."""
+        return {"ratings": self.ratings, "preferences": self.preferences}[kind]
+
+
+def count_rows(con: Connection, *, dataset: str | None) -> ExportCounts:
+    """The rows of each file an export of `dataset` writes (see `ExportCounts`)."""
+    cursor = con.execute(
         f"""
-        SELECT count(*), count(*) - count(g.rating_id) {_RATING_ROWS} {_IN_DATASET}""",
+        SELECT count(*) AS ratings, count(*) - count(g.rating_id) AS without_rating,
+               (SELECT count(*) FROM preferences p JOIN items i USING (item_id) {_IN_DATASET})
+                   AS preferences
+        {_RATING_ROWS} {_IN_DATASET}""",
         {"dataset": dataset},
-    ).fetchall()[0]
-    preferences = con.execute(
-        f"""
-        SELECT count(*) FROM preferences p JOIN items i USING (item_id) {_IN_DATASET}""",
-        {"dataset": dataset},
-    ).fetchall()[0][0]
-    return {"ratings": int(rows), "preferences": int(preferences), "without_rating": int(without)}
+    )
+    (counts,) = fetch(cursor, ExportCounts)  # an aggregate without GROUP BY: one row
+    return counts
 
 
 def copy_records(con: Connection, kind: str, path: str, *, fmt: str, dataset: str | None) -> int:
@@ -184,6 +198,4 @@ def copy_records(con: Connection, kind: str, path: str, *, fmt: str, dataset: st
 
 def read_records(con: Connection, kind: str, *, dataset: str | None) -> list[dict[str, Any]]:
     """The rows an export writes, as Python values (for tests and small previews)."""
-    cursor = con.execute(_SELECTS[kind]("parquet"), {"dataset": dataset})
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return dicts(con.execute(_SELECTS[kind]("parquet"), {"dataset": dataset}))

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dashboard.export import export_sql
+from dashboard.export.export_sql import ExportCounts
 from dashboard.store import Store, transaction
 
 log = logging.getLogger(__name__)
@@ -101,20 +102,20 @@ def export(
     with store.connection() as con, transaction(con):
         counts = export_sql.count_rows(con, dataset=dataset)
         for kind in KINDS:
-            rows[kind] = counts[kind]
-            if counts[kind] == 0:
+            rows[kind] = counts.of(kind)
+            if rows[kind] == 0:
                 continue
             partial = paths[kind].with_name(paths[kind].name + ".partial")
             export_sql.copy_records(con, kind, str(partial), fmt=fmt, dataset=dataset)
             os.replace(partial, paths[kind])  # a reader never sees half a file
             files[kind] = paths[kind]
     log.info("exported %s to %s", rows, out.parent)
-    return ExportResult(fmt, files, rows, counts["without_rating"])
+    return ExportResult(fmt, files, rows, counts.without_rating)
 
 
-def export_counts(store: Store, *, dataset: str | None = None) -> dict[str, int]:
-    """The rows of each file an export of `dataset` would write, by kind; and under
-    "without_rating", how many rows of the ratings file hold no rating."""
+def export_counts(store: Store, *, dataset: str | None = None) -> ExportCounts:
+    """The rows of each file an export of `dataset` would write, and how many rows of the
+    ratings file hold no rating."""
     with store.connection() as con:
         return export_sql.count_rows(con, dataset=dataset)
 
@@ -126,7 +127,7 @@ def export_bytes(store: Store, kind: str, *, fmt: str, dataset: str | None = Non
     with tempfile.TemporaryDirectory(prefix="judgeboard-export-") as directory:
         path = Path(directory) / f"export.{kind}.{fmt}"
         with store.connection() as con:
-            if export_sql.count_rows(con, dataset=dataset)[kind] == 0:
+            if export_sql.count_rows(con, dataset=dataset).of(kind) == 0:
                 return b""
             export_sql.copy_records(con, kind, str(path), fmt=fmt, dataset=dataset)
         return path.read_bytes()

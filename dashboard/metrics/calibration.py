@@ -134,16 +134,17 @@ def _judge_agreement(
 
 
 def _unit_ratings(
-    rows: Sequence[tuple],
+    rows: Sequence[sql.LabelledRating],
 ) -> tuple[dict[str, dict[str, float]], list[str], list[str]]:
     """response -> rater key -> value, with the judge and human rater keys."""
     units: dict[str, dict[str, float]] = defaultdict(dict)
-    judges, humans = set(), set()
-    for response_id, kind, rater, value in rows:
-        key = f"{kind}:{rater}"
-        (judges if kind == "llm" else humans).add(key)
-        if value is not None:
-            units[response_id][key] = float(value)
+    judges: set[str] = set()
+    humans: set[str] = set()
+    for row in rows:
+        key = f"{row.rater_kind}:{row.rater}"
+        (judges if row.rater_kind == "llm" else humans).add(key)
+        if row.value is not None:
+            units[row.response_id][key] = float(row.value)
     for ratings in units.values():
         scored = [v for k, v in ratings.items() if k in judges]
         if scored:
@@ -182,7 +183,7 @@ def _rater_pairs(
             if not shared:
                 continue
             x, y = (list(v) for v in zip(*shared))
-            if snap_to_labels:
+            if snap_to_labels and labels is not None:
                 x, y = list(agreement_ci.snap(x, labels)), list(agreement_ci.snap(y, labels))
             scale = labels if labels is not None else sorted(set(x) | set(y))
             result.append(
@@ -198,7 +199,7 @@ def _rater_pairs(
 
 
 def _rating_calibration(
-    rows: Sequence[tuple], scale: tuple[float, float]
+    rows: Sequence[sql.LabelledRating], scale: tuple[float, float]
 ) -> tuple[list[JudgeAgreement], float, tuple[RaterPair, ...], int]:
     labels = [float(v) for v in np.arange(scale[0], scale[1] + 1)]
     units, judges, humans = _unit_ratings(rows)
@@ -220,7 +221,7 @@ def _rating_calibration(
         if matrix.size
         else math.nan
     )
-    n_labels = sum(1 for r in rows if r[1] == "human" and r[3] is not None)
+    n_labels = sum(1 for r in rows if r.rater_kind == "human" and r.value is not None)
     return (
         results,
         alpha,
@@ -238,11 +239,11 @@ def _majority(verdicts: list[str]) -> str | None:
 
 
 def _preference_calibration(
-    rows: Sequence[tuple],
+    rows: Sequence[sql.LabelledPair],
 ) -> tuple[list[PreferenceAgreement], tuple[RaterPair, ...], int]:
-    judged: dict[str, dict[str, tuple]] = defaultdict(dict)
-    for key, kind, rater, first, second in rows:
-        judged[key][f"{kind}:{rater}"] = (first, second)
+    judged: dict[str, dict[str, tuple[str | None, str | None]]] = defaultdict(dict)
+    for row in rows:
+        judged[row.pair][f"{row.rater_kind}:{row.rater}"] = (row.shown_a_first, row.shown_b_first)
     humans = sorted({r for v in judged.values() for r in v if r.startswith("human:")})
     judges = sorted({r for v in judged.values() for r in v if r.startswith("llm:")})
     verdicts = {
@@ -295,7 +296,8 @@ def calibration(store: Store, selection: Selection) -> Calibration:
         scale = selection_sql.rubric_scale(con, selection.rubric) if selection.rubric else None
         rating_rows = sql.labelled_ratings(con, selection) if selection.rubric else []
         preference_rows = sql.labelled_preferences(con, selection)
-    judges, alpha, humans, n_labels = ([], math.nan, (), 0)
+    judges: list[JudgeAgreement] = []
+    alpha, humans, n_labels = math.nan, tuple[RaterPair, ...](), 0
     if scale and rating_rows:
         judges, alpha, humans, n_labels = _rating_calibration(rating_rows, scale)
     prefs, human_prefs, n_prefs = _preference_calibration(preference_rows)

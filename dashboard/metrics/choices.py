@@ -29,18 +29,21 @@ class RatedRubric:
         )
 
 
+def _rated(store: Store, selection: Selection) -> list[RatedRubric]:
+    with store.connection() as con:
+        rows = sql.rubric_scales(con, selection)
+    return [RatedRubric(r.rubric, r.scale_low, r.scale_high, r.n_ratings) for r in rows]
+
+
 def rated_rubrics(store: Store, *, dataset: str | None = None) -> list[RatedRubric]:
     """The rubrics with current ratings on the dataset, most used first."""
-    with store.connection() as con:
-        rows = sql.rubric_scales(con, Selection(dataset))
-    return [RatedRubric(name, low, high, n) for name, low, high, n in rows]
+    return _rated(store, Selection(dataset))
 
 
-def default_rubric(store: Store, selection: Selection) -> tuple[str, float, float] | None:
-    """The rubric with the most current ratings on the selection, with its scale."""
-    with store.connection() as con:
-        rubrics = sql.rubric_scales(con, selection)
-    return (rubrics[0][0], rubrics[0][1], rubrics[0][2]) if rubrics else None
+def default_rubric(store: Store, selection: Selection) -> RatedRubric | None:
+    """The rubric with the most current ratings on the selection."""
+    found = _rated(store, selection)
+    return found[0] if found else None
 
 
 def with_default_rubric(store: Store, selection: Selection) -> Selection:
@@ -48,4 +51,4 @@ def with_default_rubric(store: Store, selection: Selection) -> Selection:
     if selection.rubric is not None:
         return selection
     found = default_rubric(store, selection)
-    return dataclasses.replace(selection, rubric=found[0] if found else None)
+    return dataclasses.replace(selection, rubric=found.name if found else None)

@@ -10,17 +10,17 @@ through the same queries and the same functions.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dashboard.metrics import overview_sql as sql
-from dashboard.metrics import reference, selection_sql
+from dashboard.metrics import reference, registry, selection_sql
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate, mean_estimate
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.standings import Pairwise, standings_of
+from dashboard.metrics.standings import Pairwise, Standing, standings_of
 from dashboard.store import Store
 from scoring import classification
 
@@ -39,21 +39,26 @@ class Histogram:
 
 @dataclass(frozen=True)
 class SystemRow:
-    """One system's line in the metric table; None where no data backs a metric."""
+    """One system's line in the metric tables. `scores` holds its estimates by the key of
+    their declaration in `registry.SYSTEM_METRICS` (panel, human, effective, win_rate,
+    bradley_terry, em, ...; absent where no data backs one), `judges` each judge's mean,
+    `counts` its counts (n_responses; panel_skipped where the panel scored it)."""
 
     system: str
     n_responses: int
     judges: Mapping[str, Estimate] = field(default_factory=dict)
-    panel: Estimate | None = None
+    scores: Mapping[str, Estimate] = field(default_factory=dict)
     panel_skipped: int = 0
-    human: Estimate | None = None
-    effective: Estimate | None = None
-    win_rate: Estimate | None = None
-    em: Estimate | None = None
-    f1: Estimate | None = None
-    mcqa_accuracy: Estimate | None = None
-    mcqa_iou: Estimate | None = None
-    hallucination_f1: Estimate | None = None
+
+    def score(self, key: str) -> Estimate | None:
+        return self.scores.get(key)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        found = {"n_responses": self.n_responses}
+        if "panel" in self.scores:
+            found["panel_skipped"] = self.panel_skipped
+        return found
 
 
 @dataclass(frozen=True)
@@ -65,10 +70,10 @@ class Overview:
     pairwise: Pairwise
 
 
-def _scale_of(rows: list[tuple]) -> tuple[float, float] | None:
+def _scale_of(rows: Sequence[sql.RatingBin]) -> tuple[float, float] | None:
     if not rows:
         return None
-    return (min(r[5] for r in rows), max(r[6] for r in rows))
+    return (min(r.scale_low for r in rows), max(r.scale_high for r in rows))
 
 
 def _panel_skips(histograms: list[Histogram]) -> dict[str, int]:
@@ -80,11 +85,11 @@ def _panel_skips(histograms: list[Histogram]) -> dict[str, int]:
     return skips
 
 
-def _rating_histograms(rows: list[tuple]) -> list[Histogram]:
+def _rating_histograms(rows: Sequence[sql.RatingBin]) -> list[Histogram]:
     grouped: dict[tuple[str, str, str], dict[float | None, int]] = defaultdict(dict)
-    for system, kind, rater, value, count, *_ in rows:
-        counts = grouped[(system, kind, rater)]
-        counts[value] = counts.get(value, 0) + count
+    for row in rows:
+        counts = grouped[(row.system, row.rater_kind, row.rater)]
+        counts[row.value] = counts.get(row.value, 0) + row.count
     histograms = []
     for (system, kind, rater), counts in sorted(grouped.items()):
         scored = sorted((v, c) for v, c in counts.items() if v is not None)
@@ -101,15 +106,15 @@ def _rating_histograms(rows: list[tuple]) -> list[Histogram]:
     return histograms
 
 
-def _judge_estimates(rows: list[tuple]) -> dict[str, dict[str, Estimate]]:
+def _judge_estimates(rows: Sequence[sql.RatingBin]) -> dict[str, dict[str, Estimate]]:
     """Each judge's mean normalized score per system; every rating is normalized by its own
     scale, as the panel's per-response scores are in SQL."""
     normalized: dict[tuple[str, str], dict[float, int]] = defaultdict(dict)
-    for system, kind, rater, value, count, low, high in rows:
-        if kind == "llm" and value is not None and high > low:
-            bins = normalized[(system, rater)]
-            norm = (value - low) / (high - low)
-            bins[norm] = bins.get(norm, 0) + count
+    for row in rows:
+        if row.rater_kind == "llm" and row.value is not None and row.scale_high > row.scale_low:
+            bins = normalized[(row.system, row.rater)]
+            norm = (row.value - row.scale_low) / (row.scale_high - row.scale_low)
+            bins[norm] = bins.get(norm, 0) + row.count
     by_system: dict[str, dict[str, Estimate]] = defaultdict(dict)
     for (system, rater), bins in sorted(normalized.items()):
         estimate = mean_estimate(list(bins.items()))
@@ -118,32 +123,40 @@ def _judge_estimates(rows: list[tuple]) -> dict[str, dict[str, Estimate]]:
     return by_system
 
 
-def _score_estimates(rows: list[tuple]) -> dict[str, dict[str, Estimate]]:
-    """Rows (system, kind, value, count[, exact sum of the bin]) to an estimate per kind."""
+def _estimates(
+    bins: Sequence[tuple[str, str, float, int, float]],
+) -> dict[str, dict[str, Estimate]]:
+    """(system, key, value, count, exact sum of the bin) to an estimate per system and key."""
     grouped: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
     sums: dict[tuple[str, str], float] = defaultdict(float)
-    for system, kind, value, count, *exact in rows:
-        grouped[(system, kind)].append((value, count))
-        sums[(system, kind)] += exact[0] if exact else value * count
+    for system, key, value, count, exact in bins:
+        grouped[(system, key)].append((value, count))
+        sums[(system, key)] += exact
     result: dict[str, dict[str, Estimate]] = defaultdict(dict)
-    for key, pairs in grouped.items():
-        estimate = mean_estimate(pairs, exact_sum=sums[key])
+    for (system, key), pairs in grouped.items():
+        estimate = mean_estimate(pairs, exact_sum=sums[(system, key)])
         if estimate is not None:
-            result[key[0]][key[1]] = estimate
+            result[system][key] = estimate
     return result
 
 
-def _hallucination_f1(rows: list[tuple]) -> dict[str, Estimate]:
-    """F1 of the class "hallucinated", bootstrapped over items by resampling the 2x3 table of
-    (gold, prediction) cells; a missing verdict is not a positive prediction."""
-    cells: dict[str, list[tuple[bool | None, bool, int]]] = defaultdict(list)
-    for system, predicted, gold, count in rows:
-        cells[system].append((predicted, gold, count))
+def _reference_estimates(rows: Sequence[sql.ReferenceBin]) -> dict[str, dict[str, Estimate]]:
+    """The mean of each reference metric per system, under its registry key."""
+    keys = {m.reference.stored: m.key for m in registry.SYSTEM_METRICS if m.reference}
+    return _estimates([(r.system, keys[r.metric], r.value, r.count, r.exact_sum) for r in rows])
+
+
+def _detection_f1(rows: Sequence[sql.DetectionCell]) -> dict[str, Estimate]:
+    """F1 of the positive class ("hallucinated"), bootstrapped over items by resampling the
+    2x3 table of (gold, prediction) cells; a missing verdict is not a positive prediction."""
+    cells: dict[str, list[sql.DetectionCell]] = defaultdict(list)
+    for row in rows:
+        cells[row.system].append(row)
     result = {}
     for system, table in cells.items():
-        predicted = np.array([p is True for p, _, _ in table])
-        gold = np.array([bool(g) for _, g, _ in table])
-        counts = np.array([c for _, _, c in table])
+        predicted = np.array([c.predicted is True for c in table])
+        gold = np.array([bool(c.gold) for c in table])
+        counts = np.array([c.count for c in table])
         n = int(counts.sum())
         point = classification.f1_from_counts(*_tp_fp_fn(predicted, gold, counts[None, :]))
         draws = np.random.default_rng(SEED).multinomial(n, counts / n, size=N_RESAMPLES)
@@ -163,40 +176,56 @@ def _tp_fp_fn(
     )
 
 
+def _standing_estimate(standing: Standing) -> Estimate:
+    return Estimate(standing.rating, standing.low, standing.high, standing.n_battles)
+
+
 def overview(store: Store, selection: Selection) -> Overview:
     """Every number of the Overview page for one selection (dataset, rubric, systems)."""
     selection = with_default_rubric(store, selection)
+    means = registry.stored_names(aggregate="mean")
+    f1s = [m for m in registry.SYSTEM_METRICS if m.reference and m.aggregate == "f1"]
+    version = reference.VERSION
     with store.connection() as con:
         systems = selection_sql.selected_systems(con, selection)
         rating_rows = sql.rating_histograms(con, selection) if selection.rubric else []
         score_rows = sql.response_score_histograms(con, selection) if selection.rubric else []
-        auto_rows = sql.auto_score_histograms(con, selection, version=reference.VERSION)
-        halluc_rows = sql.hallucination_counts(con, selection, version=reference.VERSION)
+        reference_rows = sql.reference_histograms(con, selection, version=version, metrics=means)
+        detections = {
+            m.key: sql.detection_counts(con, selection, version=version, metric=stored)
+            for m in f1s
+            if (stored := m.reference.stored if m.reference else None)
+        }
         preference_rows = sql.preference_outcomes(con, selection)
-    scale = _scale_of(rating_rows)
     histograms = _rating_histograms(rating_rows)
     skips = _panel_skips(histograms)
     judges = _judge_estimates(rating_rows)
-    scores = _score_estimates(score_rows)
-    auto = _score_estimates(auto_rows)
-    halluc = _hallucination_f1(halluc_rows)
+    scores = _estimates(
+        [(r.system, r.kind, r.value, r.count, r.value * r.count) for r in score_rows]
+    )
+    for system, found in _reference_estimates(reference_rows).items():
+        scores[system].update(found)
+    for key, cells in detections.items():
+        for system, estimate in _detection_f1(cells).items():
+            scores[system][key] = estimate
     pairs, wins = standings_of(preference_rows)
+    for system, estimate in wins.items():
+        scores[system]["win_rate"] = estimate
+    for standing in pairs.bradley_terry:
+        scores[standing.system]["bradley_terry"] = _standing_estimate(standing)
     rows = tuple(
         SystemRow(
-            system=name,
-            n_responses=n,
-            judges=judges.get(name, {}),
-            panel=scores[name].get("panel"),
-            panel_skipped=skips.get(name, 0),
-            human=scores[name].get("human"),
-            effective=scores[name].get("effective"),
-            win_rate=wins.get(name),
-            em=auto[name].get("em"),
-            f1=auto[name].get("f1"),
-            mcqa_accuracy=auto[name].get("mcqa_accuracy"),
-            mcqa_iou=auto[name].get("mcqa_iou"),
-            hallucination_f1=halluc.get(name),
+            system=s.system,
+            n_responses=s.n_responses,
+            judges=judges.get(s.system, {}),
+            scores=_in_declared_order(scores.get(s.system, {})),
+            panel_skipped=skips.get(s.system, 0),
         )
-        for name, n in systems
+        for s in systems
     )
-    return Overview(selection, scale, rows, tuple(histograms), pairs)
+    return Overview(selection, _scale_of(rating_rows), rows, tuple(histograms), pairs)
+
+
+def _in_declared_order(found: Mapping[str, Estimate]) -> dict[str, Estimate]:
+    order = [m.key for m in registry.SYSTEM_METRICS]
+    return {key: found[key] for key in order if key in found}

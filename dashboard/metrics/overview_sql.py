@@ -1,45 +1,107 @@
 """Aggregations behind every metric: small histograms and count tables, computed in SQL.
 
 Nothing here returns one row per rating. Each query groups millions of rows into counts
-(per system, rater and value), and `dashboard/metrics.py` turns those counts into estimates and
+(per system, rater and value), and `overview.py` turns those counts into estimates and
 bootstrap intervals with `scoring`. The only per-unit reads are bounded by the number of
-human labels, which is what calibration is about.
+human labels, which is what calibration is about (`calibration_sql.py`).
 
 Parameters are named (`$dataset`, `$rubric`, `$systems`); None means "all".
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from dashboard.metrics import scores_sql as scores
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.selection_sql import PREFERENCE_PAIRS, RATED, SELECTED
 from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch
 
 
-def rating_histograms(con: Connection, sel: Selection) -> list[tuple]:
-    """(system, rater_kind, rater, value, count, scale_low, scale_high): value is on the
-    rating's own scale (normally the rubric's), None when unscored."""
-    return con.execute(
+@dataclass(frozen=True)
+class RatingBin:
+    """How many current ratings a rater gave a system's responses at one value; the value is
+    on the rating's own scale (normally the rubric's), None when unscored."""
+
+    system: str
+    rater_kind: str
+    rater: str
+    value: float | None
+    count: int
+    scale_low: float
+    scale_high: float
+
+
+@dataclass(frozen=True)
+class ScoreBin:
+    """How many of a system's responses have one normalized score of a kind (panel, human
+    or effective)."""
+
+    system: str
+    kind: str
+    value: float
+    count: int
+
+
+@dataclass(frozen=True)
+class ReferenceBin:
+    """A reference metric's values of a system's responses in one 0.01 bin, with the exact
+    sum of the values in it."""
+
+    system: str
+    metric: str
+    value: float
+    count: int
+    exact_sum: float
+
+
+@dataclass(frozen=True)
+class DetectionCell:
+    """A hallucination detector's verdicts on a system's responses against the gold label:
+    `predicted` is None where no verdict was read."""
+
+    system: str
+    predicted: bool | None
+    gold: bool
+    count: int
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    """How many pairs of two systems a rater judged this way in each presentation order."""
+
+    system_a: str
+    system_b: str
+    rater_kind: str
+    rater: str
+    shown_a_first: str | None
+    shown_b_first: str | None
+    count: int
+
+
+def rating_histograms(con: Connection, sel: Selection) -> list[RatingBin]:
+    cursor = con.execute(
         f"""
-        SELECT system, rater_kind, rater, value, count(*), scale_low, scale_high
+        SELECT system, rater_kind, rater, value, count(*) AS count, scale_low, scale_high
         FROM ({RATED}) GROUP BY ALL ORDER BY ALL""",
         sel.params("dataset", "systems", "rubric"),
-    ).fetchall()
+    )
+    return fetch(cursor, RatingBin)
 
 
 def response_score_histograms(
     con: Connection, sel: Selection, *, panel_method: str = "mean"
-) -> list[tuple]:
-    """(system, kind, normalized value, count) for kind in panel, human and effective.
-
-    The scores of `scores_sql` (the panel by mean, or by median), computed where the rows
-    are. Ratings are reduced per response before they meet the responses table: one row per
-    response joins, not one per rating.
+) -> list[ScoreBin]:
+    """The panel, human and effective scores of `scores_sql` (the panel by mean, or by
+    median), computed where the rows are. Ratings are reduced per response before they meet
+    the responses table: one row per response joins, not one per rating.
     """
     panel = {"mean": scores.PANEL, "median": "median(norm) FILTER (WHERE rater_kind = 'llm')"}[
         panel_method
     ]
-    return con.execute(
+    cursor = con.execute(
         f"""
         WITH per_response AS (
             SELECT response_id, {panel} AS panel, {scores.HUMAN} AS human
@@ -53,55 +115,64 @@ def response_score_histograms(
             UNION ALL SELECT system, 'human', human FROM selected
             -- the effective score: people's where there is one, else the panel's
             UNION ALL SELECT system, 'effective', coalesce(human, panel) FROM selected)
-        SELECT system, kind, round(v, 9) AS v, count(*) FROM scores
+        SELECT system, kind, round(v, 9) AS value, count(*) AS count FROM scores
         WHERE v IS NOT NULL GROUP BY ALL ORDER BY ALL""",
         sel.params("dataset", "systems", "rubric"),
-    ).fetchall()
+    )
+    return fetch(cursor, ScoreBin)
 
 
-def auto_score_histograms(con: Connection, sel: Selection, *, version: str) -> list[tuple]:
-    """(system, metric, value rounded to 0.01, count, exact sum of the bin's values) of the
-    reference-based metrics.
+def reference_histograms(
+    con: Connection, sel: Selection, *, version: str, metrics: Sequence[str]
+) -> list[ReferenceBin]:
+    """The reference-based metrics `metrics` (their stored names) binned to 0.01.
 
     The rounded histogram (at most 101 values) is what the bootstrap resamples, which keeps
     1,000 resamples of a million F1 scores cheap; the exact sums give the exact mean. Binning
     adds at most 0.01^2/12 to a value's variance, far below the spread of F1 scores, so the
     interval is that of the exact values to well under its own Monte Carlo noise.
     """
-    return con.execute(
+    cursor = con.execute(
         f"""
-        SELECT s.system, a.metric, round(a.value, 2), count(*), sum(a.value)
+        SELECT s.system, a.metric, round(a.value, 2) AS value, count(*) AS count,
+               sum(a.value) AS exact_sum
         FROM auto_scores a JOIN ({SELECTED}) s USING (response_id)
-        WHERE a.version = $version AND a.metric IN ('em', 'f1', 'mcqa_accuracy', 'mcqa_iou')
+        WHERE a.version = $version AND list_contains($metrics, a.metric)
         GROUP BY ALL ORDER BY ALL""",
-        {**sel.params("dataset", "systems"), "version": version},
-    ).fetchall()
+        {**sel.params("dataset", "systems"), "version": version, "metrics": list(metrics)},
+    )
+    return fetch(cursor, ReferenceBin)
 
 
-def hallucination_counts(con: Connection, sel: Selection, *, version: str) -> list[tuple]:
-    """(system, predicted hallucinated (None = no verdict), gold hallucinated, count)."""
-    return con.execute(
+def detection_counts(
+    con: Connection, sel: Selection, *, version: str, metric: str
+) -> list[DetectionCell]:
+    """A detector's stored verdicts (`metric`, 1 = positive) against the items' gold labels."""
+    cursor = con.execute(
         f"""
-        SELECT s.system, a.value = 1 AS predicted, i.hallucination_gold, count(*)
+        SELECT s.system, a.value = 1 AS predicted, i.hallucination_gold AS gold,
+               count(*) AS count
         FROM auto_scores a JOIN ({SELECTED}) s USING (response_id)
         JOIN items i ON i.item_id = s.item_id
-        WHERE a.version = $version AND a.metric = 'halluc_pred'
+        WHERE a.version = $version AND a.metric = $metric
           AND i.hallucination_gold IS NOT NULL
         GROUP BY ALL ORDER BY ALL""",
-        {**sel.params("dataset", "systems"), "version": version},
-    ).fetchall()
+        {**sel.params("dataset", "systems"), "version": version, "metric": metric},
+    )
+    return fetch(cursor, DetectionCell)
 
 
-def preference_outcomes(con: Connection, sel: Selection) -> list[tuple]:
-    """(system_a, system_b, rater_kind, rater, verdict shown A first, verdict shown B first,
-    count): one row per combination, each pair and rater counted once."""
-    return con.execute(
+def preference_outcomes(con: Connection, sel: Selection) -> list[PairOutcome]:
+    """One row per combination of systems, rater and verdicts; each pair and rater counted
+    once."""
+    cursor = con.execute(
         f"""
-        SELECT ra.system, rb.system, p.rater_kind, p.rater, p.shown_a_first, p.shown_b_first,
-               count(*)
+        SELECT ra.system AS system_a, rb.system AS system_b, p.rater_kind, p.rater,
+               p.shown_a_first, p.shown_b_first, count(*) AS count
         FROM ({PREFERENCE_PAIRS}) p
         JOIN responses ra ON ra.response_id = p.response_a
         JOIN responses rb ON rb.response_id = p.response_b
         GROUP BY ALL ORDER BY ALL""",
         sel.params("dataset", "systems"),
-    ).fetchall()
+    )
+    return fetch(cursor, PairOutcome)

@@ -1,10 +1,9 @@
 """Reference-based metrics of each response, computed once by `scoring` and stored.
 
-EM and token F1 against one or more references (`scoring.qa.multi_reference`), the MCQA
-choice's accuracy and IoU (`scoring.mcqa`), and the verdict of a hallucination detector
-(`scoring.classification.parse_binary_verdict`). They are stored in `auto_scores` so that
-metric tables aggregate them in SQL like any rating. A response's id is a hash of its content,
-so a stored score stays valid until `VERSION` changes.
+The metrics are declared in `registry.py` (EM and token F1 against one or more references,
+the MCQA choice's accuracy and IoU, the verdict of a hallucination detector). They are stored
+in `auto_scores` so that metric tables aggregate them in SQL like any rating. A response's id
+is a hash of its content, so a stored score stays valid until `VERSION` changes.
 """
 
 from __future__ import annotations
@@ -12,42 +11,44 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from dashboard.metrics import reference_sql as sql
+from dashboard.metrics import registry
+from dashboard.metrics.registry import Case
 from dashboard.store import Store, transaction
-from scoring import classification, mcqa, qa
 
-VERSION = "1"
+# The version of the rules the stored scores follow (see `registry.REFERENCE_VERSION`).
+VERSION = registry.REFERENCE_VERSION
 BATCH_SIZE = 20_000
-REFERENCE_TASKS = frozenset({"open_qa", "open_qa_context", "conversational_qa"})
-MCQA_TASKS = frozenset({"mcqa_single", "mcqa_multi"})
+NO_METRIC = "none"  # the marker row of a response no reference metric applies to
 
 Progress = Callable[[int, int], None]
 
 
-def score_response(
-    task_type: str,
-    answer: str,
-    references: Sequence[str] | None,
-    options: Sequence[str] | None,
-    gold_letters: Sequence[str] | None,
-) -> list[tuple[str, float | None]]:
-    """(metric, value) pairs for one response; ("none", None) when no metric applies."""
-    if task_type in REFERENCE_TASKS and references:
-        return [
-            ("em", qa.multi_reference(answer, list(references), qa.exact_match)),
-            ("f1", qa.multi_reference(answer, list(references), qa.token_f1)),
-        ]
-    if task_type in MCQA_TASKS and options:
-        chosen = mcqa.extract_choices(answer, list(options))
-        gold = tuple(gold_letters or ())
-        return [
-            ("mcqa_accuracy", mcqa.accuracy([chosen], [gold])),
-            ("mcqa_iou", mcqa.iou(chosen, gold)),
-        ]
-    if task_type == "hallucination":
-        verdict = classification.parse_binary_verdict(answer)
-        return [("halluc_pred", None if verdict is None else float(verdict))]
-    # A marker row, so that this response is not picked up again.
-    return [("none", None)]
+def primary_metrics() -> tuple[str, ...]:
+    """Every scored response has exactly one row of one of these: the first metric declared
+    for its task (the metrics of a task apply to the same responses), or the marker."""
+    first = {m.tasks: m.stored for m in reversed(registry.REFERENCE_METRICS)}
+    return (*first.values(), NO_METRIC)
+
+
+def score_response(case: Case) -> list[tuple[str, float | None]]:
+    """(stored metric name, value) of every reference metric that applies to the response;
+    the marker (NO_METRIC, None) when none does, so that it is not picked up again."""
+    found = [
+        (m.stored, m.score(case))
+        for m in registry.REFERENCE_METRICS
+        if case.task_type in m.tasks and m.applies(case)
+    ]
+    return found or [(NO_METRIC, None)]
+
+
+def _case(row: sql.UnscoredResponse) -> Case:
+    return Case(
+        row.task_type,
+        row.answer,
+        tuple(row.reference_answers or ()),
+        tuple(row.options or ()),
+        tuple(row.gold_letters or ()),
+    )
 
 
 def refresh_auto_scores(
@@ -59,7 +60,7 @@ def refresh_auto_scores(
     long and an interrupted refresh keeps what it finished.
     """
     with store.connection() as con:
-        total = sql.count_unscored(con, version=VERSION, dataset=dataset)
+        total = sql.count_unscored(con, version=VERSION, dataset=dataset, primary=primary_metrics())
     done = 0
     while done < total:
         # One batch at a time per process: two sessions opening the Overview at once must
@@ -69,9 +70,9 @@ def refresh_auto_scores(
             if not batch:
                 break
             rows = [
-                (response_id, metric, value, VERSION)
-                for response_id, task, answer, refs, options, gold in batch
-                for metric, value in score_response(task, answer, refs, options, gold)
+                (row.response_id, metric, value, VERSION)
+                for row in batch
+                for metric, value in score_response(_case(row))
             ]
             with transaction(con):
                 sql.add_auto_scores(con, rows)

@@ -6,8 +6,11 @@ Parameters are named (`$dataset`, `$rubric`, `$systems`); None means "all".
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from dashboard.metrics.selection import Selection
 from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch, fetch_one
 
 # The selected responses: one dataset (or all) and some systems (or all).
 SELECTED = """
@@ -34,35 +37,72 @@ PREFERENCE_PAIRS = f"""
     GROUP BY ALL"""
 
 
-def rubric_scales(con: Connection, sel: Selection) -> list[tuple[str, float, float, int]]:
-    """(rubric, scale_low, scale_high, n current ratings) on the selection, most used first."""
+@dataclass(frozen=True)
+class RubricScale:
+    """A rubric rated on the selection: its scale, and how many current ratings use it."""
+
+    rubric: str
+    scale_low: float
+    scale_high: float
+    n_ratings: int
+
+
+@dataclass(frozen=True)
+class Scale:
+    scale_low: float | None
+    scale_high: float | None
+
+
+@dataclass(frozen=True)
+class SystemCount:
+    system: str
+    n_responses: int
+
+
+def rubric_scales(con: Connection, sel: Selection) -> list[RubricScale]:
+    """The rubrics with current ratings on the selection, most used first."""
     if sel.dataset is None and sel.systems is None:
         # Every dataset, every system: no need to join millions of ratings to their responses.
         # (Only ratings a judge run wrote after its dataset was deleted lack one.)
-        return con.execute("""
-            SELECT rubric, min(scale_low), max(scale_high), count(*) AS n FROM current_ratings
-            GROUP BY rubric ORDER BY n DESC, rubric""").fetchall()
-    return con.execute(
+        return fetch(
+            con.execute("""
+            SELECT rubric, min(scale_low) AS scale_low, max(scale_high) AS scale_high,
+                   count(*) AS n_ratings
+            FROM current_ratings GROUP BY rubric ORDER BY n_ratings DESC, rubric"""),
+            RubricScale,
+        )
+    cursor = con.execute(
         f"""
-        SELECT g.rubric, min(g.scale_low), max(g.scale_high), count(*) AS n
+        SELECT g.rubric, min(g.scale_low) AS scale_low, max(g.scale_high) AS scale_high,
+               count(*) AS n_ratings
         FROM current_ratings g JOIN ({SELECTED}) s USING (response_id)
-        GROUP BY g.rubric ORDER BY n DESC, g.rubric""",
+        GROUP BY g.rubric ORDER BY n_ratings DESC, g.rubric""",
         sel.params("dataset", "systems"),
-    ).fetchall()
+    )
+    return fetch(cursor, RubricScale)
 
 
 def rubric_scale(con: Connection, rubric: str) -> tuple[float, float] | None:
-    """The scale of a rubric's current ratings, or None when it has none."""
-    low, high = con.execute(
-        "SELECT min(scale_low), max(scale_high) FROM current_ratings WHERE rubric = ?", [rubric]
-    ).fetchone()
-    return None if low is None else (low, high)
+    """The scale (low, high) of a rubric's current ratings, or None when it has none."""
+    found = fetch_one(
+        con.execute(
+            "SELECT min(scale_low) AS scale_low, max(scale_high) AS scale_high "
+            "FROM current_ratings WHERE rubric = ?",
+            [rubric],
+        ),
+        Scale,
+    )
+    if found is None or found.scale_low is None or found.scale_high is None:
+        return None
+    return (found.scale_low, found.scale_high)
 
 
-def selected_systems(con: Connection, sel: Selection) -> list[tuple[str, int]]:
-    """(system, number of responses), by name."""
-    return con.execute(
+def selected_systems(con: Connection, sel: Selection) -> list[SystemCount]:
+    """Every system of the selection with its number of responses, by name."""
+    cursor = con.execute(
         f"""
-        SELECT system, count(*) FROM ({SELECTED}) GROUP BY system ORDER BY system""",
+        SELECT system, count(*) AS n_responses FROM ({SELECTED})
+        GROUP BY system ORDER BY system""",
         sel.params("dataset", "systems"),
-    ).fetchall()
+    )
+    return fetch(cursor, SystemCount)

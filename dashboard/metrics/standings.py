@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dashboard.metrics import overview_sql as sql
@@ -52,24 +52,26 @@ def reconciled_verdict(shown_a_first: str | None, shown_b_first: str | None) -> 
     return shown_a_first if shown_a_first is not None else shown_b_first
 
 
-def _outcome_counts(rows: list[tuple]) -> dict[tuple[str, str], dict[str, list[int]]]:
+def _outcome_counts(
+    rows: Sequence[sql.PairOutcome],
+) -> dict[tuple[str, str], dict[str, list[int]]]:
     """For each (system, opponent): evaluator -> [wins, ties, losses] of `system`.
     The opponent "*" pools every opponent."""
     table: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(
         lambda: defaultdict(lambda: [0, 0, 0])
     )
     slot = {"win": 0, "tie": 1, "loss": 2}
-    for system_a, system_b, kind, rater, first, second, count in rows:
-        verdict = reconciled_verdict(first, second)
-        if verdict is None or system_a == system_b:
+    for row in rows:
+        verdict = reconciled_verdict(row.shown_a_first, row.shown_b_first)
+        if verdict is None or row.system_a == row.system_b:
             continue
-        evaluator = f"{kind}:{rater}"
+        evaluator = f"{row.rater_kind}:{row.rater}"
         for system, opponent, outcome in (
-            (system_a, system_b, OUTCOME_FOR_A[verdict]),
-            (system_b, system_a, OUTCOME_FOR_B[verdict]),
+            (row.system_a, row.system_b, OUTCOME_FOR_A[verdict]),
+            (row.system_b, row.system_a, OUTCOME_FOR_B[verdict]),
         ):
             for key in ((system, opponent), (system, "*")):
-                table[key][evaluator][slot[outcome]] += count
+                table[key][evaluator][slot[outcome]] += row.count
     return table
 
 
@@ -78,17 +80,19 @@ def _win_estimate(per_evaluator: Mapping[str, list[int]]) -> Estimate:
     return Estimate.of(ci, sum(sum(c) for c in per_evaluator.values()))
 
 
-def standings_of(rows: list[tuple]) -> tuple[Pairwise, dict[str, Estimate]]:
+def standings_of(rows: Sequence[sql.PairOutcome]) -> tuple[Pairwise, dict[str, Estimate]]:
+    """The standings of these outcomes, and each system's win rate over every opponent."""
     counts = _outcome_counts(rows)
     overall = {s: _win_estimate(e) for (s, o), e in counts.items() if o == "*"}
     head = tuple(
         HeadToHead(s, o, _win_estimate(e)) for (s, o), e in sorted(counts.items()) if o != "*"
     )
     battles = [
-        (a, b, verdict)
-        for a, b, _, _, first, second, count in rows
-        if (verdict := reconciled_verdict(first, second)) is not None and a != b
-        for _ in range(count)
+        (row.system_a, row.system_b, verdict)
+        for row in rows
+        if (verdict := reconciled_verdict(row.shown_a_first, row.shown_b_first)) is not None
+        and row.system_a != row.system_b
+        for _ in range(row.count)
     ]
     fit = pairwise.bradley_terry(battles, n_bootstrap=N_RESAMPLES, seed=SEED)
     standings = tuple(

@@ -1,63 +1,90 @@
 """The Overview's and the Calibration's numbers as display rows (one dict per table row).
 
-Pure functions over the records of `dashboard.metrics` and `dashboard.calibration`; the page
-passes the formatter of an estimate (`ui.fmt_estimate`), so every cell reads
-"value [low, high]" the same way. A column with no data in the selection is left out.
+Pure functions over the records of `overview.py` and `calibration.py`. The columns and their
+headers come from the declarations in `registry.py`, and every estimate reads "value [low,
+high]" the same way (`estimate_text`). A column with no data in the selection is left out.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from dashboard.metrics import registry
 from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import Estimate
 from dashboard.metrics.overview import Overview, SystemRow
+from dashboard.metrics.registry import COUNT, ELO, SIGNED, Metric
 
-Format = Callable[[Estimate | None], str]
 Row = dict[str, Any]
+EMPTY = "—"
 
-# The Overview's columns after the judges: (header, the estimate of a system's row).
-SCORE_COLUMNS: tuple[tuple[str, Callable[[SystemRow], Estimate | None]], ...] = (
-    ("panel", lambda r: r.panel),
-    ("human", lambda r: r.human),
-    ("effective", lambda r: r.effective),
-    ("win rate", lambda r: r.win_rate),
-    ("EM", lambda r: r.em),
-    ("F1", lambda r: r.f1),
-    ("MCQA accuracy", lambda r: r.mcqa_accuracy),
-    ("MCQA IoU", lambda r: r.mcqa_iou),
-    ("hallucination F1", lambda r: r.hallucination_f1),
-)
-JUDGE_PREFIX = "judge: "
+
+def number_text(value: float | None, style: str = registry.SCORE, *, digits: int = 2) -> str:
+    """A number as the tables write it: a score with `digits` decimals, an Elo rating and a
+    count whole, a difference with its sign; an em dash for none."""
+    if value is None or math.isnan(value):
+        return EMPTY
+    if style in (ELO, COUNT):
+        return f"{value:.0f}"
+    return f"{value:+.{digits}f}" if style == SIGNED else f"{value:.{digits}f}"
+
+
+def estimate_text(
+    estimate: Estimate | None, style: str = registry.SCORE, *, digits: int = 2
+) -> str:
+    """'0.72 [0.65, 0.79]'; the value alone when it has no interval; an em dash for none."""
+    if estimate is None:
+        return EMPTY
+    value = number_text(estimate.value, style, digits=digits)
+    if value == EMPTY or math.isnan(estimate.low):
+        return value
+    low, high = (number_text(v, style, digits=digits) for v in (estimate.low, estimate.high))
+    return f"{value} [{low}, {high}]"
 
 
 def _has_data(estimate: Estimate | None) -> bool:
-    return estimate is not None and estimate.value is not None and not math.isnan(estimate.value)
+    return estimate is not None and not math.isnan(estimate.value)
 
 
-def overview_rows(overview: Overview, fmt: Format) -> list[Row]:
-    """One row per system: responses, each judge, the panel (and what it skipped), people,
-    the effective score, win rate and the reference-based metrics."""
+def _system_value(row: SystemRow, metric: Metric) -> Estimate | int | None:
+    if metric.style == COUNT:
+        return row.counts.get(metric.key)
+    return row.score(metric.key)
+
+
+def overview_rows(overview: Overview, *, digits: int = 2) -> list[Row]:
+    """One row per system, a column per system metric of the registry that some system has
+    (each judge's mean in a column of its own), in the registry's order."""
     judges = sorted({name for row in overview.systems for name in row.judges})
-    present = {
-        header
-        for header, get in SCORE_COLUMNS
-        if any(_has_data(get(row)) for row in overview.systems)
-    }
+    columns: list[Metric] = [
+        m
+        for m in registry.SYSTEM_METRICS
+        if "<judge>" in m.name
+        or any(
+            (v := _system_value(row, m)) is not None
+            and (not isinstance(v, Estimate) or _has_data(v))
+            for row in overview.systems
+        )
+    ]
     rows = []
     for row in overview.systems:
-        cells: Row = {"system": row.system, "responses": row.n_responses}
-        cells.update({f"{JUDGE_PREFIX}{j}": fmt(row.judges.get(j)) for j in judges})
-        for header, get in SCORE_COLUMNS:
-            if header not in present:
+        cells: Row = {"system": row.system}
+        for metric in columns:
+            if "<judge>" in metric.name:
+                for judge in judges:
+                    label = registry.fill(metric.label, judge=judge)
+                    cells[label] = estimate_text(row.judges.get(judge), digits=digits)
                 continue
-            cells[header] = fmt(get(row))
-            if header == "panel":
-                cells["panel skipped"] = row.panel_skipped
-            elif header == "human":
-                cells["human labels"] = row.human.n if row.human else 0
+            value = _system_value(row, metric)
+            if metric.style == COUNT:
+                cells[metric.label] = value
+                continue
+            estimate = value if isinstance(value, Estimate) else None
+            cells[metric.label] = estimate_text(estimate, metric.style, digits=digits)
+            if metric.n_label:
+                cells[metric.n_label] = estimate.n if estimate else 0
         rows.append(cells)
     return rows
 
@@ -75,35 +102,33 @@ def standings_rows(overview: Overview) -> list[Row]:
     ]
 
 
-def judge_agreement_rows(calibration: Calibration, fmt: Format) -> list[Row]:
-    """Each judge and the panel against people: agreement, kappa, alpha, Spearman, bias."""
+def judge_agreement_rows(calibration: Calibration, *, digits: int = 3) -> list[Row]:
+    """Each judge and the panel against people: a column per statistic of the registry."""
     return [
         {
             "judge": j.judge,
             "pairs": j.n_pairs,
             "responses": j.n_responses,
-            "exact": fmt(j.exact),
-            "within ±1": fmt(j.within_one),
-            "kappa (quadratic)": fmt(j.kappa_quadratic),
-            "alpha (ordinal)": fmt(j.alpha_ordinal),
-            "Spearman": fmt(j.spearman),
-            "bias (judge − person)": fmt(j.bias),
+            **{
+                m.label: estimate_text(getattr(j, m.key), m.style, digits=digits)
+                for m in registry.JUDGE_AGREEMENT_METRICS
+            },
         }
         for j in calibration.judges
     ]
 
 
-def preference_rows(calibration: Calibration, fmt: Format) -> list[Row]:
+def preference_rows(calibration: Calibration, *, digits: int = 3) -> list[Row]:
     """Each judge's pairwise verdicts against the people's majority."""
     return [
         {
             "judge": p.judge,
             "pairs": p.n_pairs,
             "unscored": p.n_unscored,
-            "agreement (with ties)": fmt(p.with_ties),
-            "agreement (without ties)": fmt(p.without_ties),
+            "agreement (with ties)": estimate_text(p.with_ties, digits=digits),
+            "agreement (without ties)": estimate_text(p.without_ties, digits=digits),
             "pairs without ties": p.without_ties.n,
-            "flip rate": "—" if math.isnan(p.flip_rate) else f"{p.flip_rate:.3f}",
+            "flip rate": number_text(p.flip_rate, digits=3),
             "pairs in both orders": p.n_swapped,
         }
         for p in calibration.preferences

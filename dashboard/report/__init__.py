@@ -92,11 +92,21 @@ def build_report(
     )
 
 
-def write_report(store: Store, path: str | os.PathLike[str], **options: object) -> Path:
-    """Build the report and write it to `path` (UTF-8); return the path."""
+def write_report(
+    store: Store,
+    path: str | os.PathLike[str],
+    *,
+    dataset: str | None = None,
+    rubric: str | None = None,
+    worst_n: int = DEFAULT_WORST,
+    generated_utc: datetime | None = None,
+) -> Path:
+    """Build the report (see `build_report`) and write it to `path` (UTF-8); return the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    html = build_report(store, **options)  # type: ignore[arg-type]
+    html = build_report(
+        store, dataset=dataset, rubric=rubric, worst_n=worst_n, generated_utc=generated_utc
+    )
     partial = target.with_name(target.name + ".partial")
     partial.write_text(html, encoding="utf-8")
     os.replace(partial, target)

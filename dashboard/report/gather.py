@@ -1,7 +1,8 @@
 """Everything the report shows, read once from the store into plain records.
 
-The numbers come from `dashboard.metrics_json.compute`, the same call `judgeboard metrics`
-makes; the rest (the worst answers, the methods facts) from `store/export_sql.py`.
+The numbers come from `dashboard.metrics.metrics_json.compute`, the same call `judgeboard
+metrics` makes; the rest (the worst answers, the methods facts) from `report_sql.py`, whose
+records this module re-exports for the sections.
 """
 
 from __future__ import annotations
@@ -16,67 +17,21 @@ from dashboard.metrics.calibration import Calibration
 from dashboard.metrics.overview import Overview
 from dashboard.metrics.selection import Selection
 from dashboard.report import report_sql as sql
+from dashboard.report.report_sql import JudgeUse, RaterUse, RatingNote, WorstAnswer
 from dashboard.store import Store
 
+__all__ = [
+    "DEFAULT_WORST",
+    "JudgeUse",
+    "RaterUse",
+    "RatingNote",
+    "ReportData",
+    "WorstAnswer",
+    "cost_text",
+    "gather",
+]
+
 DEFAULT_WORST = 10
-
-
-@dataclass(frozen=True)
-class RatingNote:
-    """One current rating of a worst answer, with what its rater said."""
-
-    rater_kind: str
-    rater: str
-    value: float | None
-    scale_low: float
-    scale_high: float
-    explanation: str | None
-    comment: str | None
-    unscored_reason: str | None
-
-
-@dataclass(frozen=True)
-class WorstAnswer:
-    response_id: str
-    effective_score: float  # normalized to 0-1
-    dataset: str
-    system: str
-    question: str
-    reference_answers: tuple[str, ...]
-    answer: str
-    ratings: tuple[RatingNote, ...]
-
-
-@dataclass(frozen=True)
-class JudgeUse:
-    """The calls one judge made with one rubric version."""
-
-    judge: str
-    model: str
-    rubric: str
-    rubric_version: str
-    calls: int
-    ok_calls: int
-    failed_calls: int
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cost_usd: float | None
-    cost_unknown_calls: int
-
-
-@dataclass(frozen=True)
-class RaterUse:
-    """How many ratings or preferences one rater gave with one rubric version."""
-
-    kind: str  # "rating" or "preference"
-    rubric: str
-    rubric_version: str
-    rater_kind: str
-    rater: str
-    current: int
-    total: int
-    first_utc: datetime | None
-    last_utc: datetime | None
 
 
 @dataclass(frozen=True)
@@ -84,31 +39,11 @@ class ReportData:
     selection: Selection
     overview: Overview
     calibration: Calibration
-    metrics: dict[str, Any]  # dashboard.metrics_json.metrics_json(...)
+    metrics: dict[str, Any]  # dashboard.metrics.metrics_json.metrics_json(...)
     worst: tuple[WorstAnswer, ...]
     calls: tuple[JudgeUse, ...]
     raters: tuple[RaterUse, ...]
     generated_utc: datetime
-
-
-def _worst(row: dict[str, Any]) -> WorstAnswer:
-    notes = tuple(
-        RatingNote(**{k: r[k] for k in RatingNote.__dataclass_fields__}) for r in row["ratings"]
-    )
-    return WorstAnswer(
-        row["response_id"],
-        float(row["effective_score"]),
-        row["dataset"],
-        row["system"],
-        row["question"],
-        tuple(row["reference_answers"] or ()),
-        row["answer"],
-        notes,
-    )
-
-
-def _records(cls: type, rows: list[dict[str, Any]]) -> tuple[Any, ...]:
-    return tuple(cls(**{k: row[k] for k in cls.__dataclass_fields__}) for row in rows)
 
 
 def gather(
@@ -135,9 +70,9 @@ def gather(
         view,
         cal,
         numbers,
-        tuple(map(_worst, worst)),
-        _records(JudgeUse, calls),
-        _records(RaterUse, raters),
+        tuple(worst),
+        tuple(calls),
+        tuple(raters),
         generated_utc or utc_now(),
     )
 

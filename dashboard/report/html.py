@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import html
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dashboard import charts
+from dashboard.metrics.tables import number_text
 
-# How a metric's number is written: decimals, and whether it is a count.
-STYLES = {"score": 3, "elo": 0, "count": 0, "signed": 2}
 EMPTY = "—"
 
 
@@ -35,11 +33,8 @@ def tag(name: str, body: str = "", **attributes: object) -> str:
 
 
 def number(value: float | None, style: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return EMPTY
-    digits = STYLES[style]
-    text = f"{value:+.{digits}f}" if style == "signed" else f"{value:.{digits}f}"
-    return text
+    """A metric's number as the report writes it: scores and differences with 3 decimals."""
+    return number_text(value, style, digits=3)
 
 
 def _parts(entry: Mapping[str, Any] | None, style: str) -> tuple[str, str]:

@@ -5,11 +5,74 @@ cost). `$dataset` None means all.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from dashboard.metrics import scores_sql as scores
 from dashboard.store.connection import Connection
-from dashboard.store.rows import dicts
+from dashboard.store.rows import fetch
+
+
+@dataclass(frozen=True)
+class RatingNote:
+    """One current rating of a worst answer, with what its rater said."""
+
+    rater_kind: str
+    rater: str
+    value: float | None
+    scale_low: float
+    scale_high: float
+    explanation: str | None
+    comment: str | None
+    unscored_reason: str | None
+
+
+@dataclass(frozen=True)
+class WorstAnswer:
+    response_id: str
+    effective_score: float  # normalized to 0-1
+    dataset: str
+    system: str
+    question: str
+    reference_answers: tuple[str, ...]
+    answer: str
+    ratings: tuple[RatingNote, ...]
+
+
+@dataclass(frozen=True)
+class JudgeUse:
+    """The calls one judge made with one rubric version."""
+
+    judge: str
+    model: str
+    rubric: str
+    rubric_version: str
+    calls: int
+    ok_calls: int
+    failed_calls: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost_usd: float | None
+    cost_unknown_calls: int
+    first_utc: datetime | None = None
+    last_utc: datetime | None = None
+
+
+@dataclass(frozen=True)
+class RaterUse:
+    """How many ratings or preferences one rater gave with one rubric version."""
+
+    kind: str  # "rating" or "preference"
+    rubric: str
+    rubric_version: str
+    rater_kind: str
+    rater: str
+    current: int
+    total: int
+    first_utc: datetime | None
+    last_utc: datetime | None
+
 
 # The report's worst answers: the current ratings of the chosen rubric on the selection.
 _RATED = f"""
@@ -19,9 +82,17 @@ _RATED = f"""
     WHERE g.rubric = $rubric AND ($dataset IS NULL OR r.dataset = $dataset)"""
 
 
+def _notes(ratings: list[dict[str, Any]]) -> tuple[RatingNote, ...]:
+    return tuple(RatingNote(**rating) for rating in ratings)
+
+
+def _texts(values: list[str] | None) -> tuple[str, ...]:
+    return tuple(values or ())
+
+
 def worst_responses(
     con: Connection, *, dataset: str | None, rubric: str, limit: int
-) -> list[dict[str, Any]]:
+) -> list[WorstAnswer]:
     """The `limit` responses with the lowest effective score (ties by id), each with its
     question, answer, reference answers and every current rating of the rubric."""
     cursor = con.execute(
@@ -46,10 +117,14 @@ def worst_responses(
         GROUP BY ALL ORDER BY w.effective_score, w.response_id""",
         {"dataset": dataset, "rubric": rubric, "limit": limit},
     )
-    return dicts(cursor)
+    return fetch(
+        cursor,
+        WorstAnswer,
+        convert={"effective_score": float, "reference_answers": _texts, "ratings": _notes},
+    )
 
 
-def judge_calls_by_judge(con: Connection, *, dataset: str | None) -> list[dict[str, Any]]:
+def judge_calls_by_judge(con: Connection, *, dataset: str | None) -> list[JudgeUse]:
     """Per judge, model, rubric and version: calls made, failures, tokens and cost. A call
     belongs to the dataset of the response (or item) it judged."""
     cursor = con.execute(
@@ -70,10 +145,10 @@ def judge_calls_by_judge(con: Connection, *, dataset: str | None) -> list[dict[s
         GROUP BY ALL ORDER BY j.judge, j.model, j.rubric, j.rubric_version""",
         {"dataset": dataset},
     )
-    return dicts(cursor)
+    return fetch(cursor, JudgeUse)
 
 
-def judgements_by_rater(con: Connection, *, dataset: str | None) -> list[dict[str, Any]]:
+def judgements_by_rater(con: Connection, *, dataset: str | None) -> list[RaterUse]:
     """Per kind of judgement (rating, preference), rubric, version and rater: current rows,
     all rows, and the time span they were given in."""
     cursor = con.execute(
@@ -97,4 +172,4 @@ def judgements_by_rater(con: Connection, *, dataset: str | None) -> list[dict[st
         FROM rows GROUP BY ALL ORDER BY kind DESC, rubric, rubric_version, rater_kind, rater""",
         {"dataset": dataset},
     )
-    return dicts(cursor)
+    return fetch(cursor, RaterUse)

@@ -7,6 +7,7 @@ flat name, the one `judgeboard metrics --json` prints, so the report and the com
 from __future__ import annotations
 
 from dashboard import charts
+from dashboard.metrics import registry
 from dashboard.report.gather import RatingNote, ReportData, WorstAnswer
 from dashboard.report.html import (
     EMPTY,
@@ -21,37 +22,14 @@ from dashboard.report.html import (
     th_row,
 )
 
-# Columns of the summary: header, metric name after "systems.<system>.", number style.
-_SUMMARY = (
-    ("Responses", "n_responses", "count"),
-    ("Effective", "effective", "score"),
-    ("Panel", "panel", "score"),
-    ("Panel skipped", "panel_skipped", "count"),
-    ("People", "human", "score"),
-)
-_AFTER_JUDGES = (
-    ("Win rate", "win_rate", "score"),
-    ("Bradley–Terry", "bradley_terry", "elo"),
-    ("EM", "em", "score"),
-    ("F1", "f1", "score"),
-    ("MCQA accuracy", "mcqa_accuracy", "score"),
-    ("MCQA IoU", "mcqa_iou", "score"),
-    ("Hallucination F1", "hallucination_f1", "score"),
-)
-_AGREEMENT = (
-    ("Exact", "exact", "score"),
-    ("Within one", "within_one", "score"),
-    ("Kappa (quadratic)", "kappa_quadratic", "score"),
-    ("Alpha (ordinal)", "alpha_ordinal", "score"),
-    ("Spearman", "spearman", "score"),
-    ("Bias", "bias", "signed"),
-)
-_PREFERENCE_AGREEMENT = (
-    ("Agreement", "agreement", "score"),
-    ("Without ties", "agreement_without_ties", "score"),
-    ("Flip rate", "flip_rate", "score"),
-    ("Unscored", "unscored", "count"),
-)
+# Columns of the calibration tables, in the registry's order.
+_AGREEMENT = registry.JUDGE_AGREEMENT_METRICS
+_PREFERENCE_AGREEMENT = registry.PREFERENCE_AGREEMENT_METRICS
+
+
+def header(label: str) -> str:
+    """A registry label as a report column heading: its first letter in capitals."""
+    return label[:1].upper() + label[1:]
 
 
 def _numbers(data: ReportData) -> dict:
@@ -59,9 +37,16 @@ def _numbers(data: ReportData) -> dict:
 
 
 def summary_columns(data: ReportData) -> list[tuple[str, str, str]]:
-    """The summary's columns that hold a number for at least one system."""
+    """(header, name after "systems.<system>.", number style) of every system metric of the
+    registry, each judge's in a column of its own, that holds a number for some system."""
     judges = sorted({j for row in data.overview.systems for j in row.judges})
-    columns = [*_SUMMARY, *((f"Judge {j}", f"judge.{j}", "score") for j in judges), *_AFTER_JUDGES]
+    columns = []
+    for metric in registry.SYSTEM_METRICS:
+        suffix = metric.name.removeprefix("systems.<system>.")
+        for judge in judges if "<judge>" in suffix else [None]:
+            filled = registry.fill(suffix, judge=judge) if judge else suffix
+            label = registry.fill(metric.label, judge=judge) if judge else metric.label
+            columns.append((header(label), filled, metric.style))
     numbers = _numbers(data)
     return [
         c
@@ -115,13 +100,13 @@ def _agreement_table(data: ReportData) -> str:
             td(j.n_pairs, class_="num"),
             td(j.n_responses, class_="num"),
             *(
-                metric_cell(numbers, f"calibration.{j.judge}.{name}", style)
-                for _, name, style in _AGREEMENT
+                metric_cell(numbers, registry.fill(m.name, judge=j.judge), m.style)
+                for m in _AGREEMENT
             ),
         ]
         for j in data.calibration.judges
     ]
-    headers = ["Judge", "Pairs", "Responses", *(h for h, _, _ in _AGREEMENT)]
+    headers = ["Judge", "Pairs", "Responses", *(header(m.label) for m in _AGREEMENT)]
     return table(headers, rows, caption="Each judge (and the panel) against people")
 
 
@@ -152,13 +137,13 @@ def _preference_table(data: ReportData) -> str:
             th_row(p.judge),
             td(p.n_pairs, class_="num"),
             *(
-                metric_cell(numbers, f"calibration.pairwise.{p.judge}.{name}", style)
-                for _, name, style in _PREFERENCE_AGREEMENT
+                metric_cell(numbers, registry.fill(m.name, judge=p.judge), m.style)
+                for m in _PREFERENCE_AGREEMENT
             ),
         ]
         for p in data.calibration.preferences
     ]
-    headers = ["Judge", "Pairs", *(h for h, _, _ in _PREFERENCE_AGREEMENT)]
+    headers = ["Judge", "Pairs", *(header(m.label) for m in _PREFERENCE_AGREEMENT)]
     return table(headers, rows, caption="Pairwise verdicts against people's majority")
 
 

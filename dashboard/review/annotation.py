@@ -19,6 +19,8 @@ from dashboard.ids import new_id, utc_now
 from dashboard.judging.rubrics import Rubric, list_rubrics
 from dashboard.review import queue_sql as sql
 from dashboard.review.detail import ResponseDetail, response_detail
+from dashboard.review.paging import paged
+from dashboard.review.queue_sql import QueueEntry, QueueRequest
 from dashboard.store import Store, WriteResult
 from dashboard.types import Preference, Rating
 
@@ -46,29 +48,6 @@ class Saved(Generic[Record]):
 
 
 @dataclass(frozen=True)
-class QueueRequest:
-    """Which answers to label, and in what order. `task_types` empty = every task type."""
-
-    rubric: str
-    annotator: str
-    order: str = "worst"
-    dataset: str | None = None
-    task_types: tuple[str, ...] = ()
-    seed: int = 0
-
-
-@dataclass(frozen=True)
-class QueueEntry:
-    response_id: str
-    system: str
-    dataset: str
-    effective: float | None
-    spread: float | None
-    n_judges: int
-    n_humans: int
-
-
-@dataclass(frozen=True)
 class Queue:
     """A window of the queue: `entries` start at `offset` among `remaining` answers."""
 
@@ -82,27 +61,20 @@ def annotation_queue(
 ) -> Queue:
     """The answers `request.annotator` has not rated on the rubric yet, in the chosen order
     (with "unlabelled", only answers no person has rated). A rated answer leaves the queue,
-    so after a save the next answer moves up to the same position."""
+    so after a save the next answer moves up to the same position; past the end (answers
+    left the queue) the window starts at the last one."""
     if request.order not in QUEUE_ORDERS:
         raise AnnotationError(
             f"unknown queue order {request.order!r}; use one of {', '.join(QUEUE_ORDERS)}"
         )
-    selection = {
-        "rubric": request.rubric,
-        "dataset": request.dataset,
-        "task_types": request.task_types,
-        "annotator": request.annotator,
-    }
-    offset = max(0, offset)
-    window = {"order": request.order, "seed": request.seed, "limit": limit, **selection}
     with store.connection() as con:
-        rows, remaining = sql.queue_rows(con, offset=offset, **window)
-        if remaining is None:  # past the end (answers left the queue): show the last one
-            remaining = sql.count_queue(con, order=request.order, **selection) if offset else 0
-            offset = max(0, remaining - 1)
-            if remaining:
-                rows, _ = sql.queue_rows(con, offset=offset, **window)
-    return Queue(tuple(QueueEntry(**row) for row in rows), remaining, offset)
+        found = paged(
+            lambda at, size: sql.queue_rows(con, request, limit=size, offset=at),
+            lambda: sql.count_queue(con, request),
+            offset=offset,
+            limit=limit,
+        )
+    return Queue(found.rows, found.total, found.offset)
 
 
 def _require_annotator(annotator: str) -> str:
@@ -113,6 +85,13 @@ def _require_annotator(annotator: str) -> str:
             "rating is stored with the name of the person who gave it."
         )
     return name
+
+
+def rating_scale(rubric: Rubric) -> tuple[float, float]:
+    """A rating rubric's scale (low, high); a rubric without one cannot be labelled on."""
+    if rubric.scale_low is None or rubric.scale_high is None:
+        raise AnnotationError(f"The rubric {rubric.name} has no scale to rate on.")
+    return rubric.scale_low, rubric.scale_high
 
 
 def scale_points(low: float, high: float) -> list[float]:

@@ -7,35 +7,14 @@ person's override sits beside the judge's rating it contradicts, which remains v
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from dashboard.review import detail_sql as sql
+from dashboard.review.detail_sql import RatingEntry, ResponseRow
 from dashboard.store import Store
-from dashboard.types import Item, Rating, Response
-
-
-@dataclass(frozen=True)
-class RatingEntry:
-    """A stored rating with where it stands in its history.
-
-    `current` is False once a later row of the same rater supersedes it; `overridden_by`
-    lists the people's ratings that contradict this (judge) rating.
-    """
-
-    rating: Rating
-    current: bool
-    superseded_by: str | None = None
-    overridden_by: tuple[str, ...] = ()
-
-    @property
-    def normalized(self) -> float | None:
-        r = self.rating
-        if r.value is None or r.scale_high == r.scale_low:
-            return None
-        return (r.value - r.scale_low) / (r.scale_high - r.scale_low)
+from dashboard.types import Item, Response
 
 
 @dataclass(frozen=True)
@@ -60,47 +39,34 @@ def _json(text: str | None, default: Any) -> Any:
     return json.loads(text) if text else default
 
 
-def item_and_response(row: Mapping[str, Any]) -> tuple[Item, Response]:
-    """The records of a `browse_sql.response_rows` row."""
+def item_and_response(row: ResponseRow) -> tuple[Item, Response]:
+    """The records of a `detail_sql.response_rows` row."""
     item = Item(
-        item_id=row["item_id"],
-        dataset=row["dataset"],
-        task_type=row["task_type"],
-        question=row["question"],
-        reference_answers=tuple(row["reference_answers"] or ()),
-        reference_context=row["reference_context"],
-        document=row["document"],
-        candidate_answer=row["candidate_answer"],
-        options=tuple(row["options"] or ()),
-        gold_letters=tuple(row["gold_letters"] or ()),
-        hallucination_gold=row["hallucination_gold"],
-        history=tuple(_json(row["history"], ())),
-        external_id=row["external_id"],
-        metadata=_json(row["item_metadata"], {}) or {},
+        item_id=row.item_id,
+        dataset=row.dataset,
+        task_type=row.task_type,
+        question=row.question,
+        reference_answers=tuple(row.reference_answers or ()),
+        reference_context=row.reference_context,
+        document=row.document,
+        candidate_answer=row.candidate_answer,
+        options=tuple(row.options or ()),
+        gold_letters=tuple(row.gold_letters or ()),
+        hallucination_gold=row.hallucination_gold,
+        history=tuple(_json(row.history, ())),
+        external_id=row.external_id,
+        metadata=_json(row.item_metadata, {}) or {},
     )
     response = Response(
-        row["response_id"],
-        row["item_id"],
-        row["dataset"],
-        row["system"],
-        row["answer"],
-        tuple(row["contexts"] or ()),
-        _json(row["response_metadata"], {}) or {},
+        response_id=row.response_id,
+        item_id=row.item_id,
+        dataset=row.dataset,
+        system=row.system,
+        answer=row.answer,
+        contexts=tuple(row.contexts or ()),
+        metadata=_json(row.response_metadata, {}) or {},
     )
     return item, response
-
-
-_RATING_FIELDS = tuple(Rating.__dataclass_fields__)
-
-
-def _entry(row: Mapping[str, Any]) -> RatingEntry:
-    rating = Rating(**{name: row[name] for name in _RATING_FIELDS})
-    return RatingEntry(
-        rating,
-        row["superseded_by"] is None,
-        row["superseded_by"],
-        tuple(row["overridden_by"] or ()),
-    )
 
 
 def response_detail(store: Store, response_id: str) -> ResponseDetail | None:
@@ -111,7 +77,7 @@ def response_detail(store: Store, response_id: str) -> ResponseDetail | None:
     if not rows:
         return None
     item, response = item_and_response(rows[0])
-    return ResponseDetail(item, response, tuple(_entry(row) for row in history))
+    return ResponseDetail(item, response, tuple(history))
 
 
 def describe_time(moment: datetime | None) -> str:

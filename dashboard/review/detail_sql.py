@@ -5,11 +5,60 @@ history (superseded rows and overrides included).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dashboard.store.connection import Connection
-from dashboard.store.rows import dicts
-from dashboard.types import ITEM_FIELDS
+from dashboard.store.rows import fetch
+from dashboard.store.writes import RATING_COLUMNS
+from dashboard.types import ITEM_FIELDS, Rating
+
+
+@dataclass(frozen=True)
+class ResponseRow:
+    """A response with its item's fields as stored: lists may be NULL, JSON comes as text."""
+
+    item_id: str
+    dataset: str
+    task_type: str
+    question: str
+    reference_answers: list[str] | None
+    reference_context: str | None
+    document: str | None
+    candidate_answer: str | None
+    options: list[str] | None
+    gold_letters: list[str] | None
+    hallucination_gold: bool | None
+    history: str | None
+    external_id: str | None
+    item_metadata: str | None
+    response_id: str
+    system: str
+    answer: str
+    contexts: list[str] | None
+    response_metadata: str | None
+
+
+@dataclass(frozen=True)
+class RatingEntry:
+    """A stored rating with where it stands in its history.
+
+    `current` is False once a later row of the same rater supersedes it; `overridden_by`
+    lists the people's ratings that contradict this (judge) rating.
+    """
+
+    rating: Rating
+    current: bool
+    superseded_by: str | None = None
+    overridden_by: tuple[str, ...] = ()
+
+    @property
+    def normalized(self) -> float | None:
+        r = self.rating
+        if r.value is None or r.scale_high == r.scale_low:
+            return None
+        return (r.value - r.scale_low) / (r.scale_high - r.scale_low)
+
 
 # The item's fields under their file names (`dashboard.types.ITEM_FIELDS`), JSON as text.
 _ITEM_COLUMNS = ", ".join(
@@ -20,28 +69,36 @@ _DETAIL_COLUMNS = f"""
     {_ITEM_COLUMNS},
     r.response_id, r.system, r.answer, r.contexts, r.metadata::VARCHAR AS response_metadata"""
 
+# The fields of a rating row as one struct, named as those of `Rating`.
+_RATING_FIELDS = ", ".join(f"{c} := g.{c}" for c in RATING_COLUMNS)
 
-def response_rows(con: Connection, response_ids: Sequence[str]) -> list[dict[str, Any]]:
+
+def response_rows(con: Connection, response_ids: Sequence[str]) -> list[ResponseRow]:
     """Each response with its item's fields, in no particular order."""
-    return dicts(
+    return fetch(
         con.execute(
             f"SELECT {_DETAIL_COLUMNS} FROM responses r "
             "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
             "WHERE list_contains($ids, r.response_id)",
             {"ids": list(response_ids)},
-        )
+        ),
+        ResponseRow,
     )
 
 
-def rating_history(con: Connection, response_id: str) -> list[dict[str, Any]]:
+def _rating(fields: dict[str, Any]) -> Rating:
+    return Rating(**fields)
+
+
+def rating_history(con: Connection, response_id: str) -> list[RatingEntry]:
     """Every rating row of one response, superseded ones included, oldest first, with the
     row that supersedes it and the people's ratings that override it."""
-    return dicts(
+    return fetch(
         con.execute(
-            """
+            f"""
         WITH mine AS (SELECT * FROM ratings WHERE response_id = $id)
-        SELECT g.*, s.rating_id AS superseded_by,
-               coalesce(o.ids, []) AS overridden_by
+        SELECT struct_pack({_RATING_FIELDS}) AS rating, s.rating_id IS NULL AS current,
+               s.rating_id AS superseded_by, coalesce(o.ids, []) AS overridden_by
         FROM mine g
         LEFT JOIN mine s ON s.supersedes = g.rating_id
         LEFT JOIN (SELECT overrides, list(rating_id ORDER BY created_utc) AS ids FROM mine
@@ -49,5 +106,7 @@ def rating_history(con: Connection, response_id: str) -> list[dict[str, Any]]:
                ON o.overrides = g.rating_id
         ORDER BY g.created_utc, g.rating_id""",
             {"id": response_id},
-        )
+        ),
+        RatingEntry,
+        convert={"rating": _rating, "overridden_by": tuple},
     )

@@ -10,7 +10,8 @@ import math
 from dataclasses import dataclass
 
 from dashboard.review import failures_sql as sql
-from dashboard.review.failures_sql import FailureFilter
+from dashboard.review.failures_sql import FailureFilter, FailureRow, FilterOptions
+from dashboard.review.paging import paged
 from dashboard.store import Store
 
 __all__ = [
@@ -23,31 +24,6 @@ __all__ = [
 ]
 
 PAGE_SIZE = 20
-
-
-@dataclass(frozen=True)
-class FailureRow:
-    """One line of the Failures list. Scores are normalized onto [0, 1]; None = no rating.
-
-    `score` is what the list is ordered by: the effective score, or the chosen judge's.
-    `question` and `answer` are previews (the detail has the full texts).
-    """
-
-    response_id: str
-    item_id: str
-    dataset: str
-    system: str
-    task_type: str
-    question: str
-    answer: str
-    score: float | None
-    effective: float | None
-    panel: float | None
-    human: float | None
-    spread: float | None
-    n_judges: int
-    n_humans: int
-    judge_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -67,37 +43,24 @@ class FailurePage:
         return (self.page - 1) * self.page_size + 1
 
 
-@dataclass(frozen=True)
-class FilterOptions:
-    systems: tuple[str, ...]
-    task_types: tuple[str, ...]
-    judges: tuple[str, ...]  # the judges that rated on the rubric asked about
-
-
 def failures(
     store: Store, selection: FailureFilter, *, page: int = 1, page_size: int = PAGE_SIZE
 ) -> FailurePage:
-    """One page of the Failures list, worst first; an out-of-range page is clamped."""
-    page = max(1, page)
+    """One page of the Failures list, worst first; an out-of-range page is clamped (past
+    the end: the last page)."""
     with store.connection() as con:
-        rows, total = sql.failure_rows(
-            con, selection, limit=page_size, offset=(page - 1) * page_size
+        found = paged(
+            lambda offset, limit: sql.failure_rows(con, selection, limit=limit, offset=offset),
+            lambda: sql.count_failures(con, selection),
+            offset=(max(1, page) - 1) * page_size,
+            limit=page_size,
+            step=page_size,
         )
-        if total is None:  # an empty page: past the end (clamp to the last page), or no match
-            total = sql.count_failures(con, selection) if page > 1 else 0
-            page = max(1, math.ceil(total / page_size))
-            if total:
-                rows, _ = sql.failure_rows(
-                    con, selection, limit=page_size, offset=(page - 1) * page_size
-                )
-    return FailurePage(tuple(FailureRow(**row) for row in rows), total, page, page_size)
+    return FailurePage(found.rows, found.total, found.offset // page_size + 1, page_size)
 
 
 def filter_options(
     store: Store, *, dataset: str | None, rubric: str | None = None
 ) -> FilterOptions:
     with store.connection() as con:
-        found = sql.filter_options(con, dataset=dataset, rubric=rubric)
-    return FilterOptions(
-        tuple(found["systems"]), tuple(found["task_types"]), tuple(found["judges"])
-    )
+        return sql.filter_options(con, dataset=dataset, rubric=rubric)

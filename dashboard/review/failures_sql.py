@@ -15,7 +15,7 @@ from typing import Any
 
 from dashboard.metrics import scores_sql as scores
 from dashboard.store.connection import Connection
-from dashboard.store.rows import dicts
+from dashboard.store.rows import Window, fetch_window, scalar
 
 # Scores compare within this tolerance, so that a bound of 0.25 keeps a rating of exactly 2/5.
 _EPSILON = 1e-9
@@ -39,6 +39,38 @@ class FailureFilter:
     task_type: str | None = None
     min_disagreement: float | None = None
     search: str | None = None
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    """One line of the Failures list. Scores are normalized onto [0, 1]; None = no rating.
+
+    `score` is what the list is ordered by: the effective score, or the chosen judge's.
+    `question` and `answer` are previews (the detail has the full texts).
+    """
+
+    response_id: str
+    item_id: str
+    dataset: str
+    system: str
+    task_type: str
+    question: str
+    answer: str
+    score: float | None
+    effective: float | None
+    panel: float | None
+    human: float | None
+    spread: float | None
+    n_judges: int
+    n_humans: int
+    judge_score: float | None = None
+
+
+@dataclass(frozen=True)
+class FilterOptions:
+    systems: tuple[str, ...]
+    task_types: tuple[str, ...]
+    judges: tuple[str, ...]  # the judges that rated on the rubric asked about
 
 
 def like_pattern(text: str | None) -> str | None:
@@ -124,11 +156,11 @@ def _failure_params(f: FailureFilter) -> dict[str, Any]:
 
 def failure_rows(
     con: Connection, f: FailureFilter, *, limit: int, offset: int, preview_chars: int = 240
-) -> tuple[list[dict[str, Any]], int | None]:
+) -> Window[FailureRow]:
     """One page of responses, worst score first (unrated last), with previews of the question
     and the answer; and the number of matching responses (None when the page is empty)."""
     columns = ", ".join(f"p.{c}" for c in FAILURE_COLUMNS)
-    rows = dicts(
+    return fetch_window(
         con.execute(
             f"""
         WITH page AS (
@@ -140,23 +172,17 @@ def failure_rows(
         JOIN items i ON i.item_id = p.item_id AND i.dataset = p.dataset
         ORDER BY {_FAILURE_ORDER}""",
             {**_failure_params(f), "limit": limit, "offset": offset, "chars": preview_chars},
-        )
+        ),
+        FailureRow,
     )
-    total = rows[0]["total"] if rows else None
-    for row in rows:
-        del row["total"]
-    return rows, total
 
 
 def count_failures(con: Connection, f: FailureFilter) -> int:
-    return con.execute(
-        f"SELECT count(*) FROM ({SCORED}) {_FAILURE_WHERE}", _failure_params(f)
-    ).fetchone()[0]
+    query = f"SELECT count(*) FROM ({SCORED}) {_FAILURE_WHERE}"
+    return int(scalar(con.execute(query, _failure_params(f))))
 
 
-def filter_options(
-    con: Connection, *, dataset: str | None, rubric: str | None
-) -> dict[str, list[str]]:
+def filter_options(con: Connection, *, dataset: str | None, rubric: str | None) -> FilterOptions:
     """The systems and task types present (in one dataset, or all), and the judges that rated
     on `rubric` there."""
     params = {"dataset": dataset}
@@ -181,8 +207,6 @@ def filter_options(
         ORDER BY g.rater""",
         {**params, "rubric": rubric},
     ).fetchall()
-    return {
-        "systems": [r[0] for r in systems],
-        "task_types": [r[0] for r in tasks],
-        "judges": [r[0] for r in judges],
-    }
+    return FilterOptions(
+        tuple(r[0] for r in systems), tuple(r[0] for r in tasks), tuple(r[0] for r in judges)
+    )

@@ -5,12 +5,12 @@ It ranks the same per-response scores as the Failures list (`failures_sql.SCORED
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dashboard.review.failures_sql import SCORED
 from dashboard.store.connection import Connection
-from dashboard.store.rows import dicts
+from dashboard.store.rows import Window, fetch_window, scalar
 
 # The orders of the annotation queue; each is a code constant, never user input.
 QUEUE_ORDERS: dict[str, str] = {
@@ -21,18 +21,39 @@ QUEUE_ORDERS: dict[str, str] = {
 }
 
 
-def _queue_params(
-    *, rubric: str, dataset: str | None, task_types: Sequence[str], annotator: str, unlabelled: bool
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class QueueRequest:
+    """Which answers to label, and in what order. `task_types` empty = every task type."""
+
+    rubric: str
+    annotator: str
+    order: str = "worst"
+    dataset: str | None = None
+    task_types: tuple[str, ...] = ()
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    response_id: str
+    system: str
+    dataset: str
+    effective: float | None
+    spread: float | None
+    n_judges: int
+    n_humans: int
+
+
+def _queue_params(request: QueueRequest) -> dict[str, Any]:
     return {
-        "rubric": rubric,
-        "dataset": dataset,
+        "rubric": request.rubric,
+        "dataset": request.dataset,
         "system": None,
         "judge": None,
-        "task_types": list(task_types) or None,
+        "task_types": list(request.task_types) or None,
         "pattern": None,
-        "annotator": annotator,
-        "unlabelled": unlabelled,
+        "annotator": request.annotator,
+        "unlabelled": request.order == "unlabelled",
     }
 
 
@@ -40,27 +61,24 @@ _QUEUE_WHERE = "WHERE n_mine = 0 AND (NOT $unlabelled OR n_humans = 0)"
 
 
 def queue_rows(
-    con: Connection, *, order: str, seed: int, limit: int, offset: int, **selection: Any
-) -> tuple[list[dict[str, Any]], int | None]:
-    """Responses `annotator` has not rated yet on `rubric`, in the chosen order; and how many
-    there are (None when the window is empty)."""
-    params = _queue_params(unlabelled=order == "unlabelled", **selection)
-    if order == "random":
-        params["seed"] = str(seed)
-    rows = dicts(
+    con: Connection, request: QueueRequest, *, limit: int, offset: int
+) -> Window[QueueEntry]:
+    """Responses `request.annotator` has not rated yet on the rubric, in the chosen order;
+    and how many there are (None when the window is empty)."""
+    params = _queue_params(request)
+    if request.order == "random":
+        params["seed"] = str(request.seed)
+    return fetch_window(
         con.execute(
             f"SELECT response_id, system, dataset, effective, spread, n_judges, n_humans, "
             f"count(*) OVER () AS total FROM ({SCORED}) {_QUEUE_WHERE} "
-            f"ORDER BY {QUEUE_ORDERS[order]} LIMIT $limit OFFSET $offset",
+            f"ORDER BY {QUEUE_ORDERS[request.order]} LIMIT $limit OFFSET $offset",
             {**params, "limit": limit, "offset": offset},
-        )
+        ),
+        QueueEntry,
     )
-    total = rows[0]["total"] if rows else None
-    for row in rows:
-        del row["total"]
-    return rows, total
 
 
-def count_queue(con: Connection, *, order: str, **selection: Any) -> int:
-    params = _queue_params(unlabelled=order == "unlabelled", **selection)
-    return con.execute(f"SELECT count(*) FROM ({SCORED}) {_QUEUE_WHERE}", params).fetchone()[0]
+def count_queue(con: Connection, request: QueueRequest) -> int:
+    query = f"SELECT count(*) FROM ({SCORED}) {_QUEUE_WHERE}"
+    return int(scalar(con.execute(query, _queue_params(request))))

@@ -20,6 +20,8 @@ from dashboard.metrics.standings import Pairwise, pairwise_standings
 from dashboard.review import detail_sql, votes_sql
 from dashboard.review.annotation import Saved
 from dashboard.review.detail import item_and_response
+from dashboard.review.paging import paged
+from dashboard.review.votes_sql import PairRequest
 from dashboard.store import Store
 from dashboard.types import Item, Preference, Response
 
@@ -29,15 +31,6 @@ SCREEN_CHOICES: tuple[str, ...] = ("left", "right", "tie")
 
 class VoteError(ValueError):
     """A vote that cannot be saved; the message tells the person what to fix."""
-
-
-@dataclass(frozen=True)
-class PairRequest:
-    system_a: str
-    system_b: str
-    annotator: str
-    dataset: str | None = None
-    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -76,35 +69,22 @@ def next_pair(store: Store, request: PairRequest, *, offset: int = 0) -> PairQue
     the last one)."""
     if request.system_a == request.system_b:
         raise VoteError("Pick two different systems to compare.")
-    common = {
-        "system_a": request.system_a,
-        "system_b": request.system_b,
-        "dataset": request.dataset,
-        "annotator": request.annotator,
-    }
-    offset = max(0, offset)
     with store.connection() as con:
-        rows, remaining = votes_sql.pair_rows(
-            con, seed=request.seed, limit=1, offset=offset, **common
+        found = paged(
+            lambda at, size: votes_sql.pair_rows(con, request, limit=size, offset=at),
+            lambda: votes_sql.count_pairs(con, request),
+            offset=offset,
+            limit=1,
         )
-        if remaining is None:  # past the end (pairs left the queue), or none at all
-            remaining = votes_sql.count_pairs(con, **common) if offset else 0
-            offset = max(0, remaining - 1)
-            if remaining:
-                rows, _ = votes_sql.pair_rows(
-                    con, seed=request.seed, limit=1, offset=offset, **common
-                )
-        if not rows:
-            return PairQueue(None, remaining, offset)
-        row = rows[0]
-        found = {
-            r["response_id"]: r
-            for r in detail_sql.response_rows(con, [row["response_a"], row["response_b"]])
-        }
-    item, response_a = item_and_response(found[row["response_a"]])
-    _, response_b = item_and_response(found[row["response_b"]])
+        if not found.rows:
+            return PairQueue(None, found.total, found.offset)
+        (pair,) = found.rows
+        rows = detail_sql.response_rows(con, [pair.response_a, pair.response_b])
+    responses = {row.response_id: row for row in rows}
+    item, response_a = item_and_response(responses[pair.response_a])
+    _, response_b = item_and_response(responses[pair.response_b])
     side = shown_first(request.seed, item.item_id, response_a.response_id, response_b.response_id)
-    return PairQueue(PairView(item, response_a, response_b, side), remaining, offset)
+    return PairQueue(PairView(item, response_a, response_b, side), found.total, found.offset)
 
 
 def canonical_verdict(choice: str, shown: str) -> str:

@@ -4,10 +4,34 @@ person has not voted on yet, in a seeded random order.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from dashboard.store.connection import Connection
-from dashboard.store.rows import dicts
+from dashboard.store.rows import Window, fetch_window, scalar
+
+
+@dataclass(frozen=True)
+class PairRequest:
+    """The pairs of `system_a` and `system_b` that `annotator` has not voted on; `seed` fixes
+    their order."""
+
+    system_a: str
+    system_b: str
+    annotator: str
+    dataset: str | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """Two responses to one item, oriented: `response_a` is A in every verdict on the pair."""
+
+    item_id: str
+    dataset: str
+    response_a: str
+    response_b: str
+
 
 # Pairs of responses to one item by two systems, oriented as earlier verdicts on the pair
 # were (so that a person's vote and a judge's verdict land on the same pair key), else with
@@ -37,46 +61,29 @@ _PAIRS = """
                OR (q.response_a = p.response_b AND q.response_b = p.response_a)))"""
 
 
-def pair_rows(
-    con: Connection,
-    *,
-    system_a: str,
-    system_b: str,
-    dataset: str | None,
-    annotator: str,
-    seed: int,
-    limit: int,
-    offset: int,
-) -> tuple[list[dict[str, Any]], int | None]:
-    """Pairs `annotator` has not voted on, in a random order fixed by `seed`; and how many
-    there are (None when the window is empty)."""
-    rows = dicts(
+def _pair_params(request: PairRequest) -> dict[str, Any]:
+    return {
+        "system_a": request.system_a,
+        "system_b": request.system_b,
+        "dataset": request.dataset,
+        "annotator": request.annotator,
+    }
+
+
+def pair_rows(con: Connection, request: PairRequest, *, limit: int, offset: int) -> Window[PairRow]:
+    """Pairs `request.annotator` has not voted on, in a random order fixed by the seed; and
+    how many there are (None when the window is empty)."""
+    return fetch_window(
         con.execute(
             f"SELECT item_id, dataset, response_a, response_b, count(*) OVER () AS total "
             f"FROM ({_PAIRS}) "
             "ORDER BY md5(concat_ws(chr(31), $seed, item_id, response_a, response_b)), item_id "
             "LIMIT $limit OFFSET $offset",
-            {
-                "system_a": system_a,
-                "system_b": system_b,
-                "dataset": dataset,
-                "annotator": annotator,
-                "seed": str(seed),
-                "limit": limit,
-                "offset": offset,
-            },
-        )
+            {**_pair_params(request), "seed": str(request.seed), "limit": limit, "offset": offset},
+        ),
+        PairRow,
     )
-    total = rows[0]["total"] if rows else None
-    for row in rows:
-        del row["total"]
-    return rows, total
 
 
-def count_pairs(
-    con: Connection, *, system_a: str, system_b: str, dataset: str | None, annotator: str
-) -> int:
-    return con.execute(
-        f"SELECT count(*) FROM ({_PAIRS})",
-        {"system_a": system_a, "system_b": system_b, "dataset": dataset, "annotator": annotator},
-    ).fetchone()[0]
+def count_pairs(con: Connection, request: PairRequest) -> int:
+    return int(scalar(con.execute(f"SELECT count(*) FROM ({_PAIRS})", _pair_params(request))))

@@ -126,15 +126,27 @@ class Store:
         with self.write_lock, self.connection() as con, transaction(con):
             return writes.add_items(con, items) + writes.add_responses(con, responses)
 
-    def add_ratings(self, ratings: Sequence[Rating], **options: object) -> WriteResult:
-        return self.write([Batch("ratings", tuple(map(writes.record_row, ratings)))], **options)
+    def add_ratings(
+        self, ratings: Sequence[Rating], *, wait_s: float | None = None, spool_if_busy: bool = True
+    ) -> WriteResult:
+        rows = tuple(map(writes.record_row, ratings))
+        return self.write([Batch("ratings", rows)], wait_s=wait_s, spool_if_busy=spool_if_busy)
 
-    def add_preferences(self, preferences: Sequence[Preference], **options: object) -> WriteResult:
+    def add_preferences(
+        self,
+        preferences: Sequence[Preference],
+        *,
+        wait_s: float | None = None,
+        spool_if_busy: bool = True,
+    ) -> WriteResult:
         rows = tuple(map(writes.record_row, preferences))
-        return self.write([Batch("preferences", rows)], **options)
+        return self.write([Batch("preferences", rows)], wait_s=wait_s, spool_if_busy=spool_if_busy)
 
-    def add_judge_calls(self, calls: Sequence[JudgeCall], **options: object) -> WriteResult:
-        return self.write([Batch("judge_calls", tuple(map(writes.record_row, calls)))], **options)
+    def add_judge_calls(
+        self, calls: Sequence[JudgeCall], *, wait_s: float | None = None, spool_if_busy: bool = True
+    ) -> WriteResult:
+        rows = tuple(map(writes.record_row, calls))
+        return self.write([Batch("judge_calls", rows)], wait_s=wait_s, spool_if_busy=spool_if_busy)
 
     def list_datasets(self) -> list[DatasetSummary]:
         with self.connection() as con:
@@ -149,7 +161,7 @@ class Store:
         with self.connection() as con:
             return reads.dataset_systems(con, dataset=dataset)
 
-    def fingerprint(self, *, wait_s: float | None = None) -> tuple:
+    def fingerprint(self, *, wait_s: float | None = None) -> reads.Fingerprint:
         """Changes whenever the data does; the dashboard keys its cached reads on it."""
         with self.connection(wait_s=wait_s) as con:
             return reads.fingerprint(con)

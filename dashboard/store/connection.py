@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 # Every extension beyond the built-in json, parquet and icu would try to download at first use;
 # with autoinstall off such a failure is immediate and clear instead of a network stall.
-_CONFIG = {"autoinstall_known_extensions": False}
+_CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False}
 _LOCK_PATTERN = re.compile(r"Could not set lock on file|Conflicting lock", re.IGNORECASE)
 _PID_PATTERN = re.compile(r"\(PID (\d+)\)")
 

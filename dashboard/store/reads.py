@@ -3,13 +3,35 @@ and the fingerprint that cached reads are keyed on. Feature queries live with th
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import NamedTuple
+
 from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch
 from dashboard.types import DatasetSummary
+
+
+class Fingerprint(NamedTuple):
+    """Row counts and newest `created_utc` of the tables; a tuple, so that it can join the
+    key of a cached read."""
+
+    n_datasets: int
+    newest_dataset_utc: datetime | None
+    n_items: int
+    newest_item_utc: datetime | None
+    n_responses: int
+    newest_response_utc: datetime | None
+    n_ratings: int
+    newest_rating_utc: datetime | None
+    n_preferences: int
+    newest_preference_utc: datetime | None
+    n_judge_calls: int
+    n_auto_scores: int
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
     """Every dataset with its counts of items, responses, ratings and preferences."""
-    rows = con.execute("""
+    cursor = con.execute("""
         WITH item_counts AS (
             SELECT dataset, count(*) AS n, list(DISTINCT task_type ORDER BY task_type) AS tasks
             FROM items GROUP BY dataset),
@@ -22,20 +44,16 @@ def list_datasets(con: Connection) -> list[DatasetSummary]:
         preference_counts AS (
             SELECT i.dataset, count(*) AS n
             FROM current_preferences p JOIN items i USING (item_id) GROUP BY i.dataset)
-        SELECT d.name, coalesce(i.n, 0), coalesce(r.n, 0), coalesce(g.n, 0), coalesce(p.n, 0),
-               coalesce(i.tasks, []), coalesce(r.systems, [])
+        SELECT d.name, coalesce(i.n, 0) AS n_items, coalesce(r.n, 0) AS n_responses,
+               coalesce(g.n, 0) AS n_ratings, coalesce(p.n, 0) AS n_preferences,
+               coalesce(i.tasks, []) AS task_types, coalesce(r.systems, []) AS systems
         FROM datasets d
         LEFT JOIN item_counts i ON i.dataset = d.name
         LEFT JOIN response_counts r ON r.dataset = d.name
         LEFT JOIN rating_counts g ON g.dataset = d.name
         LEFT JOIN preference_counts p ON p.dataset = d.name
-        ORDER BY d.name""").fetchall()
-    return [
-        DatasetSummary(
-            name, n_items, n_responses, n_ratings, n_preferences, tuple(tasks), tuple(systems)
-        )
-        for name, n_items, n_responses, n_ratings, n_preferences, tasks, systems in rows
-    ]
+        ORDER BY d.name""")
+    return fetch(cursor, DatasetSummary, convert={"task_types": tuple, "systems": tuple})
 
 
 def dataset_names(con: Connection) -> list[str]:
@@ -53,14 +71,22 @@ def dataset_systems(con: Connection, *, dataset: str | None) -> list[str]:
     return [row[0] for row in rows]
 
 
-def fingerprint(con: Connection) -> tuple:
+def fingerprint(con: Connection) -> Fingerprint:
     """Row counts and newest timestamps of every table: they change whenever anything is
     written or deleted (a delete followed by an import of the same size still moves the
     newest `created_utc`), so a cached read keyed on them is never stale."""
-    return con.execute("""
-        SELECT (SELECT count(*) FROM datasets), (SELECT max(created_utc) FROM datasets),
-               (SELECT count(*) FROM items), (SELECT max(created_utc) FROM items),
-               (SELECT count(*) FROM responses), (SELECT max(created_utc) FROM responses),
-               (SELECT count(*) FROM ratings), (SELECT max(created_utc) FROM ratings),
-               (SELECT count(*) FROM preferences), (SELECT max(created_utc) FROM preferences),
-               (SELECT count(*) FROM judge_calls), (SELECT count(*) FROM auto_scores)""").fetchone()
+    cursor = con.execute("""
+        SELECT (SELECT count(*) FROM datasets) AS n_datasets,
+               (SELECT max(created_utc) FROM datasets) AS newest_dataset_utc,
+               (SELECT count(*) FROM items) AS n_items,
+               (SELECT max(created_utc) FROM items) AS newest_item_utc,
+               (SELECT count(*) FROM responses) AS n_responses,
+               (SELECT max(created_utc) FROM responses) AS newest_response_utc,
+               (SELECT count(*) FROM ratings) AS n_ratings,
+               (SELECT max(created_utc) FROM ratings) AS newest_rating_utc,
+               (SELECT count(*) FROM preferences) AS n_preferences,
+               (SELECT max(created_utc) FROM preferences) AS newest_preference_utc,
+               (SELECT count(*) FROM judge_calls) AS n_judge_calls,
+               (SELECT count(*) FROM auto_scores) AS n_auto_scores""")
+    (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
+    return found

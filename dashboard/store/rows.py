@@ -11,16 +11,20 @@ caller reads by attribute, never tuples that it indexes by position:
     rows = fetch(con.execute("SELECT system, count(*) AS n_responses ...", params), SystemCount)
 
 A column the record does not name is an error (the query and the record drifted apart), and
-so is a field the query does not return, unless the field has a default.
+so is a field the query does not return, unless the field has a default. `convert` turns a
+column's value into the field's type by name (a list into a tuple, a list of structs into
+records); a page of rows that also carries the length of the whole list comes as a `Window`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 R = TypeVar("R")
+Convert = Mapping[str, Callable[[Any], Any]]
 
 
 def _columns(cursor: Any) -> list[str]:
@@ -55,19 +59,63 @@ def _check(columns: Sequence[str], record: type) -> None:
         )
 
 
-def fetch(cursor: Any, record: type[R]) -> list[R]:
-    """Every row of an executed statement as a `record`, filled by column name."""
-    columns = _columns(cursor)
+def _builder(
+    columns: Sequence[str], record: type[R], convert: Convert | None
+) -> Callable[[Sequence[Any]], R]:
+    """A function that makes a `record` of one row of `columns`."""
     _check(columns, record)
-    return [record(**dict(zip(columns, row))) for row in cursor.fetchall()]
+    convert = convert or {}
+    unknown = sorted(set(convert) - set(columns))
+    if unknown:
+        raise TypeError(f"cannot convert {unknown}: the query does not return them")
+
+    def build(row: Sequence[Any]) -> R:
+        values = dict(zip(columns, row))
+        for name, to_field in convert.items():
+            values[name] = to_field(values[name])
+        return record(**values)
+
+    return build
 
 
-def fetch_one(cursor: Any, record: type[R]) -> R | None:
+def fetch(cursor: Any, record: type[R], *, convert: Convert | None = None) -> list[R]:
+    """Every row of an executed statement as a `record`, filled by column name; `convert`
+    maps a column's name to a function applied to its value first."""
+    build = _builder(_columns(cursor), record, convert)
+    return [build(row) for row in cursor.fetchall()]
+
+
+def fetch_one(cursor: Any, record: type[R], *, convert: Convert | None = None) -> R | None:
     """The first row as a `record`, or None when there is none."""
-    columns = _columns(cursor)
-    _check(columns, record)
+    build = _builder(_columns(cursor), record, convert)
     row = cursor.fetchone()
-    return None if row is None else record(**dict(zip(columns, row)))
+    return None if row is None else build(row)
+
+
+@dataclass(frozen=True)
+class Window(Generic[R]):
+    """Some rows of a list (a LIMIT and OFFSET) and how many rows the whole list has.
+
+    `total` is None when the window is empty: no row was there to carry it."""
+
+    rows: tuple[R, ...]
+    total: int | None
+
+
+def fetch_window(cursor: Any, record: type[R], *, convert: Convert | None = None) -> Window[R]:
+    """The rows of a window as `record`s, from a query that also returns the length of the
+    whole list in a column `total` (`count(*) OVER () AS total`), so that a page and its
+    count cost one query."""
+    columns = _columns(cursor)
+    if "total" not in columns:
+        raise TypeError("the query returns no 'total' column: add count(*) OVER () AS total")
+    fields = [c for c in columns if c != "total"]
+    build = _builder(fields, record, convert)
+    rows = [dict(zip(columns, row)) for row in cursor.fetchall()]
+    return Window(
+        tuple(build([row[c] for c in fields]) for row in rows),
+        rows[0]["total"] if rows else None,
+    )
 
 
 def scalar(cursor: Any) -> Any:

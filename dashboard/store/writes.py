@@ -11,12 +11,13 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
 from dashboard.ids import utc_now
 from dashboard.store.connection import Connection
+from dashboard.store.rows import dicts
 from dashboard.types import Dataset, Item, JudgeCall, Preference, Rating, Response
 
 Row = Mapping[str, Any]
@@ -30,12 +31,20 @@ ITEM_COLUMNS = tuple(f.name for f in dataclasses.fields(Item)) + ("created_utc",
 RESPONSE_COLUMNS = tuple(f.name for f in dataclasses.fields(Response)) + ("created_utc",)
 JSON_COLUMNS = frozenset({"metadata", "history"})
 
-TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "items": ("item_id", ITEM_COLUMNS),
-    "responses": ("response_id", RESPONSE_COLUMNS),
-    "ratings": ("rating_id", RATING_COLUMNS),
-    "preferences": ("preference_id", PREFERENCE_COLUMNS),
-    "judge_calls": ("call_id", JUDGE_CALL_COLUMNS),
+
+class Table(NamedTuple):
+    """A table that writes fill: the id that makes a row new or stored, and its columns."""
+
+    id_column: str
+    columns: tuple[str, ...]
+
+
+TABLES: dict[str, Table] = {
+    "items": Table("item_id", ITEM_COLUMNS),
+    "responses": Table("response_id", RESPONSE_COLUMNS),
+    "ratings": Table("rating_id", RATING_COLUMNS),
+    "preferences": Table("preference_id", PREFERENCE_COLUMNS),
+    "judge_calls": Table("call_id", JUDGE_CALL_COLUMNS),
 }
 # The stream a rating or preference belongs to: a new row supersedes the current row of its stream.
 STREAM_KEYS: dict[str, tuple[str, ...]] = {
@@ -81,10 +90,11 @@ def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple
     `supersedes`, instead of computing the current view of millions of rows.
     """
     keys = STREAM_KEYS[table]
-    id_column = TABLES[table][0]
+    id_column = TABLES[table].id_column
     wanted = {tuple(row[k] for k in keys) for row in rows}
-    found = con.execute(
-        f"""
+    found = dicts(
+        con.execute(
+            f"""
         WITH candidates AS (
             SELECT {", ".join(keys)}, {id_column}, created_utc FROM {table}
             WHERE {keys[0]} IN (SELECT unnest($firsts)))
@@ -93,17 +103,23 @@ def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple
             SELECT supersedes FROM {table}
             WHERE supersedes IN (SELECT {id_column} FROM candidates))
         ORDER BY created_utc""",
-        {"firsts": sorted({k[0] for k in wanted})},
-    ).fetchall()
-    width = len(keys)
-    return {tuple(r[:width]): r[width] for r in found if tuple(r[:width]) in wanted}
+            {"firsts": sorted({k[0] for k in wanted})},
+        )
+    )
+    # The stream's key columns vary with the table, hence rows by column name, not records.
+    current: dict[tuple, str] = {}
+    for row in found:
+        stream = tuple(row[k] for k in keys)
+        if stream in wanted:
+            current[stream] = row[id_column]
+    return current
 
 
 def _chain_supersedes(con: Connection, table: str, rows: list[dict[str, Any]]) -> None:
     """Point each new row at the row it replaces: the stream's current row, or an earlier row
     of the same batch."""
     keys = STREAM_KEYS[table]
-    id_column = TABLES[table][0]
+    id_column = TABLES[table].id_column
     latest = _current_ids(con, table, rows)
     for row in sorted(rows, key=lambda r: r["created_utc"]):
         stream = tuple(row[k] for k in keys)
@@ -146,7 +162,7 @@ def insert_rows(con: Connection, table: str, rows: Sequence[Row]) -> int:
 
 
 def _stored_ids(con: Connection, table: str, ids: Sequence[str]) -> set[str]:
-    id_column = TABLES[table][0]
+    id_column = TABLES[table].id_column
     # A bound list lets DuckDB filter the id column as it scans (8 ms on 4M ratings), where a
     # join with a registered Arrow table reads the whole column (160 ms).
     found = con.execute(

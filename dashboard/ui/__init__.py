@@ -8,7 +8,6 @@ here (`write(...)`) clears the cache at once.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -199,12 +198,3 @@ def md_escape(text: object) -> str:
     escaped = _MD_SPECIAL.sub(r"\\\1", str(text))
     escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
-
-
-def fmt_estimate(estimate: Any, *, digits: int = 2) -> str:
-    """'0.72 [0.65, 0.79]', or an em dash when there is no data."""
-    if estimate is None or estimate.value is None or math.isnan(estimate.value):
-        return "—"
-    if math.isnan(estimate.low):
-        return f"{estimate.value:.{digits}f}"
-    return f"{estimate.value:.{digits}f} [{estimate.low:.{digits}f}, {estimate.high:.{digits}f}]"

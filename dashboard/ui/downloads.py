@@ -76,12 +76,12 @@ def export_download_buttons(dataset: str | None, *, key: str = "jb_export") -> N
     for column, kind in zip(st.columns(len(KINDS)), KINDS):
         with column:
             st.download_button(
-                f"{kind.capitalize()} ({counts[kind]:,} rows, {fmt})",
+                f"{kind.capitalize()} ({counts.of(kind):,} rows, {fmt})",
                 data=_export_builder(store, kind, fmt, dataset),
                 file_name=download_name(kind, fmt=fmt, dataset=dataset),
                 mime=MIME_TYPES[fmt],
                 on_click="ignore",
                 icon=":material/download:",
                 key=f"{key}_{kind}",
-                disabled=counts[kind] == 0,
+                disabled=counts.of(kind) == 0,
             )

@@ -17,7 +17,7 @@ RUBRIC_KEY = "jb_rubric"
 
 def rubric_selector(dataset: str | None, *, page: str) -> choices.RatedRubric | None:
     """Pick one of the rubrics rated on the dataset; the default is the most used one
-    (`metrics.default_rubric`). None when nothing is rated."""
+    (`choices.default_rubric`). None when nothing is rated."""
     rubrics = ui.cached(choices.rated_rubrics, dataset=dataset)
     if not rubrics:
         return None

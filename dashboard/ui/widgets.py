@@ -185,4 +185,4 @@ def rating_label(entry: RatingEntry) -> str:
 
 def choice_index(options: Sequence[str], value: str | None) -> int:
     """Index of `value` in `options`, 0 when absent (for a widget's default)."""
-    return list(options).index(value) if value in options else 0
+    return list(options).index(value) if value is not None and value in options else 0

@@ -27,16 +27,16 @@ def test_judge_panel_human_and_effective_scores(store, toy):
     assert good.judges["j1"].value == pytest.approx(2.75 / 3)
     assert good.judges["j2"].value == pytest.approx(2.5 / 3)
     # panel per response .875, .75, 1 -> 2.625 / 3; ana 5, 4 -> (1 + .75) / 2
-    assert good.panel.value == pytest.approx(0.875)
-    assert good.human.value == pytest.approx(0.875) and good.human.n == 2
+    assert good.score("panel").value == pytest.approx(0.875)
+    assert good.score("human").value == pytest.approx(0.875) and good.score("human").n == 2
     # effective: ana's 1 and .75 where she rated, the panel's .75 on item 1
-    assert good.effective.value == pytest.approx(2.5 / 3)
+    assert good.score("effective").value == pytest.approx(2.5 / 3)
     # bad: j2's unscored rating on item 0 is skipped, not read as a grade
     assert bad.judges["j2"].value == pytest.approx(0.375) and bad.judges["j2"].n == 2
-    assert bad.panel.value == pytest.approx((0.25 + 0.125 + 0.5) / 3)
+    assert bad.score("panel").value == pytest.approx((0.25 + 0.125 + 0.5) / 3)
     assert bad.panel_skipped == 1
-    assert bad.effective.value == pytest.approx((0 + 0.125 + 0.5) / 3)
-    for estimate in (good.panel, good.effective, bad.panel):
+    assert bad.score("effective").value == pytest.approx((0 + 0.125 + 0.5) / 3)
+    for estimate in (good.score("panel"), good.score("effective"), bad.score("panel")):
         assert estimate.low <= estimate.value <= estimate.high
 
 
@@ -45,15 +45,17 @@ def test_sql_panel_equals_scoring_panel_aggregate(store, toy):
     # responses x judges, normalized, nan = unscored (bad item 0, j2)
     matrix = np.array([[1, 0.75], [0.75, 0.75], [1, 1], [0.25, np.nan], [0, 0.25], [0.5, 0.5]])
     expected = judge.panel_aggregate_matrix(matrix, method="mean")
-    assert _row(view, "good").panel.value == pytest.approx(expected.values[:3].mean())
-    assert _row(view, "bad").panel.value == pytest.approx(expected.values[3:].mean())
+    assert _row(view, "good").score("panel").value == pytest.approx(expected.values[:3].mean())
+    assert _row(view, "bad").score("panel").value == pytest.approx(expected.values[3:].mean())
     assert _row(view, "bad").panel_skipped == int(expected.n_skipped[3:].sum())
 
 
 def test_a_human_rating_changes_the_effective_score(store, toy):
-    before = _row(overview.overview(store, Selection("toy", "likert-rag")), "bad").effective
+    before = _row(overview.overview(store, Selection("toy", "likert-rag")), "bad").score(
+        "effective"
+    )
     store.add_ratings([builders.rating(toy["bad"][1], "ana", 5, kind="human")])
-    after = _row(overview.overview(store, Selection("toy", "likert-rag")), "bad").effective
+    after = _row(overview.overview(store, Selection("toy", "likert-rag")), "bad").score("effective")
     # item 1 moves from the panel's .125 to ana's 1.0
     assert after.value == pytest.approx(before.value + (1.0 - 0.125) / 3)
 
@@ -73,8 +75,8 @@ def test_win_rate_reconciles_both_orders_and_averages_evaluators(store, toy):
     # j1: a consistent win and an inconsistent pair (a tie); ana: a loss
     expected = pairwise.win_rate({"j1": ["win", "tie"], "ana": ["loss"]})
     assert expected == pytest.approx(0.375)
-    assert _row(view, "good").win_rate.value == pytest.approx(expected)
-    assert _row(view, "bad").win_rate.value == pytest.approx(1 - expected)
+    assert _row(view, "good").score("win_rate").value == pytest.approx(expected)
+    assert _row(view, "bad").score("win_rate").value == pytest.approx(1 - expected)
     assert {s.system for s in view.pairwise.bradley_terry} == {"good", "bad"}
 
 
@@ -87,9 +89,13 @@ def test_auto_scores_come_from_scoring(store):
     view = overview.overview(store, Selection("qa"))
     row = _row(view, "s")
     refs = list(it.reference_answers)
-    assert row.em.value == pytest.approx(qa.multi_reference("Eiffel Tower", refs, qa.exact_match))
+    assert row.score("em").value == pytest.approx(
+        qa.multi_reference("Eiffel Tower", refs, qa.exact_match)
+    )
     # the estimate is exact (bins only serve the bootstrap)
-    assert row.f1.value == pytest.approx(qa.multi_reference("Eiffel Tower", refs, qa.token_f1))
+    assert row.score("f1").value == pytest.approx(
+        qa.multi_reference("Eiffel Tower", refs, qa.token_f1)
+    )
     assert reference.refresh_auto_scores(store) == 0  # already stored: nothing recomputed
 
 
@@ -181,4 +187,4 @@ def test_reads_never_write(store):
     view = overview.overview(store, Selection("qa"))
     calibration.calibration(store, Selection("qa"))
     assert store.fingerprint() == before
-    assert _row(view, "s").em is None
+    assert _row(view, "s").score("em") is None

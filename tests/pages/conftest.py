@@ -45,7 +45,12 @@ def app(sample_store: Store, app_for: Callable[[Store], AppTest]) -> AppTest:
 def judged_store(sample_store: Store) -> Store:
     """The sample with the offline baseline judge's likert-rag ratings on eo-rag, where
     people rated too (a no-op if the sample already carries them: the calls are cached)."""
-    from dashboard.judging import run_judges
+    from dashboard.judging import BackgroundLoop, run_judges
 
-    run_judges(sample_store, "offline", "likert-rag", dataset="eo-rag")
+    # Its own loop: a session's Playwright (the report tests') may run one on this thread.
+    loop = BackgroundLoop(name="page-test-judges")
+    try:
+        run_judges(sample_store, "offline", "likert-rag", dataset="eo-rag", loop=loop)
+    finally:
+        loop.close()
     return sample_store

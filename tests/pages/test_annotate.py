@@ -92,7 +92,8 @@ def test_a_saved_rating_moves_overview_and_calibration(app, sample_store):
 
     after = overview.overview(sample_store, selection)
     old, new = (next(r for r in v.systems if r.system == first.system) for v in (before, after))
-    assert new.human.n == old.human.n + 1 and new.human.value < old.human.value
+    old_human, new_human = old.score("human"), new.score("human")
+    assert new_human.n == old_human.n + 1 and new_human.value < old_human.value
     after_cal = calibration.calibration(sample_store, selection)
     assert after_cal.n_human_labels == before_cal.n_human_labels + 1
     app.switch_page("../pages/overview.py").run()

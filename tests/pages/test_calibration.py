@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import ui
 from dashboard.ids import new_id
 from dashboard.ingest import import_path
-from dashboard.metrics import calibration
+from dashboard.metrics import calibration, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Rating
@@ -25,7 +24,7 @@ PAGE = "../pages/calibration.py"
 PANDALM = SHARED_DATA / "pandalm"
 ANNOTATOR_VERDICT = {0: "tie", 1: "A", 2: "B"}  # PandaLM: 1 = response1 (our A) better
 GPT_VERDICT = {"1": "A", "2": "B", "Tie": "tie"}  # 'garbage' is not a verdict
-fmt = partial(ui.fmt_estimate, digits=3)
+fmt = partial(tables.estimate_text, digits=3)
 
 
 @pytest.fixture(scope="module")
@@ -112,15 +111,15 @@ def test_the_judge_and_panel_against_people(app_for, judged_store: Store) -> Non
     for judge in result.judges:
         row = table.loc[judge.judge]
         assert row["pairs"] == judge.n_pairs and row["responses"] == judge.n_responses
-        for column, estimate in (
-            ("exact", judge.exact),
-            ("within ±1", judge.within_one),
-            ("kappa (quadratic)", judge.kappa_quadratic),
-            ("alpha (ordinal)", judge.alpha_ordinal),
-            ("Spearman", judge.spearman),
-            ("bias (judge − person)", judge.bias),
+        for column, estimate, style in (
+            ("exact", judge.exact, "score"),
+            ("within ±1", judge.within_one, "score"),
+            ("kappa (quadratic)", judge.kappa_quadratic, "score"),
+            ("alpha (ordinal)", judge.alpha_ordinal, "score"),
+            ("Spearman", judge.spearman, "score"),
+            ("bias (judge − person)", judge.bias, "signed"),
         ):
-            assert row[column] == fmt(estimate)
+            assert row[column] == fmt(estimate, style)
     heatmaps = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
     assert [h["layout"]["title"]["text"] for h in heatmaps] == [
         "baseline against people",

@@ -8,15 +8,14 @@ from functools import partial
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard import ui
 from dashboard.ids import new_id
-from dashboard.metrics import choices, overview
+from dashboard.metrics import choices, overview, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Preference, Rating
 
 PAGE = "../pages/overview.py"
-fmt = partial(ui.fmt_estimate, digits=2)
+fmt = partial(tables.estimate_text, digits=2)
 
 
 def _open(app: AppTest, dataset: str | None = None) -> AppTest:
@@ -47,18 +46,22 @@ def _unrated_response(store: Store, dataset: str, system: str) -> str:
 def test_the_table_shows_what_metrics_computes(app: AppTest, judged_store: Store) -> None:
     _open(app, "eo-rag")
     default = choices.default_rubric(judged_store, Selection("eo-rag"))
-    assert app.selectbox(key="jb_rubric_overview").value == default[0]
+    assert default is not None and app.selectbox(key="jb_rubric_overview").value == default.name
     table = _table(app)
-    view = overview.overview(judged_store, Selection("eo-rag", default[0]))
+    view = overview.overview(judged_store, Selection("eo-rag", default.name))
     assert list(table.index) == [r.system for r in view.systems]
     for row in view.systems:
         shown = table.loc[row.system]
         assert shown["judge: baseline"] == fmt(row.judges["baseline"])
-        assert shown["panel"] == fmt(row.panel) and shown["human"] == fmt(row.human)
-        assert shown["effective"] == fmt(row.effective) and shown["F1"] == fmt(row.f1)
-        assert shown["human labels"] == row.human.n
+        assert shown["panel"] == fmt(row.score("panel")) and shown["human"] == fmt(
+            row.score("human")
+        )
+        assert shown["effective"] == fmt(row.score("effective")) and shown["F1"] == fmt(
+            row.score("f1")
+        )
+        assert shown["human labels"] == row.score("human").n
         assert shown["panel skipped"] == row.panel_skipped
-        assert shown["win rate"] == fmt(row.win_rate)
+        assert shown["win rate"] == fmt(row.score("win_rate"))
         assert "[" in shown["panel"]  # with its interval
     # No MCQA or hallucination item in eo-rag: those columns are hidden.
     for hidden in ("MCQA accuracy", "MCQA IoU", "hallucination F1"):

@@ -62,11 +62,11 @@ def test_data_offers_the_exports_built_on_press(app_for, judged_store: Store, me
     app = open_page(app_for(judged_store), "../pages/data.py", dataset="eo-rag")
     counts = export_counts(judged_store, dataset="eo-rag")
     buttons = _buttons(app)
-    ratings = _rows(_press(media, buttons[f"Ratings ({counts['ratings']:,} rows, csv)"]))
-    assert len(ratings) == counts["ratings"] and {"rater", "rubric_version"} <= set(ratings[0])
-    preferences = _press(media, buttons[f"Preferences ({counts['preferences']:,} rows, csv)"])
-    assert len(_rows(preferences)) == counts["preferences"]
+    ratings = _rows(_press(media, buttons[f"Ratings ({counts.ratings:,} rows, csv)"]))
+    assert len(ratings) == counts.ratings and {"rater", "rubric_version"} <= set(ratings[0])
+    preferences = _press(media, buttons[f"Preferences ({counts.preferences:,} rows, csv)"])
+    assert len(_rows(preferences)) == counts.preferences
     # Another format: the same rows as JSON lines.
     app.get("button_group")[0].set_value("jsonl").run()
-    jsonl = _buttons(app)[f"Ratings ({counts['ratings']:,} rows, jsonl)"]
-    assert _press(media, jsonl).count(b"\n") == counts["ratings"]
+    jsonl = _buttons(app)[f"Ratings ({counts.ratings:,} rows, jsonl)"]
+    assert _press(media, jsonl).count(b"\n") == counts.ratings

@@ -57,9 +57,15 @@ def test_standings_explain_when_there_are_no_verdicts(app, sample_store):
     assert not app.get("plotly_chart")
 
 
+def _win_rates(store, selection):
+    return {r.system: r.score("win_rate") for r in overview.overview(store, selection).systems}
+
+
 def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     selection = Selection(DATASET)
-    before = {r.system: r.win_rate for r in overview.overview(sample_store, selection).systems}
+    before = {
+        r.system: r.score("win_rate") for r in overview.overview(sample_store, selection).systems
+    }
     stored_before = _votes(sample_store)
     _start(app)
     app.radio(key="pairwise_choice").set_value("left")
@@ -91,7 +97,9 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     assert any(t.startswith("Pair 1 of ") for t in texts(app, "text"))
     assert pair.left.answer not in texts(app, "code")  # the next pair is shown
 
-    after = {r.system: r.win_rate for r in overview.overview(sample_store, selection).systems}
+    after = {
+        r.system: r.score("win_rate") for r in overview.overview(sample_store, selection).systems
+    }
     for system in (pair.left.system, pair.right.system):
         # one more battle; zoe's evaluator mean (1 for left, 0 for right) joins any judge's
         assert after[system].n == (before[system].n if before[system] else 0) + 1

@@ -23,11 +23,11 @@ def test_buttons_render_with_row_counts(judged_store, monkeypatch):
     assert not at.exception
     labels = [b.proto.label for b in at.get("download_button")]
     counts = export_counts(judged_store, dataset="eo-rag")
-    assert counts["ratings"] == 162  # 120 judge ratings and 42 human labels
+    assert counts.ratings == 162  # 120 judge ratings and 42 human labels
     assert labels == [
         "Download report (HTML)",
-        f"Ratings ({counts['ratings']:,} rows, csv)",
-        f"Preferences ({counts['preferences']:,} rows, csv)",
+        f"Ratings ({counts.ratings:,} rows, csv)",
+        f"Preferences ({counts.preferences:,} rows, csv)",
     ]
 
 

@@ -15,6 +15,7 @@ import pytest
 from dashboard import export as export_module
 from dashboard.cli import main
 from dashboard.export import export_sql
+from dashboard.export.export_sql import ExportCounts
 from dashboard.export.files import ExportError, export, export_bytes, export_paths, format_of
 from dashboard.ingest import import_path
 from dashboard.metrics import metrics_json, overview
@@ -182,8 +183,8 @@ def test_effective_scores_average_to_the_overviews(judged_store):
     view = overview.overview(judged_store, Selection("eo-rag", "likert-rag"))
     for row in view.systems:
         scores = [v for (s, _), v in per_response.items() if s == row.system]
-        assert len(scores) == row.effective.n == 40
-        assert sum(scores) / len(scores) == pytest.approx(row.effective.value, abs=1e-9)
+        assert len(scores) == row.score("effective").n == 40
+        assert sum(scores) / len(scores) == pytest.approx(row.score("effective").value, abs=1e-9)
 
 
 def test_preferences_carry_provenance(judged_store, tmp_path):
@@ -295,11 +296,9 @@ def test_responses_nobody_rated_are_rows_without_a_rating(judged_store, tmp_path
     assert len({r["response_id"] for r in rows}) == 36
     assert all(r["rater"] == r["value"] == r["is_current"] == "" for r in rows)
     assert all(json.loads(r["options"]) and json.loads(r["gold_letters"]) for r in rows)
-    assert export_module.export_counts(judged_store, dataset="eo-mcqa") == {
-        "ratings": 36,
-        "preferences": 0,
-        "without_rating": 36,
-    }
+    assert export_module.export_counts(judged_store, dataset="eo-mcqa") == ExportCounts(
+        ratings=36, preferences=0, without_rating=36
+    )
 
 
 def test_help_says_what_the_export_holds(capsys):

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from dashboard.cli import main
-from dashboard.metrics import calibration, estimates, metrics_json, overview
+from dashboard.metrics import calibration, estimates, metrics_json, overview, registry
 from dashboard.metrics.selection import Selection
 from tests import builders
 
@@ -47,11 +47,11 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
         prefix = f"systems.{row.system}"
         assert found[f"{prefix}.n_responses"]["value"] == row.n_responses == 40
         for name in ("panel", "human", "effective", "em", "f1"):
-            _same(found[f"{prefix}.{name}"], getattr(row, name))
+            _same(found[f"{prefix}.{name}"], row.score(name))
         _same(found[f"{prefix}.judge.baseline"], row.judges["baseline"])
         assert f"{prefix}.mcqa_accuracy" not in found  # no data: absent, not null
     for row in view.systems[:2]:
-        _same(found[f"systems.{row.system}.win_rate"], row.win_rate)
+        _same(found[f"systems.{row.system}.win_rate"], row.score("win_rate"))
     for standing in view.pairwise.bradley_terry:
         entry = found[f"systems.{standing.system}.bradley_terry"]
         assert (entry["value"], entry["low"], entry["high"], entry["n"]) == (
@@ -64,8 +64,8 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
         _same(found[f"pairwise.{h.system_a}.{h.system_b}.win_rate"], h.win_rate)
     assert [j.judge for j in cal.judges] == ["baseline", "panel"] == data["judges"]
     for judge in cal.judges:
-        for name in metrics_json.JUDGE_ESTIMATES:
-            _same(found[f"calibration.{judge.judge}.{name}"], getattr(judge, name))
+        for metric in registry.JUDGE_AGREEMENT_METRICS:
+            _same(found[f"calibration.{judge.judge}.{metric.key}"], getattr(judge, metric.key))
     assert found["calibration.human_labels"]["value"] == cal.n_human_labels == 42
     assert found["calibration.all_raters.alpha_ordinal"]["value"] == cal.alpha_all_raters
     (people,) = cal.humans

@@ -250,10 +250,12 @@ def test_a_human_rating_changes_overview_and_calibration(store, toy):
     after_cal = calibration.calibration(store, selection)
     good = [next(r for r in view.systems if r.system == "good") for view in (before, after)]
     # people on good: ana 1 and .75 -> plus zoe 0 on good1
-    assert good[0].human.value == pytest.approx(0.875)
-    assert good[1].human.value == pytest.approx(1.75 / 3) and good[1].human.n == 3
+    assert good[0].score("human").value == pytest.approx(0.875)
+    assert good[1].score("human").value == pytest.approx(1.75 / 3) and good[1].score("human").n == 3
     # effective: good1 drops from the panel's .75 to zoe's 0
-    assert good[1].effective.value == pytest.approx(good[0].effective.value - 0.75 / 3)
+    assert good[1].score("effective").value == pytest.approx(
+        good[0].score("effective").value - 0.75 / 3
+    )
     assert after_cal.n_human_labels == before_cal.n_human_labels + 1
     j1 = [next(j for j in cal.judges if j.judge == "j1") for cal in (before_cal, after_cal)]
     assert j1[1].n_pairs == j1[0].n_pairs + 1
@@ -317,11 +319,11 @@ def test_pairs_follow_earlier_orientation_and_leave_once_voted(store, toy):
 
 def test_a_vote_changes_the_win_rate(store, toy):
     selection = Selection("toy")
-    assert all(r.win_rate is None for r in overview.overview(store, selection).systems)
+    assert all(r.score("win_rate") is None for r in overview.overview(store, selection).systems)
     view = votes.next_pair(store, PairRequest("good", "bad", "zoe", "toy")).pair
     left_system = view.left.system
     votes.vote(store, view, "left", annotator="zoe", rubric="pairwise", rubric_version="1")
-    after = {r.system: r.win_rate for r in overview.overview(store, selection).systems}
+    after = {r.system: r.score("win_rate") for r in overview.overview(store, selection).systems}
     assert after[left_system].value == 1.0 and after[left_system].n == 1
     assert overview.overview(store, selection).pairwise.head_to_head
 
@@ -346,17 +348,9 @@ def test_the_pair_queue_counts_in_one_query_and_clamps_past_the_end(store, toy):
     orders = [votes.next_pair(store, request, offset=n) for n in range(3)]
     assert [q.remaining for q in orders] == [3, 3, 3] and [q.offset for q in orders] == [0, 1, 2]
     with store.connection() as con:
-        rows, total = votes_sql.pair_rows(
-            con,
-            system_a="good",
-            system_b="bad",
-            dataset="toy",
-            annotator="zoe",
-            seed=3,
-            limit=2,
-            offset=1,
-        )
-    assert total == 3 and [r["item_id"] for r in rows] == [q.pair.item.item_id for q in orders[1:]]
+        window = votes_sql.pair_rows(con, request, limit=2, offset=1)
+    assert window.total == 3
+    assert [r.item_id for r in window.rows] == [q.pair.item.item_id for q in orders[1:]]
     past = votes.next_pair(store, request, offset=7)  # e.g. after votes elsewhere
     assert (past.offset, past.remaining) == (2, 3)
     assert past.pair.item.item_id == orders[2].pair.item.item_id

@@ -1,0 +1,147 @@
+"""The metric declarations: the docs' names table is theirs, every computed name fits one,
+and the gates read the JSON as declared."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dashboard.metrics import gates, metrics_json, registry
+from dashboard.metrics.gates import OVER, UNDER, Gate, GateError
+from dashboard.metrics.selection import Selection
+from tests import builders
+from tests.paths import REPO_ROOT
+
+DOCS = REPO_ROOT / "docs" / "metrics.md"
+
+
+def test_the_docs_names_table_is_the_registry() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    found = re.search(r"<!-- metric-names:[^>]*-->\n(.*?)<!-- /metric-names -->", text, re.S)
+    assert found, "docs/metrics.md has no generated names table"
+    assert found.group(1) == registry.docs_table(), (
+        "docs/metrics.md is out of date: paste `python -m dashboard.metrics.registry` there"
+    )
+
+
+def test_names_are_unique_and_every_direction_is_known() -> None:
+    names = [m.name for m in registry.ALL_METRICS]
+    assert len(names) == len(set(names))
+    assert {m.better for m in registry.ALL_METRICS} <= {registry.HIGHER, registry.LOWER, None}
+    assert {m.style for m in registry.ALL_METRICS} <= {"score", "count", "elo", "signed"}
+
+
+def test_every_computed_name_fits_its_declaration(sample_store) -> None:
+    _, _, data = metrics_json.compute(sample_store, Selection())
+    for name in data["metrics"]:
+        metric = registry.declared(name)
+        assert metric is not None, name
+        assert metric.key.startswith("<") or name.endswith(f".{metric.key}"), name
+
+
+def test_the_most_specific_declaration_wins_over_dotted_names() -> None:
+    # A judge may be called "people": calibration.people.<a>.<b>.exact is still two people.
+    assert registry.declared("calibration.people.ana.ben.exact").name.startswith(
+        "calibration.people."
+    )
+    assert registry.declared("calibration.j.1.exact").name == "calibration.<judge>.exact"
+    assert registry.declared("systems.a.b.judge.x.em").name == "systems.<system>.judge.<judge>"
+    assert registry.declared("systems.a.nonsense") is None
+
+
+def test_the_reference_metrics_are_the_declared_ones() -> None:
+    stored = [r.stored for r in registry.REFERENCE_METRICS]
+    assert stored == ["em", "f1", "mcqa_accuracy", "mcqa_iou", "halluc_pred"]
+    assert registry.stored_names(aggregate="mean") == ("em", "f1", "mcqa_accuracy", "mcqa_iou")
+
+
+METRICS = {
+    "systems.a.effective": {"value": 0.7, "low": 0.6, "high": 0.8, "n": 40},
+    "systems.b.effective": {"value": 0.5, "low": 0.4, "high": 0.6, "n": 40},
+    "calibration.j.bias": {"value": -0.2, "low": -0.4, "high": 0.1, "n": 12},
+    "calibration.j.kappa_quadratic": {"value": None, "low": None, "high": None, "n": 1},
+}
+
+
+@pytest.mark.parametrize(
+    ("gate", "failed"),
+    [
+        (Gate("systems.a.effective", 0.7), []),  # at the threshold: passes
+        (Gate("systems.a.effective", 0.71), ["systems.a.effective = 0.7 is under"]),
+        (Gate("systems.*.effective", 0.6), ["systems.b.effective = 0.5 is under"]),
+        (Gate("systems.a.effective.low", 0.65), ["systems.a.effective.low = 0.6 is under"]),
+        (Gate("systems.a.effective.n", 40), []),
+        (Gate("calibration.j.bias", 0.0, OVER), []),
+        (Gate("calibration.j.bias.high", 0.0, OVER), ["calibration.j.bias.high = 0.1 is over"]),
+        (Gate("calibration.j.bias.low", -0.3, UNDER), ["calibration.j.bias.low = -0.4 is under"]),
+        (Gate("calibration.j.kappa_quadratic", 0.0), ["calibration.j.kappa_quadratic has no"]),
+        (Gate("calibration.j.kappa_quadratic", 1.0, OVER), ["calibration.j.kappa_quadratic has"]),
+    ],
+)
+def test_gates(gate: Gate, failed: list[str]) -> None:
+    messages = gates.failures(METRICS, [gate])
+    assert len(messages) == len(failed)
+    for message, start in zip(messages, failed):
+        assert message.startswith(start), message
+
+
+def test_a_gate_on_nothing_is_an_error_naming_the_closest_names() -> None:
+    with pytest.raises(GateError, match="close names: systems.a.effective"):
+        gates.failures(METRICS, [Gate("systems.a.efective", 0.5)])
+    with pytest.raises(GateError, match="no metric named 'systems.\\*.human'"):
+        gates.failures(METRICS, [Gate("systems.*.human", 0.5)])
+    with pytest.raises(GateError, match="expected NAME=NUMBER"):
+        gates.parse_gate("systems.a.effective", direction=OVER)
+
+
+def test_fail_over_gates_a_lower_is_better_metric_from_the_command_line(store, capsys) -> None:
+    from dashboard.cli import main
+
+    builders.two_systems(store)
+    args = ["--db", str(store.path), "metrics", "--dataset", "toy", "--json"]
+    # calibration.panel.bias is 0.375 on the toy set (tests/report/test_metrics_cli.py)
+    assert main([*args, "--fail-over", "calibration.panel.bias=0.4"]) == 0
+    assert main([*args, "--fail-over", "calibration.panel.bias=0.3"]) == 1
+    assert "calibration.panel.bias = 0.375 is over the threshold 0.3" in capsys.readouterr().err
+    assert main([*args, "--fail-under", "systems.good.effective.low=0"]) == 0
+
+
+def test_a_new_reference_metric_needs_only_its_declaration(store, monkeypatch) -> None:
+    # What "adding a metric touches three files" rests on: given a scoring function, one
+    # declaration makes the metric scored at import, aggregated with its interval, named in
+    # the JSON, a column of the Overview and of the report.
+    from dashboard.ingest import import_path
+    from dashboard.metrics import tables
+    from dashboard.report.sections import summary_columns
+
+    words = registry.Metric(
+        "systems.<system>.answer_words",
+        "answer words",
+        "words in the answer",
+        better=None,
+        reference=registry.ReferenceMetric(
+            "answer_words", registry.QA_TASKS, lambda case: float(len(case.answer.split()))
+        ),
+    )
+    monkeypatch.setattr(registry, "SYSTEM_METRICS", (*registry.SYSTEM_METRICS, words))
+    monkeypatch.setattr(
+        registry, "REFERENCE_METRICS", (*registry.REFERENCE_METRICS, words.reference)
+    )
+    path = store.path.with_name("answers.jsonl")
+    path.write_text(
+        '{"question": "q1", "answer": "one two three", "gt_answer": "x"}\n'
+        '{"question": "q2", "answer": "one", "gt_answer": "y"}\n',
+        encoding="utf-8",
+    )
+    import_path(store, path, dataset="d", system="s")
+    view, cal, data = metrics_json.compute(store, Selection("d"))
+    assert data["metrics"]["systems.s.answer_words"]["value"] == 2.0
+    assert data["metrics"]["systems.s.answer_words"]["n"] == 2
+    assert tables.overview_rows(view)[0]["answer words"].startswith("2.00 [")
+
+    class Data:  # what summary_columns reads of the report's data
+        overview = view
+        metrics = data
+
+    assert ("Answer words", "answer_words", "score") in summary_columns(Data)  # type: ignore[arg-type]
