@@ -7,6 +7,7 @@ nan into text) the string "nan".
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -72,7 +73,11 @@ def encode(
     """
     arr = as_array(values)
     missing = missing_mask(arr)
-    domain = observed_domain(arr, missing) if labels is None else as_array(labels).ravel()
+    domain = (
+        observed_domain(arr, missing)
+        if labels is None
+        else as_array(cast(npt.ArrayLike, labels)).ravel()
+    )
     if len(set(domain.tolist())) != len(domain):
         raise ValueError(f"labels must be distinct, got {domain.tolist()!r}")
     codes = np.full(arr.shape, MISSING, dtype=np.int64)

@@ -102,7 +102,7 @@ def accuracy(predicted: Sequence[object], gold: Sequence[object]) -> float:
         raise ValueError(f"predicted has {len(pred)} items but gold has {len(ref)}")
     if not pred:
         return math.nan
-    hits = sum(_as_key(p) == _as_key(g) for p, g in zip(pred, ref))  # type: ignore[arg-type]
+    hits = sum(_as_key(p) == _as_key(g) for p, g in zip(pred, ref))
     return hits / len(pred)
 
 

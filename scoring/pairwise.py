@@ -195,7 +195,7 @@ def _has_finite_mle(wins: np.ndarray) -> np.ndarray:
     reach = ((wins > 0) | np.eye(k, dtype=bool)).astype(np.float64)
     for _ in range(max(1, math.ceil(math.log2(k)))):
         reach = (reach @ reach > 0).astype(np.float64)
-    return reach.reshape(len(wins), -1).all(axis=1)
+    return np.asarray(reach.reshape(len(wins), -1).all(axis=1), dtype=bool)
 
 
 def _log_likelihood(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
