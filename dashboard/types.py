@@ -19,9 +19,7 @@ TASK_TYPES: tuple[str, ...] = (
     "conversational_qa",
     "pairwise",
 )
-RATER_KINDS: tuple[str, ...] = ("llm", "human")
 VERDICTS: tuple[str, ...] = ("A", "B", "tie")
-SIDES: tuple[str, ...] = ("A", "B")
 
 
 @dataclass(frozen=True)
@@ -100,7 +98,7 @@ def _item_field(declared: Field[Any]) -> ItemField:
 
 ITEM_FIELDS: tuple[ItemField, ...] = tuple(_item_field(f) for f in fields(Item))
 # What an item says: every field but its id and its metadata. These are what an import stages
-# before it computes the id, and what the id covers (`ingest.identity.item_id` states that
+# before it computes the id, and what the id covers (`ingest/ids_sql.item_id_sql` states that
 # rule on its own, in its own order).
 ITEM_CONTENT_FIELDS: tuple[ItemField, ...] = tuple(
     f for f in ITEM_FIELDS if f.name not in ("item_id", "metadata")

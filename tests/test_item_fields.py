@@ -8,7 +8,7 @@ import inspect
 import re
 
 from dashboard.export import export_sql
-from dashboard.ingest import formats, identity, ids_sql, load_sql, stage_sql
+from dashboard.ingest import formats, ids_sql, load_sql, stage_sql
 from dashboard.ingest.adapters import common
 from dashboard.ingest.fields_sql import VALUE_TYPES
 from dashboard.judging import targets_sql
@@ -16,6 +16,7 @@ from dashboard.review import detail_sql
 from dashboard.store import Store
 from dashboard.store.writes import ITEM_COLUMNS as STORED_COLUMNS
 from dashboard.types import ITEM_CONTENT_FIELDS, ITEM_FIELDS, Item
+from tests.ingest import identity
 
 NAMES = [f.name for f in ITEM_FIELDS]
 CONTENT = [f.name for f in ITEM_CONTENT_FIELDS]

@@ -1,4 +1,4 @@
-"""Item and response ids in SQL, the twins of `identity.py`.
+"""Item and response ids in SQL; tests/ingest/identity.py is their twin in Python.
 
 The id rule is `dashboard.ids.content_id`, repeated here in SQL: 16 hex digits of md5 over the
 parts joined by U+001F, a missing part as "", a list part as its elements joined by U+001E.
@@ -18,12 +18,12 @@ def list_part(expr: str) -> str:
 
 
 def history_part(expr: str) -> str:
-    """History enters an id as its turns, each "role:content" (see ingest/identity.py)."""
+    """History enters an id as its turns, each "role:content" (as tests/ingest/identity.py)."""
     return list_part(f"list_transform({expr}, lambda h: h.role || ':' || h.content)")
 
 
 def item_id_sql(p: str = "") -> str:
-    """The item id over stage columns (prefix `p`); `ingest.identity.item_id` is its twin."""
+    """The item id over stage columns (prefix `p`); tests/ingest/identity.py has its twin."""
     gold = (
         f"CASE WHEN {p}hallucination_gold THEN 'true' "
         f"WHEN NOT {p}hallucination_gold THEN 'false' END"
@@ -45,5 +45,5 @@ def item_id_sql(p: str = "") -> str:
 
 
 def response_id_sql(item_id: str, system: str, answer: str) -> str:
-    """The response id; `ingest.identity.response_id` is its twin."""
+    """The response id; tests/ingest/identity.py has its twin."""
     return content_id_sql(item_id, system, answer)

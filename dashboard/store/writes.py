@@ -59,7 +59,6 @@ STREAM_KEYS: dict[str, tuple[str, ...]] = {
         "shown_first",
     ),
 }
-CURRENT_VIEWS = {"ratings": "current_ratings", "preferences": "current_preferences"}
 
 
 def record_row(record: Any) -> dict[str, Any]:

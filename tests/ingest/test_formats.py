@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from dashboard.ingest import import_path
-from dashboard.ingest.identity import item_id, response_id
 from dashboard.store import Store
 from tests.ingest.conftest import Writer, query
+from tests.ingest.identity import item_id, response_id
 
 RAG = [
     {

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dashboard.ids import content_id
 from dashboard.ingest import import_path
-from dashboard.ingest.identity import item_id, response_id
 from dashboard.ingest.ids_sql import content_id_sql, list_part
 from dashboard.store import Store
 from tests.ingest.conftest import Writer, query
+from tests.ingest.identity import item_id, response_id
 
 
 def test_content_id_sql_matches_python(store: Store) -> None:

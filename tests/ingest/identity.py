@@ -1,4 +1,5 @@
-"""Item and response ids in Python, the twins of the importer's SQL (`fields_sql.py`).
+"""Item and response ids in Python: the tests' twin of the importer's SQL
+(`dashboard/ingest/ids_sql.py`).
 
 An item's id covers its dataset, external id and content, so the same question in two datasets
 is two items, and one file imported twice adds nothing. A response's id covers its item, system
