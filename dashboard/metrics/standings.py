@@ -1,5 +1,6 @@
 """Pairwise standings: head-to-head win rates (a tie counts half, mean over evaluators) and
-Bradley-Terry ratings, from the reconciled verdicts of every rater.
+Bradley-Terry ratings, from the reconciled verdicts of every rater (`verdicts.pair_verdict_of`:
+a pair with an order whose verdict did not parse is unscored, in neither).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from dashboard.metrics import overview_sql as sql
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.selection import Selection
+from dashboard.metrics.verdicts import pair_verdict_of
 from dashboard.store import Store
 from scoring import pairwise
 
@@ -44,14 +46,6 @@ class Pairwise:
     note: str | None = None
 
 
-def reconciled_verdict(shown_a_first: str | None, shown_b_first: str | None) -> str | None:
-    """One verdict per pair and rater: both orders reconciled (an inconsistent pair is a tie),
-    else the one order that was judged."""
-    if shown_a_first is not None and shown_b_first is not None:
-        return pairwise.reconcile_swap(shown_a_first, shown_b_first)
-    return shown_a_first if shown_a_first is not None else shown_b_first
-
-
 def _outcome_counts(
     rows: Sequence[sql.PairOutcome],
 ) -> dict[tuple[str, str], dict[str, list[int]]]:
@@ -62,7 +56,7 @@ def _outcome_counts(
     )
     slot = {"win": 0, "tie": 1, "loss": 2}
     for row in rows:
-        verdict = reconciled_verdict(row.shown_a_first, row.shown_b_first)
+        verdict = pair_verdict_of(row)
         if verdict is None or row.system_a == row.system_b:
             continue
         evaluator = f"{row.rater_kind}:{row.rater}"
@@ -90,8 +84,7 @@ def standings_of(rows: Sequence[sql.PairOutcome]) -> tuple[Pairwise, dict[str, E
     battles = [
         (row.system_a, row.system_b, verdict)
         for row in rows
-        if (verdict := reconciled_verdict(row.shown_a_first, row.shown_b_first)) is not None
-        and row.system_a != row.system_b
+        if (verdict := pair_verdict_of(row)) is not None and row.system_a != row.system_b
         for _ in range(row.count)
     ]
     fit = pairwise.bradley_terry(battles, n_bootstrap=N_RESAMPLES, seed=SEED)
