@@ -18,9 +18,10 @@ from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Rating
 from scoring import agreement
+from tests.pages.helpers import page_path
 from tests.paths import SHARED_DATA
 
-PAGE = "../pages/calibration.py"
+PAGE = page_path("calibration")
 PANDALM = SHARED_DATA / "pandalm"
 ANNOTATOR_VERDICT = {0: "tie", 1: "A", 2: "B"}  # PandaLM: 1 = response1 (our A) better
 GPT_VERDICT = {"1": "A", "2": "B", "Tie": "tie"}  # 'garbage' is not a verdict

@@ -13,8 +13,9 @@ from dashboard.metrics import choices, overview, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Preference, Rating
+from tests.pages.helpers import page_path
 
-PAGE = "../pages/overview.py"
+PAGE = page_path("overview")
 fmt = partial(tables.estimate_text, digits=2)
 
 
@@ -150,7 +151,7 @@ def test_overview_calibration_run_judges_and_data_render_on_every_dataset(
 ) -> None:
     names = [d.name for d in sample_store.list_datasets()]
     for page in ("overview", "calibration", "run_judges", "data"):
-        app.switch_page(f"../pages/{page}.py")
+        app.switch_page(page_path(page))
         for dataset in ["All datasets", *names]:
             app.session_state["jb_dataset"] = dataset
             app.run()

@@ -10,9 +10,9 @@ from dashboard.metrics.selection import Selection
 from dashboard.review import votes
 from dashboard.review.votes import PairRequest
 from tests import builders
-from tests.pages.helpers import markdown_texts, open_page, texts
+from tests.pages.helpers import markdown_texts, open_page, page_path, texts
 
-PAGE = "../pages/pairwise.py"
+PAGE = page_path("pairwise")
 DATASET = "eo-rag"
 PAYLOAD = (
     "See ![x](http://127.0.0.1:9/x.png) and <img src=x onerror=alert(1)> "
