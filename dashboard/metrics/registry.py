@@ -75,6 +75,8 @@ class Metric:
     with the estimate's n in the tables that show one. A reference-based system metric
     carries `reference`; `aggregate` says how the per-response values become the system's
     number: "mean", or "f1", the F1 of the positive class against the items' gold labels.
+    `summary` False keeps a metric out of the summary tables (the Overview's scores, the
+    report's summary): each judge's standings are shown in the standings tables instead.
     """
 
     name: str
@@ -85,6 +87,7 @@ class Metric:
     n_label: str | None = None
     reference: ReferenceMetric | None = None
     aggregate: str = "mean"
+    summary: bool = True
 
     @property
     def key(self) -> str:
@@ -131,6 +134,7 @@ def _hallucinated(case: Case) -> float | None:
 
 
 _S = "systems.<system>"
+SYSTEM_PREFIX = f"{_S}."
 SYSTEM_METRICS: tuple[Metric, ...] = (
     Metric(f"{_S}.n_responses", "responses", "number of responses (a count)", None, COUNT),
     Metric(
@@ -164,14 +168,54 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
         "panel's otherwise",
     ),
     Metric(
+        f"{_S}.win_rate.judges",
+        "win rate (judges)",
+        "pairwise win rate against every opponent, from the judges' verdicts: each judge's "
+        "win rate (a tie counts half), then the mean over the judges (EVE); `n` counts "
+        "verdicts",
+    ),
+    Metric(
+        f"{_S}.win_rate.people",
+        "win rate (people)",
+        "the same from people's verdicts: the mean over people of each person's win rate",
+    ),
+    Metric(
+        f"{_S}.win_rate.judge.<judge>",
+        "win rate: <judge>",
+        "one judge's win rate against every opponent; a tie counts half",
+        summary=False,
+    ),
+    Metric(
         f"{_S}.win_rate",
-        "win rate",
-        "pairwise win rate against every opponent; a tie counts half; mean over evaluators",
+        "win rate (pooled)",
+        "POOLED, only with --pool-raters: the mean over every evaluator, people and judges "
+        "alike, of each one's win rate",
+    ),
+    Metric(
+        f"{_S}.bradley_terry.judges",
+        "Bradley–Terry (judges)",
+        "Bradley–Terry rating on the Elo scale (mean 1000), fitted to the judges' battles; "
+        "`n` is the system's number of battles",
+        style=ELO,
+    ),
+    Metric(
+        f"{_S}.bradley_terry.people",
+        "Bradley–Terry (people)",
+        "the same, fitted to people's battles",
+        style=ELO,
+    ),
+    Metric(
+        f"{_S}.bradley_terry.judge.<judge>",
+        "Bradley–Terry: <judge>",
+        "the same, fitted to one judge's battles",
+        style=ELO,
+        summary=False,
     ),
     Metric(
         f"{_S}.bradley_terry",
-        "Bradley–Terry",
-        "Bradley–Terry rating on the Elo scale (mean 1000); `n` is the number of battles",
+        "Bradley–Terry (pooled)",
+        "POOLED, only with --pool-raters: the same, fitted to every battle, people's and "
+        "judges' together",
         style=ELO,
     ),
     Metric(
@@ -207,11 +251,29 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
     ),
 )
 
+_H = "pairwise.<system>.<opponent>"
 HEAD_TO_HEAD_METRICS: tuple[Metric, ...] = (
     Metric(
-        "pairwise.<system>.<opponent>.win_rate",
-        "win rate",
-        "head-to-head win rate of one system over another",
+        f"{_H}.win_rate.judges",
+        "win rate (judges)",
+        "head-to-head win rate of one system over another from the judges' verdicts: the "
+        "mean over the judges of each judge's; a tie counts half",
+    ),
+    Metric(
+        f"{_H}.win_rate.people",
+        "win rate (people)",
+        "the same from people's verdicts",
+    ),
+    Metric(
+        f"{_H}.win_rate.judge.<judge>",
+        "win rate: <judge>",
+        "the same from one judge's verdicts",
+        summary=False,
+    ),
+    Metric(
+        f"{_H}.win_rate",
+        "win rate (pooled)",
+        "POOLED, only with --pool-raters: the mean over every evaluator, people and judges alike",
     ),
 )
 
@@ -329,12 +391,40 @@ REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
 )
 
 
+# `judgeboard metrics --by FIELD` names every metric of a slice with this prefix:
+# by.category=coding.systems.x.effective; the items without the field are the slice NO_VALUE.
+SLICE_PREFIX = "by."
+NO_VALUE = "(none)"
+
+
+def slice_prefix(field: str, value: str | None) -> str:
+    """The prefix of a slice's metric names: "by.category=coding."."""
+    return f"{SLICE_PREFIX}{field}={NO_VALUE if value is None else value}."
+
+
 def declared(name: str) -> Metric | None:
     """The declaration a computed metric's name fits (None: no metric is called so). Names
     may hold dots, so several patterns can fit; the most specific one (the most literal
-    text) is the one meant."""
+    text) is the one meant. A slice's name (`slice_prefix`) fits its metric's declaration."""
+    if name.startswith(SLICE_PREFIX) and "=" in name:
+        # The slice's value may hold dots: the first split whose rest is a metric's name.
+        start = name.index("=")
+        for dot in (i for i, c in enumerate(name) if c == "." and i > start):
+            if (found := _declared_whole(name[dot + 1 :])) is not None:
+                return found
+        return None
+    return _declared_whole(name)
+
+
+def _declared_whole(name: str) -> Metric | None:
     fits = [m for m in ALL_METRICS if m.matches(name)]
     return max(fits, key=lambda m: len(re.sub(r"<[a-z_]+>", "", m.name)), default=None)
+
+
+def row_key(metric: Metric) -> str:
+    """A system metric's name after "systems.<system>.": how a system's record holds it
+    ("effective", "win_rate.judges", "win_rate.judge.<judge>")."""
+    return metric.name.removeprefix(SYSTEM_PREFIX)
 
 
 def fill(text: str, **values: str) -> str:

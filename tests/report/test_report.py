@@ -104,14 +104,15 @@ def test_report_numbers_are_those_of_metrics_json(judged_store, capsys, tmp_path
         "calibration.baseline.bias",
         "calibration.human_labels",
         "calibration.people.ana.ben.exact",
-        "pairwise.eo-rag-large.eo-rag-small.win_rate",
+        "pairwise.eo-rag-large.eo-rag-small.win_rate.judges",
+        "systems.eo-rag-large.bradley_terry.judge.baseline",
     } <= set(shown)
     for name, (value, text) in shown.items():
         entry = expected[name]
         assert value == json.dumps(entry["value"]), name
         style = (
             "elo"
-            if name.endswith("bradley_terry")
+            if ".bradley_terry" in name
             else "signed"
             if name.endswith(".bias")
             else "count"
