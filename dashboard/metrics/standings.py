@@ -4,8 +4,9 @@ reconciled verdict of each rater on each pair.
 
 The groups: the judges, the people, each judge alone, and (only when asked for) everyone
 pooled. People's and judges' verdicts are never mixed otherwise: a system's standing among
-the judges and among people are two numbers. Within a group, where the win rate and
-Bradley–Terry rank two systems differently, the standings say so (`RankDisagreement`).
+the judges and among people are two numbers. Within a rater kind (and the pool), where the
+win rate and Bradley–Terry rank two systems differently, the standings say so
+(`RankDisagreement`).
 """
 
 from __future__ import annotations
@@ -190,7 +191,9 @@ def _disagreements(
                         (rated[high], rated[low]),
                     )
                 )
-    return tuple(sorted(found, key=lambda d: (-d.win_rates[0], d.win_rate_above)))
+    return tuple(
+        sorted(found, key=lambda d: (-d.win_rates[0], d.win_rate_above, d.bradley_terry_above))
+    )
 
 
 def standings_of_group(raters: str, battles: Sequence[_Battle]) -> Standings:
@@ -208,7 +211,9 @@ def standings_of_group(raters: str, battles: Sequence[_Battle]) -> Standings:
             key=lambda st: (-st.rating if not math.isnan(st.rating) else math.inf, st.system),
         )
     )
-    return Standings(raters, wins, head, ratings, fit.reason, _disagreements(raters, wins, ratings))
+    # Rankings are compared within a rater kind (and the pool); one judge's are its kind's.
+    found = () if raters.startswith(JUDGE_PREFIX) else _disagreements(raters, wins, ratings)
+    return Standings(raters, wins, head, ratings, fit.reason, found)
 
 
 def standings_of(rows: Sequence[sql.PairOutcome], *, pool_raters: bool = False) -> Pairwise:
