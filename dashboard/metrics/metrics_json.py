@@ -189,7 +189,7 @@ class SliceNumbers:
 
     @property
     def prefix(self) -> str:
-        return registry.slice_prefix(self.slice.field, self.slice.value)
+        return self.slice.prefix
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def metrics_json(
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
-    (`registry.slice_prefix`), and the slices under "by"."""
+    (`Slice.prefix`), and the slices under "by"."""
     selection = view.selection
     found = _metrics(view, cal)
     for s in slices:

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
 from scoring import classification, mcqa, qa
 
 HIGHER, LOWER = "higher", "lower"
@@ -133,8 +134,25 @@ def _hallucinated(case: Case) -> float | None:
     return None if verdict is None else float(verdict)
 
 
+# Standings per group of raters (`standings.py`); the pool keeps the names from before the split.
+_ONE_JUDGE = ".judge.<judge>"
+_RATER_GROUPS = (
+    (".judges", " (judges)", "; from the judges' verdicts"),
+    (".people", " (people)", "; from people's verdicts"),
+    (_ONE_JUDGE, ": <judge>", "; from one judge's verdicts"),
+    ("", " (pooled)", "; POOLED, only with --pool-raters: people's and judges' verdicts together"),
+)
+
+
+def _per_rater(name: str, label: str, text: str, *, style: str = SCORE) -> tuple[Metric, ...]:
+    """A standings metric once per group of raters; each judge's stays out of the summaries."""
+    return tuple(
+        Metric(name + tail, label + shown, text + whose, style=style, summary=tail != _ONE_JUDGE)
+        for tail, shown, whose in _RATER_GROUPS
+    )
+
+
 _S = "systems.<system>"
-SYSTEM_PREFIX = f"{_S}."
 SYSTEM_METRICS: tuple[Metric, ...] = (
     Metric(f"{_S}.n_responses", "responses", "number of responses (a count)", None, COUNT),
     Metric(
@@ -167,55 +185,17 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
         "mean effective score: people's rating of a response where there is one, the "
         "panel's otherwise",
     ),
-    Metric(
-        f"{_S}.win_rate.judges",
-        "win rate (judges)",
-        "pairwise win rate against every opponent, from the judges' verdicts: each judge's "
-        "win rate (a tie counts half), then the mean over the judges (EVE); `n` counts "
-        "verdicts",
-    ),
-    Metric(
-        f"{_S}.win_rate.people",
-        "win rate (people)",
-        "the same from people's verdicts: the mean over people of each person's win rate",
-    ),
-    Metric(
-        f"{_S}.win_rate.judge.<judge>",
-        "win rate: <judge>",
-        "one judge's win rate against every opponent; a tie counts half",
-        summary=False,
-    ),
-    Metric(
+    *_per_rater(
         f"{_S}.win_rate",
-        "win rate (pooled)",
-        "POOLED, only with --pool-raters: the mean over every evaluator, people and judges "
-        "alike, of each one's win rate",
+        "win rate",
+        "pairwise win rate against every opponent, a tie counting half: each evaluator's, then "
+        "the mean over the evaluators (EVE); `n` counts verdicts",
     ),
-    Metric(
-        f"{_S}.bradley_terry.judges",
-        "Bradley–Terry (judges)",
-        "Bradley–Terry rating on the Elo scale (mean 1000), fitted to the judges' battles; "
-        "`n` is the system's number of battles",
-        style=ELO,
-    ),
-    Metric(
-        f"{_S}.bradley_terry.people",
-        "Bradley–Terry (people)",
-        "the same, fitted to people's battles",
-        style=ELO,
-    ),
-    Metric(
-        f"{_S}.bradley_terry.judge.<judge>",
-        "Bradley–Terry: <judge>",
-        "the same, fitted to one judge's battles",
-        style=ELO,
-        summary=False,
-    ),
-    Metric(
+    *_per_rater(
         f"{_S}.bradley_terry",
-        "Bradley–Terry (pooled)",
-        "POOLED, only with --pool-raters: the same, fitted to every battle, people's and "
-        "judges' together",
+        "Bradley–Terry",
+        "Bradley–Terry rating on the Elo scale (mean 1000), fitted to the battles; `n` is the "
+        "system's number of battles",
         style=ELO,
     ),
     Metric(
@@ -252,29 +232,10 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
 )
 
 _H = "pairwise.<system>.<opponent>"
-HEAD_TO_HEAD_METRICS: tuple[Metric, ...] = (
-    Metric(
-        f"{_H}.win_rate.judges",
-        "win rate (judges)",
-        "head-to-head win rate of one system over another from the judges' verdicts: the "
-        "mean over the judges of each judge's; a tie counts half",
-    ),
-    Metric(
-        f"{_H}.win_rate.people",
-        "win rate (people)",
-        "the same from people's verdicts",
-    ),
-    Metric(
-        f"{_H}.win_rate.judge.<judge>",
-        "win rate: <judge>",
-        "the same from one judge's verdicts",
-        summary=False,
-    ),
-    Metric(
-        f"{_H}.win_rate",
-        "win rate (pooled)",
-        "POOLED, only with --pool-raters: the mean over every evaluator, people and judges alike",
-    ),
+HEAD_TO_HEAD_METRICS: tuple[Metric, ...] = _per_rater(
+    f"{_H}.win_rate",
+    "win rate",
+    "head-to-head win rate of one system over another, a tie counting half, mean over evaluators",
 )
 
 _C = "calibration.<judge>"
@@ -391,29 +352,13 @@ REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
 )
 
 
-# `judgeboard metrics --by FIELD` names every metric of a slice with this prefix:
-# by.category=coding.systems.x.effective; the items without the field are the slice NO_VALUE.
-SLICE_PREFIX = "by."
-NO_VALUE = "(none)"
-
-
-def slice_prefix(field: str, value: str | None) -> str:
-    """The prefix of a slice's metric names: "by.category=coding."."""
-    return f"{SLICE_PREFIX}{field}={NO_VALUE if value is None else value}."
-
-
 def declared(name: str) -> Metric | None:
     """The declaration a computed metric's name fits (None: no metric is called so). Names
     may hold dots, so several patterns can fit; the most specific one (the most literal
-    text) is the one meant. A slice's name (`slice_prefix`) fits its metric's declaration."""
-    if name.startswith(SLICE_PREFIX) and "=" in name:
-        # The slice's value may hold dots: the first split whose rest is a metric's name.
-        start = name.index("=")
-        for dot in (i for i, c in enumerate(name) if c == "." and i > start):
-            if (found := _declared_whole(name[dot + 1 :])) is not None:
-                return found
-        return None
-    return _declared_whole(name)
+    text) is the one meant. A slice's name (`Slice.prefix`) fits its metric's declaration."""
+    if not name.startswith(SLICE_PREFIX):
+        return _declared_whole(name)
+    return next(filter(None, map(_declared_whole, unsliced_names(name))), None)
 
 
 def _declared_whole(name: str) -> Metric | None:
@@ -422,9 +367,8 @@ def _declared_whole(name: str) -> Metric | None:
 
 
 def row_key(metric: Metric) -> str:
-    """A system metric's name after "systems.<system>.": how a system's record holds it
-    ("effective", "win_rate.judges", "win_rate.judge.<judge>")."""
-    return metric.name.removeprefix(SYSTEM_PREFIX)
+    """A system metric's name after "systems.<system>." ("win_rate.judges"): its row's key."""
+    return metric.name.removeprefix(f"{_S}.")
 
 
 def fill(text: str, **values: str) -> str:

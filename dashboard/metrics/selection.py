@@ -15,6 +15,10 @@ from typing import Any
 # The item columns a slice may split on; every other field name is a key of the items'
 # metadata (JSON). An item column wins over a metadata key of the same name.
 ITEM_COLUMNS = ("dataset", "task_type")
+# `judgeboard metrics --by FIELD` names every metric of a slice with its prefix
+# (by.category=coding.systems.x.effective); the items without the field are the slice NO_VALUE.
+SLICE_PREFIX = "by."
+NO_VALUE = "(none)"
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,25 @@ class Slice:
 
     field: str
     value: str | None
+
+    @property
+    def text(self) -> str:
+        """The value as tables and names write it: NO_VALUE for the items without it."""
+        return NO_VALUE if self.value is None else self.value
+
+    @property
+    def prefix(self) -> str:
+        """The prefix of the slice's metric names: "by.category=coding."."""
+        return f"{SLICE_PREFIX}{self.field}={self.text}."
+
+
+def unsliced_names(name: str) -> list[str]:
+    """What a slice's metric name (by.FIELD=VALUE.NAME) may name once its prefix is gone:
+    the value may hold dots, so every split after the "=" (the shortest value first)."""
+    start = name.find("=")
+    if not name.startswith(SLICE_PREFIX) or start < 0:
+        return []
+    return [name[i + 1 :] for i, c in enumerate(name) if c == "." and i > start]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 A slice is a `Selection` whose `slice` names the field's value (`selection.Slice`); every
 metric query reads the selection through `selection_sql.SELECTED`, so each slice's numbers
 are the same functions on fewer items. The slices of a field cover the whole selection: the
-items without the field are a slice of their own (`registry.NO_VALUE`).
+items without the field are a slice of their own (`selection.NO_VALUE`).
 """
 
 from __future__ import annotations

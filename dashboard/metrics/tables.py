@@ -16,6 +16,7 @@ from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import Estimate
 from dashboard.metrics.overview import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, ELO, SIGNED, Metric
+from dashboard.metrics.selection import NO_VALUE
 from dashboard.metrics.standings import Standings
 
 Row = dict[str, Any]
@@ -95,8 +96,8 @@ def overview_rows(overview: Overview, *, digits: int = 2) -> list[Row]:
 
 
 def slice_text(value: str | None) -> str:
-    """A slice's value as the tables write it: `registry.NO_VALUE` for the items without."""
-    return registry.NO_VALUE if value is None else value
+    """A slice's value as the tables write it: `selection.NO_VALUE` for the items without."""
+    return NO_VALUE if value is None else value
 
 
 def sliced_rows(slices: Sequence[tuple[str | None, Sequence[Row]]], *, field: str) -> list[Row]:

@@ -8,7 +8,6 @@ when asked for); the charts are drawn for the rater kinds, a table for every gro
 from __future__ import annotations
 
 from dashboard import charts
-from dashboard.metrics import registry
 from dashboard.metrics.metrics_json import SliceNumbers
 from dashboard.metrics.standings import JUDGE_PREFIX, Standings
 from dashboard.report.gather import ReportData
@@ -134,8 +133,7 @@ SLICES_ANCHOR = "slices"
 
 def _slice_part(data: ReportData, piece: SliceNumbers) -> str:
     scope = Scope(piece.overview, piece.calibration, whole(data).numbers, piece.prefix)
-    value = registry.NO_VALUE if piece.slice.value is None else piece.slice.value
-    title = f"{piece.slice.field} = {value} ({piece.n_items} items)"
+    title = f"{piece.slice.field} = {piece.slice.text} ({piece.n_items} items)"
     parts = [tag("h3", esc(title))]
     if scope.overview.systems:
         parts.append(summary_table(scope))

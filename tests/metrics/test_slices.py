@@ -234,3 +234,18 @@ def test_mt_bench_by_category_matches_its_ratings(mt_bench):
     assert [(t.slice.value, t.n_items) for t in turns] == [("1", 80), ("2", 80)]
     whole = overview.overview(mt_bench, Selection("mt-bench")).systems[0].judges["gpt-4"]
     assert sum(t.overview.systems[0].judges["gpt-4"].n for t in turns) == whole.n
+
+
+def test_every_slice_name_fits_its_declaration(store, sliced):
+    from dashboard.metrics import registry
+
+    data = metrics_json.compute(store, Selection("sl"), by="category", pool_raters=True)[2]
+    prefixes = [s["prefix"] for s in data["by"]["slices"]]
+    for name in data["metrics"]:
+        prefix = next((p for p in prefixes if name.startswith(p)), "")
+        whole = registry.declared(name.removeprefix(prefix))
+        assert whole is not None and registry.declared(name) is whole, name
+    # a value holding dots: the shortest split whose rest is a metric's name
+    assert registry.declared("by.version=v1.2.systems.x.em").name == "systems.<system>.em"
+    assert registry.declared("by.category=(none).calibration.j.bias").key == "bias"
+    assert registry.declared("by.category=coding.nonsense") is None
