@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, tables
+from dashboard.metrics import calibration, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
 
@@ -17,9 +17,14 @@ if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page.")
     st.stop()
 
-rubric = pickers.rubric_selector(dataset, page="calibration")
+left, right = st.columns(2)
+with left:
+    rubric = pickers.metric_rubric_selector(dataset, page="calibration")
+with right:
+    field = pickers.group_by_selector(dataset, key="jb_calibration_by")
+selection = Selection(dataset, rubric)
 with st.spinner("Computing the agreement…"):
-    result = ui.cached(calibration.calibration, Selection(dataset, rubric.name if rubric else None))
+    result = ui.cached(calibration.calibration, selection)
 
 st.subheader("Ratings against people")
 if not result.judges and not result.n_human_labels:
@@ -61,6 +66,7 @@ else:
         pickers.table(tables.rater_pair_rows(result.humans, statistic="kappa (quadratic)"))
 
 st.subheader("Pairwise verdicts against people")
+headline: str | None = None
 if not result.preferences and not result.n_human_preferences:
     st.info(
         "No pairwise verdict here yet. Vote on the **Pairwise** page, or compare two systems "
@@ -84,9 +90,9 @@ else:
             key="jb_pairwise_headline",
         )
         st.caption(f"{conventions[headline].label}: {conventions[headline].description}.")
-        shown = tables.headline_texts(result, headline)
-        columns = st.columns(min(len(shown), HEATMAPS_PER_ROW + 1))
-        for index, (name, value, detail) in enumerate(shown):
+        headlines = tables.headline_texts(result, headline)
+        columns = st.columns(min(len(headlines), HEATMAPS_PER_ROW + 1))
+        for index, (name, value, detail) in enumerate(headlines):
             columns[index % len(columns)].metric(ui.md_escape(name), value, help=detail)
         pickers.table(tables.preference_rows(result, headline=headline))
     if not result.n_human_preferences:
@@ -97,3 +103,28 @@ else:
     if result.human_preferences:
         st.markdown("**People with one another** (pairs both judged)")
         pickers.table(tables.rater_pair_rows(result.human_preferences, statistic="kappa"))
+
+if field is not None:
+    shown = ui.md_escape(field)
+    st.subheader(f"By {shown}")
+    with st.spinner(f"Computing the agreement per {shown}…"):
+        found = ui.cached(slices.calibration_by, selection, field)
+    st.caption(
+        f"The same numbers on the items of each value of {shown} (the items without it "
+        "together, as (none))."
+    )
+    judged = tables.sliced_rows(
+        [(s.slice.value, tables.judge_agreement_rows(s.calibration)) for s in found], field=field
+    )
+    verdicts = tables.sliced_rows(
+        [(s.slice.value, tables.preference_rows(s.calibration, headline=headline)) for s in found],
+        field=field,
+    )
+    if judged:
+        st.markdown("**Ratings against people**")
+        pickers.table(judged)
+    if verdicts:
+        st.markdown("**Pairwise verdicts against people**")
+        pickers.table(verdicts)
+    if not judged and not verdicts:
+        st.info(f"No value of {shown} has items that both a judge and a person rated.")

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.selection_sql import PREFERENCE_PAIRS, RATED
+from dashboard.metrics.selection_sql import (
+    PREFERENCE_PAIRS,
+    PREFERENCE_PARAMS,
+    RATED,
+    RATED_PARAMS,
+)
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch
 
@@ -150,7 +155,7 @@ def pairwise_reads(con: Connection, sel: Selection) -> PairwiseReads:
     """Every rater's verdicts on every pair at least one person judged (the units of
     pairwise calibration), and the judges' verdicts on the other pairs as counts: per judge
     and order state, and per combination of the judges' verdict counts in each order."""
-    rows = fetch(con.execute(_pairwise_sql(), sel.params("dataset", "systems")), PairwiseRow)
+    rows = fetch(con.execute(_pairwise_sql(), sel.params(*PREFERENCE_PARAMS)), PairwiseRow)
     labelled = tuple(
         LabelledPair(str(r.pair), str(r.rater_kind), str(r.rater), *_orders(r))
         for r in rows
@@ -176,6 +181,6 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
         SELECT response_id, rater_kind, rater, value FROM rated
         WHERE response_id IN (SELECT response_id FROM rated WHERE rater_kind = 'human')
         ORDER BY ALL""",
-        sel.params("dataset", "systems", "rubric"),
+        sel.params(*RATED_PARAMS),
     )
     return fetch(cursor, LabelledRating)

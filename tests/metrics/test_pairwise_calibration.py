@@ -134,16 +134,16 @@ def test_a_gate_on_agreement_without_ties_cannot_pass_on_a_sliver(duel: Store) -
     ]
 
 
-def _win_rate(store: Store, system: str) -> tuple[float, int]:
-    row = next(r for r in overview.overview(store, Selection("solo")).systems if r.system == system)
-    estimate = row.score("win_rate")
+def _win_rate(view: overview.Overview, system: str, raters: str) -> tuple[float, int]:
+    row = next(r for r in view.systems if r.system == system)
+    estimate = row.score(f"win_rate.{raters}")
     assert estimate is not None
     return estimate.value, estimate.n
 
 
 def test_an_unparsed_order_never_lets_the_other_stand_in_for_the_pair(store: Store) -> None:
-    """Before, pair 1's A-first "A" stood in for it: good won it (win rate 0.5 over 2
-    verdicts, 2 battles) and calibration counted it as an agreement."""
+    """Before, pair 1's A-first "A" stood in for it: good won it (the judges' win rate 0.5
+    over 2 verdicts, 2 battles) and calibration counted it as an agreement."""
     items = [builders.item("solo", n) for n in range(2)]
     good = [builders.response(it, "good", f"paris {n}") for n, it in enumerate(items)]
     bad = [builders.response(it, "bad", f"london {n}") for n, it in enumerate(items)]
@@ -159,10 +159,14 @@ def test_an_unparsed_order_never_lets_the_other_stand_in_for_the_pair(store: Sto
         ]
     )
     view = overview.overview(store, Selection("solo"))
-    # j1's only scored pair is a loss for good; ana's is a win: EVE mean (0 + 1) / 2
-    assert _win_rate(store, "good") == (0.5, 2)
-    battles = {s.system: s.n_battles for s in view.pairwise.bradley_terry}
-    assert battles == {"good": 2, "bad": 2}  # j1's pair 0 and ana's pair 1, nothing else
+    # j1's only scored pair is a loss for good; ana's one pair is a win
+    assert _win_rate(view, "good", "judges") == (0.0, 1)
+    assert _win_rate(view, "good", "people") == (1.0, 1)
+    judges, people = view.pairwise.of("judges"), view.pairwise.of("people")
+    assert judges is not None and people is not None
+    # one battle each: j1's pair 0 and ana's pair 1, nothing else
+    assert {s.system: s.n_battles for s in judges.bradley_terry} == {"good": 1, "bad": 1}
+    assert {s.system: s.n_battles for s in people.bradley_terry} == {"good": 1, "bad": 1}
     j1 = next(p for p in calibration.calibration(store, Selection("solo")).preferences)
     assert j1.judge == "j1" and j1.agreement.n == 0 and j1.unscored_pairs == 1
     assert j1.unscored_verdicts == 1 and j1.consistency.n == 1
