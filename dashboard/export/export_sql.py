@@ -47,6 +47,8 @@ _TEXT_JSON_COLUMNS = frozenset(
 _ITEM_FIELDS = tuple(f for f in ITEM_FIELDS if f.name != "item_id")
 _JUDGEMENT_FIELDS = ("rater_kind", "rater", "rubric", "rubric_version")
 _NOTE_FIELDS = ("unscored_reason", "explanation", "raw_output", "comment")
+# How a label's response was chosen, its campaign and blindness (the import reads them back).
+_PROVENANCE_FIELDS = ("selection", "inclusion_probability", "campaign", "blind")
 
 # The effective score of each response under each rubric (`scores_sql`), and where it comes
 # from: people, or the judges' panel.
@@ -98,6 +100,7 @@ def ratings_select(fmt: str) -> str:
         "g.scale_low",
         "g.scale_high",
         *(f"g.{c}" for c in _NOTE_FIELDS),
+        *(f"g.{c}" for c in _PROVENANCE_FIELDS),
         _column("g.created_utc", "created_utc", fmt),
         "g.rating_id",
         "g.supersedes",
@@ -138,6 +141,7 @@ def preferences_select(fmt: str) -> str:
         "p.verdict",
         "p.shown_first",
         *(f"p.{c}" for c in _NOTE_FIELDS),
+        *(f"p.{c}" for c in _PROVENANCE_FIELDS),
         _column("p.created_utc", "created_utc", fmt),
         "p.preference_id",
         "p.supersedes",
