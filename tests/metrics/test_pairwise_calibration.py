@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from dashboard.metrics import calibration, gates, metrics_json, overview, regist
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from scoring import pairwise_agreement as pa
+from scoring.judge import parse_preference
 from tests import builders
 from tests.paths import SHARED_DATA
 
@@ -126,8 +128,10 @@ def test_a_gate_on_agreement_without_ties_cannot_pass_on_a_sliver(duel: Store) -
     ]
     (failed,) = gates.failures(numbers, sliver)
     assert failed.startswith("calibration.pairwise.j1.coverage_without_ties = 0.5 is under")
-    # the honest form: the interval's low end, on n = 1 pair, is far from 0.7 ... or not
-    # defined at all; either way a gate on `.low` with the coverage cannot pass on a sliver
+    # the interval's low end alone lets the sliver through: one pair right is [1, 1]
+    alone = gates.parse_gate("calibration.pairwise.j1.agreement_without_ties.low=0.7")
+    assert gates.failures(numbers, [alone]) == []
+    # or gate on how many pairs are behind it
     low = gates.parse_gate("calibration.pairwise.j1.agreement_without_ties.n=5")
     assert gates.failures(numbers, [low]) == [
         "calibration.pairwise.j1.agreement_without_ties.n = 1 is under the threshold 5"
@@ -297,9 +301,87 @@ def test_pandalm_figures(published: Store) -> None:
     assert pandalm.agreement.value == pytest.approx(667 / 999)
 
 
-def test_mt_bench_has_no_pairwise_source_here() -> None:
-    """The shared MT-Bench file is FastChat's single-answer grading (`*_single.jsonl`): no
-    pairwise verdict, so no pairwise convention applies to it."""
-    files = sorted(p.name for p in (SHARED_DATA / "mt_bench").glob("*.jsonl"))
-    judgments = [f for f in files if "__" in f]
-    assert judgments and all(f.endswith("_single.jsonl") for f in judgments)
+MT_BENCH = SHARED_DATA / "mt_bench"
+# FastChat MT-Bench pair games in gpt-4_pair.jsonl's terms: the judge's raw text in game 1
+# (model_1's answer shown as A) and game 2 (model_2's answer shown as A), and the expert's vote.
+MT_BENCH_GAMES = [
+    ("[[A]]", "[[B]]", "model_a"),  # model_1 twice: right
+    ("[[A]]", "[[A]]", "tie"),  # inconsistent, so a tie: right (FastChat rewards it)
+    ("[[C]]", "[[C]]", "model_b"),  # tie: wrong
+    ("[[B]]", "[[A]]", "model_b"),  # model_2 twice: right
+    ("I cannot decide between them.", "[[B]]", "model_a"),  # an error game: unscored
+    ("[[A]]", "[[C]]", "model_a"),  # inconsistent: a tie, wrong
+    ("[[B]]", "[[B]]", "model_b"),  # inconsistent: a tie, wrong
+    ("[[A]]", "[[B]]", "model_b"),  # model_1 twice: wrong
+]
+
+
+def _fastchat_winner(judgment: str) -> str:
+    """FastChat's run_judge_pair: the [[A]]/[[B]]/[[C]] marker, else "error"."""
+    for marker, winner in (("[[A]]", "A"), ("[[B]]", "B"), ("[[C]]", "tie")):
+        if marker in judgment:
+            return winner
+    return "error"
+
+
+def _fastchat_agreement(games: list[tuple[str, str, str]], *, ties: bool) -> tuple[int, int]:
+    """FastChat's compute_agreement for a GPT-4 pair judge against the experts: error games
+    dropped (show_result.py), a game pair that disagrees is "tie (inconsistent)", a vote with
+    "tie" in it is a tie (convertvote, equalvote), and `ban` = ["tie"] without ties."""
+    hits = total = 0
+    for g1, g2, human in games:
+        first, second = _fastchat_winner(g1), _fastchat_winner(g2)
+        if "error" in (first, second):
+            continue
+        g1_winner = {"A": "model_a", "B": "model_b"}.get(first, first)
+        g2_winner = {"A": "model_b", "B": "model_a"}.get(second, second)
+        judge = g1_winner if g1_winner == g2_winner else "tie (inconsistent)"
+        if not ties and ("tie" in judge or "tie" in human):
+            continue
+        total += 1
+        hits += ("tie" in judge and "tie" in human) or judge == human
+    return hits, total
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def test_mt_bench_agreement_is_fastchats(store: Store) -> None:
+    """MT-Bench pair games on MT-Bench's own questions, judged in FastChat's pair-v2 verdict
+    format, through judgeboard's parser and metric layer: `agreement` and
+    `agreement_without_ties` are FastChat's compute_agreement numbers, and the error game is
+    an unscored pair, not a tie. (The shared MT-Bench judgments are single-answer grades; the
+    games here are hand-built in the pair files' terms.)"""
+    prompts = [json.loads(line) for line in _lines(MT_BENCH / "judge_prompts.jsonl")]
+    pair_v2 = next(p for p in prompts if p["name"] == "pair-v2")
+    assert '"[[C]]" for a tie' in pair_v2["system_prompt"]
+    questions = [json.loads(line) for line in _lines(MT_BENCH / "question.jsonl")]
+    items = [
+        builders.item("mt-bench", q["question_id"], task_type="pairwise")
+        for q in questions[: len(MT_BENCH_GAMES)]
+    ]
+    first = [builders.response(it, "model_1", f"answer 1 to {it.item_id}") for it in items]
+    second = [builders.response(it, "model_2", f"answer 2 to {it.item_id}") for it in items]
+    store.add_items(items, first + second)
+    swap = {"A": "B", "B": "A", "tie": "tie", None: None}
+    vote = {"model_a": "A", "model_b": "B", "tie": "tie"}
+    prefs = []
+    for it, a, b, (g1, g2, human) in zip(items, first, second, MT_BENCH_GAMES):
+        said_1, said_2 = parse_preference(g1).verdict, parse_preference(g2).verdict
+        prefs.append(builders.preference(it, a, b, "gpt-4", said_1, shown_first="A"))
+        # game 2 shows model_2's answer as A: its verdict in the pair's frame is swapped
+        prefs.append(builders.preference(it, a, b, "gpt-4", swap[said_2], shown_first="B"))
+        prefs.append(builders.preference(it, a, b, "expert_0", vote[human], kind="human"))
+    store.add_preferences(prefs)
+    found = _judge(calibration.calibration(store, Selection("mt-bench")), "gpt-4")
+    # with ties: games 1-4 and 6-8, right on 1, 2 and 4; without: 1, 4 and 8, right on 1 and 4
+    assert _fastchat_agreement(MT_BENCH_GAMES, ties=True) == (3, 7)
+    assert _fastchat_agreement(MT_BENCH_GAMES, ties=False) == (2, 3)
+    assert (found.agreement.value, found.agreement.n) == (pytest.approx(3 / 7), 7)
+    without = found.agreement_without_ties
+    assert (without.value, without.n) == (pytest.approx(2 / 3), 3)
+    assert (found.unscored_verdicts, found.unscored_pairs) == (1, 1)
+    # LLMBar's both-orders accuracy counts game 2 wrong where FastChat counts it right:
+    # both orders right on games 1 and 4 only
+    assert found.accuracy_both_orders.value == pytest.approx(2 / 7)
