@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from dashboard.ingest import ImportReport, IngestError, ProgressCallback, import_path
-from dashboard.ingest.detect import parse_mapping
+from dashboard.ingest.mapping import MappingSyntaxError, parse_mapping
 from dashboard.store import Store
 
 EXTENSIONS = ("json", "jsonl", "csv", "parquet")
@@ -28,8 +28,13 @@ def parse_mapping_lines(text: str) -> dict[str, str]:
     """`--map`-style lines (TARGET=SOURCE, one a line; blank lines and # comments skipped)."""
     lines = [line.strip() for line in text.splitlines()]
     try:
-        return parse_mapping([line for line in lines if line and not line.startswith("#")])
-    except ValueError as error:
+        return {
+            t: f.source or ""
+            for t, f in parse_mapping(
+                [line for line in lines if line and not line.startswith("#")]
+            ).items()
+        }
+    except MappingSyntaxError as error:
         raise UploadError(str(error)) from None
 
 

@@ -26,7 +26,9 @@ def judgeboard(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
     db = tmp_path / "cli.duckdb"
-    path = write("runs.csv", [{"prompt": "What is SAR?", "output": "A radar."}])
+    path = write(
+        "runs.csv", [{"prompt": "What is SAR?", "output": "A radar.", "reference": "Radar."}]
+    )
     args = (
         "import",
         str(path),
@@ -38,6 +40,8 @@ def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
         "question=prompt",
         "--map",
         "answer=output",
+        "--map",
+        "gt_answer=reference",
     )
     first = judgeboard(db, *args)
     assert first.returncode == 0, first.stderr
@@ -49,6 +53,18 @@ def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
     again = judgeboard(db, *args)
     assert again.returncode == 0
     assert "added nothing new (2 rows already stored)" in again.stdout
+    assert "scored" not in again.stdout  # nothing new to score
+
+
+def test_no_scored_line_without_references(tmp_path: Path, write: Writer) -> None:
+    # An answer with no reference gets no reference metric: the import scored nothing (the
+    # line used to count every new response, references or not).
+    path = write("plain.jsonl", [{"question": "q", "answer": "a"}])
+    result = judgeboard(tmp_path / "cli.duckdb", "import", str(path), "--system", "s")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines() == [
+        f"{path}: 1 records as rag into plain: added 1 items, 1 responses"
+    ]
 
 
 def test_bad_input_exits_non_zero_and_changes_nothing(tmp_path: Path, write: Writer) -> None:
@@ -72,6 +88,7 @@ def test_bad_map_option_is_a_usage_error(tmp_path: Path, write: Writer) -> None:
     result = judgeboard(tmp_path / "cli.duckdb", "import", str(path), "--map", "question")
     assert result.returncode == 2
     assert "expected TARGET=SOURCE" in result.stderr
+    assert 'system_a="gpt-4o"' in result.stderr  # the message shows each form
 
 
 def test_real_folder_by_hand(tmp_path: Path) -> None:
@@ -81,5 +98,5 @@ def test_real_folder_by_hand(tmp_path: Path) -> None:
     assert lines[0].endswith(
         "999 records as pandalm into pandalm: added 999 items, 1,998 responses, 2,997 preferences"
     )
-    # the two judge files, then the pairs' responses scored (no reference: a marker each)
-    assert len(lines) == 4 and lines[-1] == "scored 1998 responses against their references"
+    # the two judge files; no "scored" line: PandaLM's pairs have no reference answers
+    assert len(lines) == 3 and not any("scored" in line for line in lines)
