@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 from dashboard.store import Store
-from tests.ingest.conftest import Writer, snapshot
+from tests.ingest.conftest import Writer, query, snapshot
 from tests.paths import REPO_ROOT, SHARED_DATA
 
 # What the `judgeboard` console script runs.
@@ -100,3 +101,36 @@ def test_real_folder_by_hand(tmp_path: Path) -> None:
     )
     # the two judge files; no "scored" line: PandaLM's pairs have no reference answers
     assert len(lines) == 3 and not any("scored" in line for line in lines)
+
+
+def test_the_documented_mapping_example_runs(tmp_path: Path) -> None:
+    # docs/formats.md shows a CSV of labels and the command that imports it: run both.
+    docs = (REPO_ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    blocks = docs.split("```\n")[1::2]  # the fenced blocks without a language
+    csv = next(b for b in blocks if b.startswith("prompt,left,right,label\n"))
+    command = next(b for b in blocks if b.startswith("judgeboard import labels.csv"))
+    (tmp_path / "labels.csv").write_text(csv, encoding="utf-8")
+    args = shlex.split(command.replace("\\\n", " "))[1:]
+    db = tmp_path / "docs.duckdb"
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == (
+        "labels.csv: 3 records as pairwise into labels: added 3 items, 6 responses, 3 preferences"
+    )
+    rows = query(
+        Store(db),
+        """SELECT i.question, p.verdict, a.system, b.system FROM preferences p
+        JOIN items i USING (item_id) JOIN responses a ON a.response_id = p.response_a
+        JOIN responses b ON b.response_id = p.response_b ORDER BY 1""",
+    )
+    assert rows == [
+        ("q1", "A", "gpt-4o", "claude"),
+        ("q2", "B", "gpt-4o", "claude"),
+        ("q3", "tie", "gpt-4o", "claude"),
+    ]

@@ -3,6 +3,7 @@ evaluators/<LLM>/<method>/result.json, imported as one folder (its subfolders to
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -80,3 +81,40 @@ def test_two_files_with_one_judge_name_are_refused(store: Store, tmp_path: Path)
         "in LLMBar's layout (evaluators/<LLM>/<method>/result.json)"
     )
     assert snapshot(store) == before
+
+
+def _games(path: Path) -> dict[tuple[int, str], tuple[str, str]]:
+    """(record, swap) -> (winner, completion) of a result file, read with json."""
+    records = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        (n, swap): (r["results"][-1][swap]["winner"], r["results"][-1][swap]["completion"][0])
+        for n, r in enumerate(records)
+        for swap in ("swap = False", "swap = True")
+    }
+
+
+def test_a_second_file_under_a_stored_judge_name_is_refused(store: Store, tmp_path: Path) -> None:
+    # Two imports, one file each, into one dataset: each judge would be "result", and the
+    # second file's verdicts used to supersede the first's where they differed.
+    first, second = tmp_path / "first/result.json", tmp_path / "second/result.json"
+    for path, source in ((first, "gpt-4"), (second, "chatgpt")):
+        path.parent.mkdir()
+        shutil.copyfile(LLMBAR / f"natural_{source}_vanilla_result.json", path)
+    import_path(store, first, dataset="runs")
+    again = import_path(store, first, dataset="runs")  # the same file again: nothing new
+    assert again.added["preferences"] == 0 and again.superseded["preferences"] == 0
+    one, other = _games(first), _games(second)
+    differ = sum(one[key] != other[key] for key in one)
+    assert 0 < differ <= 200
+    before = snapshot(store)
+    with pytest.raises(IngestError) as caught:
+        import_path(store, second, dataset="runs")
+    assert str(caught.value) == (
+        f"{second}: judge 'result' already has {differ} verdicts on its pairs in dataset "
+        "'runs' that differ from its own, from another result file: two result files must "
+        "not become one judge; import it into another dataset with --dataset NAME, or keep "
+        "each file in LLMBar's layout (evaluators/<LLM>/<method>/result.json)"
+    )
+    assert snapshot(store) == before
+    # Into another dataset it imports: 100 gold verdicts and the judge's 200.
+    assert import_path(store, second, dataset="runs-2").added["preferences"] == 300

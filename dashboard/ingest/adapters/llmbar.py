@@ -22,6 +22,8 @@ from dashboard.ingest.formats import NUMBER, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
+from dashboard.store.rows import scalar
+from dashboard.store.writes import STREAM_KEYS
 
 EVALUATORS = "evaluators"  # LLMBar's folder of judge results: evaluators/<LLM>/<method>/
 _RESULT = re.compile(r"^[^_]+_(?P<judge>.+)_(?P<method>[^_]+)_result$")
@@ -112,9 +114,43 @@ def check_judges(plans: Sequence[FilePlan]) -> None:
             )
 
 
+def differing_verdicts(con: Connection) -> int:
+    """Stored current verdicts of a staged judge on the same pair and order whose verdict or
+    judge's output differ from the staged ones: another result file's, under one name."""
+    on = " AND ".join(f"c.{k} = p.{k}" for k in STREAM_KEYS["preferences"])
+    sql = (
+        f"SELECT count(*) FROM _prefs p JOIN current_preferences c ON {on} "
+        "WHERE p.rater_kind = 'llm' AND (c.preference_id <> p.preference_id "
+        "OR c.raw_output IS DISTINCT FROM p.raw_output)"
+    )
+    return int(scalar(con.execute(sql)))
+
+
+def check_stored_judge(con: Connection, plan: FilePlan, dataset: str, judge: str) -> None:
+    """A result file must not take over (or silently join) the verdicts another file gave
+    its judge in an earlier import."""
+    n = differing_verdicts(con)
+    if n:
+        raise IngestError(
+            f"judge {judge!r} already has {n:,} verdicts on its pairs in dataset {dataset!r} "
+            "that differ from its own, from another result file: two result files must not "
+            "become one judge",
+            file=plan.path,
+            remedy=Remedy(
+                "import it into another dataset with --dataset NAME, or keep each file in "
+                "LLMBar's layout (evaluators/<LLM>/<method>/result.json)",
+                "type another name in Dataset, or upload the file under the name LLMBar "
+                "gives it (<set>_<LLM>_<method>_result.json)",
+            ),
+        )
+
+
 def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
-    run_stage(con, plan, stage_file, str(plan.path), dataset=dataset, judge=judge_name(plan))
+    judge = judge_name(plan)
+    run_stage(con, plan, stage_file, str(plan.path), dataset=dataset, judge=judge)
     check_stage(con, plan, None)
+    if judge is not None:
+        check_stored_judge(con, plan, dataset, judge)
     counts = write(con, plan, dataset, items="_stage", responses="_stage", preferences="_prefs")
     return counts, load_sql.record_count(con, "_stage")
 
