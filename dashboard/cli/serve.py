@@ -5,13 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from dashboard.cli.common import open_store
-from dashboard.settings import DB_ENV
-
-APP = Path(__file__).resolve().parents[1] / "app.py"
+from dashboard.settings import DB_ENV, app_script
 
 
 def register(subparsers: Any) -> None:
@@ -36,7 +33,7 @@ def streamlit_command(*, address: str, port: int) -> list[str]:
         "-m",
         "streamlit",
         "run",
-        str(APP),
+        str(app_script()),
         "--server.address",
         address,
         "--server.port",

@@ -19,7 +19,16 @@ from typing import Any, BinaryIO
 from dashboard.ingest import ImportReport, IngestError, ProgressCallback, import_path
 from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.detect import detect_format, file_kind, mapped_columns
-from dashboard.ingest.formats import FORMATS, LABEL, RATER_KIND, SIDE, VERDICT, Field
+from dashboard.ingest.formats import (
+    FLAG,
+    FORMATS,
+    LABEL,
+    RATER_KIND,
+    SELECTION,
+    SIDE,
+    VERDICT,
+    Field,
+)
 from dashboard.ingest.mapping import FieldMap, as_field_maps
 from dashboard.ingest.mapping_sql import value_text_sql
 from dashboard.ingest.read_sql import Column, describe, execute, reader_sql
@@ -27,6 +36,7 @@ from dashboard.ingest.rejects import rejects_path
 from dashboard.store import Store
 from dashboard.store.connection import DatabaseError, scratch
 from dashboard.store.rows import dicts, fetch
+from dashboard.types import SELECTIONS
 
 EXTENSIONS = ("json", "jsonl", "csv", "parquet")
 NOTHING_IMPORTED = " (nothing was imported)"  # what the CLI adds to an IngestError
@@ -39,6 +49,8 @@ FIXED_VALUES: dict[str, tuple[str, ...]] = {
     SIDE: ("A", "B"),
     RATER_KIND: ("llm", "human"),
     LABEL: ("true", "false"),
+    FLAG: ("true", "false"),
+    SELECTION: SELECTIONS,
 }
 
 
@@ -64,6 +76,7 @@ class TargetField:
 
     name: str
     required: bool
+    kind: str
     values: tuple[str, ...] = ()
 
 
@@ -183,7 +196,7 @@ def column_values(staged: StagedUpload, column: str, *, limit: int = VALUES_SHOW
 
 
 def _target(f: Field) -> TargetField:
-    return TargetField(f.name, f.required, FIXED_VALUES.get(f.kind, ()))
+    return TargetField(f.name, f.required, f.kind, FIXED_VALUES.get(f.kind, ()))
 
 
 def target_fields(fmt: str) -> tuple[TargetField, ...]:
@@ -195,19 +208,20 @@ def target_fields(fmt: str) -> tuple[TargetField, ...]:
     return tuple(_target(f) for f in sorted(fields, key=lambda f: not f.required))
 
 
-# Values the importer itself reads as a label's true or false (fields_sql.py).
-_LABEL_WORDS = {
-    **dict.fromkeys(("true", "yes", "hallucinated", "1"), "true"),
-    **dict.fromkeys(("false", "no", "faithful", "0"), "false"),
+# Values the importer itself reads as a label's or a flag's true or false (fields_sql.py).
+_FLAG_WORDS = {
+    **dict.fromkeys(("true", "yes", "1"), "true"),
+    **dict.fromkeys(("false", "no", "0"), "false"),
 }
+_LABEL_WORDS = {**_FLAG_WORDS, "hallucinated": "true", "faithful": "false"}
 
 
 def default_target(field: TargetField, value: str) -> str | None:
     """What a value of a file's column stands for when the importer would read it so
     itself ("a" is A, "TIE" is tie, "yes" a true label); None when it would not."""
     key = value.strip().lower()
-    if field.values == FIXED_VALUES[LABEL]:
-        return _LABEL_WORDS.get(key)
+    if field.kind in (LABEL, FLAG):
+        return (_LABEL_WORDS if field.kind == LABEL else _FLAG_WORDS).get(key)
     return next((v for v in field.values if v.lower() == key), None)
 
 

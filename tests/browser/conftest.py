@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
+from dashboard.settings import app_script
 from dashboard.store import Store
 from tests.browser.support import (
     CHROMIUM,
@@ -39,8 +40,8 @@ def page() -> Iterator[Page]:
 
 @pytest.fixture
 def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`streamlit run dashboard/app.py` on a free port of 127.0.0.1, on a copy of the sample
-    database; yields (base URL, server log). Killed by its PID at the end."""
+    """`streamlit run` of the app script (dashboard/app.py) on a free port of 127.0.0.1, on a
+    copy of the sample database; yields (base URL, server log). Killed by its PID at the end."""
     port = free_port()
     log = tmp_path / "streamlit.log"
     env = {**os.environ, "JUDGEBOARD_DB": str(sample_store.path)}
@@ -49,7 +50,7 @@ def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
         "-m",
         "streamlit",
         "run",
-        "dashboard/app.py",
+        str(app_script()),
         "--server.address",
         "127.0.0.1",
         "--server.port",

@@ -22,8 +22,9 @@ from dashboard.ingest import uploads
 from dashboard.ingest.mapping import parse_mapping
 from dashboard.store import Store
 from tests.ingest.conftest import query
+from tests.pages.helpers import page_path
 
-PAGE = "../pages/data.py"
+PAGE = page_path("data")
 GOOD = {"question": "q1", "answer": "a1", "gt_answer": "r1", "contexts": ["c"]}
 
 
@@ -261,3 +262,21 @@ def test_skipping_bad_records_offers_them(app_for, store: Store) -> None:
     assert any("1 bad records left out" in t.value for t in app.text)
     assert app.get("download_button")
     assert query(store, "SELECT count(*) FROM responses") == [(2,)]
+
+
+def test_fixed_value_fields_offer_what_the_importer_reads() -> None:
+    fields = {f.name: f for f in uploads.target_fields("preferences")}
+    assert [f.required for f in uploads.target_fields("preferences")][:1] == [True]
+    assert fields["verdict"].values == ("A", "B", "tie")
+    assert fields["shown_first"].values == ("A", "B")
+    assert fields["blind"].values == ("true", "false")
+    assert fields["selection"].values == ("random", "census", "targeted", "unknown")
+    assert fields["rater"].values == ()  # free text: a column or a constant, no value list
+    assert uploads.default_target(fields["verdict"], " TIE ") == "tie"
+    assert uploads.default_target(fields["verdict"], "A>B") is None
+    assert uploads.default_target(fields["blind"], "Yes") == "true"
+    assert uploads.default_target(fields["blind"], "faithful") is None  # a label's word only
+    assert uploads.default_target(fields["selection"], "Random") == "random"
+    label = next(f for f in uploads.target_fields("hallucination") if f.name == "label")
+    assert uploads.default_target(label, "faithful") == "false"
+    assert uploads.target_fields("llmbar") == ()  # a published set: imported as published
