@@ -40,7 +40,7 @@ from dashboard.ingest.formats import (
 from dashboard.types import SELECTIONS
 
 PARAGRAPH = "chr(10) || chr(10)"
-_NUMERIC = (
+NUMERIC_TYPES = (
     "TINYINT",
     "SMALLINT",
     "INTEGER",
@@ -173,7 +173,7 @@ def _fast_path(kind: str, col: str, raw_type: str, *, csv: bool) -> FieldSql | N
         return FieldSql(f"array_to_string({col}, {PARAGRAPH})", "NULL")
     if kind == TEXTS and raw_type == "VARCHAR" and not csv:
         return FieldSql(f"(CASE WHEN {col} IS NOT NULL THEN [{col}] END)", "NULL")
-    if kind == NUMBER and base in _NUMERIC:
+    if kind == NUMBER and base in NUMERIC_TYPES:
         return FieldSql(f"CAST({col} AS DOUBLE)", "NULL")
     if kind in (LABEL, FLAG) and raw_type == "BOOLEAN":
         return FieldSql(col, "NULL")
