@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import overview, tables
+from dashboard.metrics import overview, reference_rules, tables
 from dashboard.metrics.selection import Selection
 from dashboard.ui import downloads, pickers
 
@@ -38,6 +38,13 @@ st.caption(
     "there is one, the panel's otherwise. *Panel skipped* counts judge ratings that "
     "did not parse. Win rate counts a tie as half a win."
 )
+if view.unscored_references:
+    st.warning(
+        f"{view.unscored_references:,} answers are not scored against their references yet: "
+        "run `judgeboard score`."
+    )
+if view.reference_rules:
+    st.caption(ui.md_escape(reference_rules.describe(view.reference_rules)))
 rows = tables.overview_rows(view, digits=2)
 if rows:
     pickers.table(rows)

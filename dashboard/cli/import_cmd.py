@@ -52,6 +52,13 @@ def register(subparsers: Any) -> None:
         metavar="TARGET=SOURCE",
         help="read column SOURCE as field TARGET, e.g. --map question=prompt",
     )
+    parser.add_argument(
+        "--reference-rule",
+        choices=("max", "leave-one-out"),
+        help="how EM and F1 combine several references for the datasets imported into: max "
+        "(SQuAD, NQ-open) or leave-one-out (CoQA, TopiOCQA); default: max for open QA, "
+        "leave-one-out for conversational QA",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument(
         "--no-score",
@@ -120,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
             mapping=mapping,
             on_progress=bars,
             score=not args.no_score,
+            reference_rule=args.reference_rule,
         )
     except IngestError as error:
         raise CommandError(f"{error} (nothing was imported)", status=BAD_INPUT_STATUS) from None

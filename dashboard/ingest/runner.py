@@ -23,7 +23,7 @@ from dashboard.ingest.errors import IngestError
 from dashboard.ingest.generic import import_generic, read_error
 from dashboard.ingest.locate import locate
 from dashboard.ingest.plan import FilePlan
-from dashboard.metrics import reference
+from dashboard.metrics import reference, reference_rules
 from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
 
@@ -199,10 +199,15 @@ def import_requests(
     *,
     on_progress: ProgressCallback | None = None,
     score: bool = True,
+    reference_rule: str | None = None,
 ) -> ImportReport:
     """Import several paths in one transaction: all of them, or nothing. Then, unless `score`
     is False, score the new responses against their references (`metrics.reference`), so
-    that no read has to (`judgeboard score` does it later for an import made without)."""
+    that no read has to (`judgeboard score` does it later for an import made without).
+    `reference_rule` becomes the rule of every dataset imported into, in the same
+    transaction (`metrics.reference_rules`)."""
+    if reference_rule is not None:
+        reference_rules.check_rule(reference_rule)
     with store.connection() as con, read_sql.bulk_write_settings(con), transaction(con):
         reports: list[FileReport] = []
         ignored: list[str] = []
@@ -210,6 +215,9 @@ def import_requests(
             plans, skipped = _plans(con, request)
             ignored.extend(skipped)
             reports.extend(_import_file(con, plan, on_progress) for plan in plans)
+        if reference_rule is not None:
+            for name in sorted({d for f in reports for d in f.datasets}):
+                reference_rules.record_rule(con, name, reference_rule)
         if on_progress:
             on_progress("committing", None)
     for name in ignored:
@@ -239,6 +247,7 @@ def import_path(
     mapping: Mapping[str, str] | None = None,
     on_progress: ProgressCallback | None = None,
     score: bool = True,
+    reference_rule: str | None = None,
 ) -> ImportReport:
     """Import a file, or every file of a folder we know the format of, in one transaction.
 
@@ -247,4 +256,6 @@ def import_path(
     `on_progress(stage, fraction)` is called on the caller's thread.
     """
     request = ImportRequest(Path(path), dataset, system, fmt, dict(mapping or {}))
-    return import_requests(store, [request], on_progress=on_progress, score=score)
+    return import_requests(
+        store, [request], on_progress=on_progress, score=score, reference_rule=reference_rule
+    )

@@ -18,7 +18,7 @@ import math
 from typing import Any
 
 from dashboard.metrics import calibration as calibration_module
-from dashboard.metrics import overview, registry
+from dashboard.metrics import overview, reference_rules, registry
 from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.overview import Overview, SystemRow
@@ -157,7 +157,11 @@ def metrics_json(view: Overview, cal: Calibration) -> dict[str, Any]:
         "scale": list(view.scale) if view.scale else None,
         "systems": [row.system for row in view.systems],
         "judges": [j.judge for j in cal.judges],
-        "notes": {"pairwise": view.pairwise.note},
+        "notes": {
+            "pairwise": view.pairwise.note,
+            "reference_rules": reference_rules.notes(view.reference_rules),
+            "unscored_references": view.unscored_references,
+        },
         "intervals": INTERVALS,
         "metrics": {**_overview_metrics(view), **_calibration_metrics(cal)},
     }

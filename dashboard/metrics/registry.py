@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from dashboard.metrics.qa_rules import DEFAULT_RULES, LEAVE_ONE_OUT_RULE, MAX_RULE
 from scoring import classification, mcqa, qa
 
 HIGHER, LOWER = "higher", "lower"
@@ -30,7 +31,8 @@ SCORE, COUNT, ELO, SIGNED = "score", "count", "elo", "signed"
 
 # The version of the reference-based metrics' rules. Stored scores of another version are
 # computed again (by the next import or `judgeboard score`): change it with the rules.
-REFERENCE_VERSION = "1"
+# 2: EM and F1 over several references follow the dataset's rule (max or leave-one-out).
+REFERENCE_VERSION = "2"
 
 QA_TASKS = frozenset({"open_qa", "open_qa_context", "conversational_qa"})
 MCQA_TASKS = frozenset({"mcqa_single", "mcqa_multi"})
@@ -39,13 +41,19 @@ HALLUCINATION_TASKS = frozenset({"hallucination"})
 
 @dataclass(frozen=True)
 class Case:
-    """What a reference-based metric sees of one response: the answer and its item's gold."""
+    """What a reference-based metric sees of one response: the answer and its item's gold.
+    `rule` is the dataset's reference rule (None: its task's default, `qa_rules`)."""
 
     task_type: str
     answer: str
     references: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
     gold_letters: tuple[str, ...] = ()
+    rule: str | None = None
+
+    @property
+    def reference_rule(self) -> str:
+        return self.rule or DEFAULT_RULES.get(self.task_type, MAX_RULE.name)
 
     @functools.cached_property
     def chosen(self) -> list[str]:
@@ -109,12 +117,21 @@ def _has_options(case: Case) -> bool:
     return bool(case.options)
 
 
+def _over_references(case: Case, metric: Callable[[str, str], float]) -> float:
+    combine = (
+        qa.multi_reference
+        if case.reference_rule == LEAVE_ONE_OUT_RULE.name
+        else qa.max_over_references
+    )
+    return combine(case.answer, case.references, metric)
+
+
 def _em(case: Case) -> float:
-    return qa.multi_reference(case.answer, list(case.references), qa.exact_match)
+    return _over_references(case, qa.exact_match)
 
 
 def _f1(case: Case) -> float:
-    return qa.multi_reference(case.answer, list(case.references), qa.token_f1)
+    return _over_references(case, qa.token_f1)
 
 
 def _mcqa_accuracy(case: Case) -> float:
@@ -177,13 +194,14 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
     Metric(
         f"{_S}.em",
         "EM",
-        "exact match against the reference answers",
+        "exact match against the reference answers, combined over several by the dataset's "
+        "rule (`notes.reference_rules`): the max, or the leave-one-out mean",
         reference=ReferenceMetric("em", QA_TASKS, _em, _has_references),
     ),
     Metric(
         f"{_S}.f1",
         "F1",
-        "token F1 against the reference answers",
+        "token F1 against the reference answers, combined over several by the dataset's rule",
         reference=ReferenceMetric("f1", QA_TASKS, _f1, _has_references),
     ),
     Metric(
