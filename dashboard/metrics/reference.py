@@ -151,6 +151,8 @@ def refresh_auto_scores(
         total = unscored_count(con, dataset=dataset)
     if total == 0:
         return 0
+    if on_progress:
+        on_progress(0, total)
     # One scorer at a time per process: two sessions opening the Overview at once must not
     # score (and store) the same responses twice.
     done = 0

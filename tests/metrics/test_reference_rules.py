@@ -11,6 +11,7 @@ import pytest
 from dashboard.cli import main as cli_main
 from dashboard.ingest import import_path
 from dashboard.metrics import metrics_json, overview, reference, reference_rules
+from dashboard.metrics.registry import Case
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from scoring import qa
@@ -80,6 +81,24 @@ def test_the_sample_follows_the_field_rules(sample_store: Store) -> None:
     assert rows and any(len(refs) > 1 for _, refs, _ in rows)
     for answer, refs, value in rows:
         assert value == qa.multi_reference(answer, refs, qa.token_f1)
+
+
+def test_every_em_and_f1_of_the_sample_is_the_python_score(sample_store: Store) -> None:
+    # Stored at import time, many at a time (`reference_qa`); recomputed here one response at a
+    # time by `scoring.qa` through the registry, under each dataset's default rule.
+    with sample_store.connection() as con:
+        rows = con.execute(
+            """SELECT r.response_id, i.task_type, r.answer, i.reference_answers, a.metric, a.value
+               FROM auto_scores a JOIN responses r USING (response_id) JOIN items i USING (item_id)
+               WHERE a.metric IN ('em', 'f1') AND a.version = ?""",
+            [reference.VERSION],
+        ).fetchall()
+    tasks = {task for _, task, *_ in rows}
+    assert {"open_qa_context", "conversational_qa"} <= tasks
+    assert len(rows) > 100
+    for response_id, task, answer, refs, metric, value in rows:
+        python = dict(reference.score_response(Case(task, answer, tuple(refs))))
+        assert value == python[metric], (response_id, metric)
 
 
 def test_nq_open_takes_the_max_over_its_references(store: Store) -> None:
