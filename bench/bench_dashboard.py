@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-APP = REPO_ROOT / "dashboard" / "app.py"
 PAGES = ("overview", "failures", "annotate", "pairwise", "calibration", "run_judges", "data")
 GOAL_PAGE_S, GOAL_WRITE_MS, GOAL_RSS_MB = 2.0, 200.0, 3072.0
 
@@ -77,8 +76,10 @@ def child_build(db: Path, n_items: int) -> dict[str, Any]:
 def _app(page: str) -> Any:
     from streamlit.testing.v1 import AppTest
 
-    app = AppTest.from_file(str(APP), default_timeout=900)
-    app.switch_page(f"../pages/{page}.py")
+    from dashboard.settings import app_script, pages_dir
+
+    app = AppTest.from_file(str(app_script()), default_timeout=900)
+    app.switch_page((pages_dir() / f"{page}.py").relative_to(app_script().parent).as_posix())
     return app
 
 

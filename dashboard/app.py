@@ -1,15 +1,14 @@
-"""The Streamlit entry point: the sidebar, then a router over the pages in `pages/`."""
+"""The Streamlit entry point: the sidebar, then a router over the pages (`settings.pages_dir`)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import streamlit as st
 
 from dashboard import ui
+from dashboard.settings import pages_dir
 from dashboard.store import StoreBusy
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
+PAGES = pages_dir()
 
 st.set_page_config(page_title="judgeboard", page_icon=":material/balance:", layout="wide")
 page = st.navigation(

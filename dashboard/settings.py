@@ -1,8 +1,19 @@
-"""Where the database lives: `--db PATH`, else `JUDGEBOARD_DB`, else ./judgeboard.duckdb."""
+"""Where things are: the database, and the files the package ships.
+
+The database is `--db PATH`, else `JUDGEBOARD_DB`, else ./judgeboard.duckdb.
+
+The shipped files (rubrics, panels, the sample, the Streamlit pages and the app script) are
+package data, found through `importlib.resources`, so an installed wheel finds its own copy and
+an editable install finds the repository's. In the repository `dashboard/data` and
+`dashboard/app_pages` are symlinks to the top-level `data/` and `pages/` folders. (The pages
+are not in `dashboard/pages`: a `pages/` folder next to app.py would turn on Streamlit's legacy
+page discovery.)
+"""
 
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
 DEFAULT_DB = "judgeboard.duckdb"
@@ -13,3 +24,45 @@ def resolve_db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
     """The database file to use; the flag wins over the environment, which wins over the default."""
     chosen = cli_value or os.environ.get(DB_ENV) or DEFAULT_DB
     return Path(chosen).expanduser().resolve()
+
+
+def package_dir() -> Path:
+    """The installed `dashboard` package's folder, the root of every shipped file."""
+    root = resources.files("dashboard")
+    if not isinstance(root, Path):
+        # Streamlit runs the app and its pages from files, so a zipped install cannot work.
+        raise RuntimeError(
+            f"judgeboard must be installed as files on disk, not inside an archive ({root}); "
+            "reinstall it with `pip install`"
+        )
+    return root
+
+
+def data_dir() -> Path:
+    """The shipped data: `rubrics/`, `panels/` and `sample/`."""
+    return package_dir() / "data"
+
+
+def rubrics_dir() -> Path:
+    """The shipped rubric files (*.toml)."""
+    return data_dir() / "rubrics"
+
+
+def panels_dir() -> Path:
+    """The shipped judge panel files (*.toml)."""
+    return data_dir() / "panels"
+
+
+def sample_manifest() -> Path:
+    """The bundled sample's manifest; the files it lists are relative to its folder."""
+    return data_dir() / "sample" / "manifest.toml"
+
+
+def pages_dir() -> Path:
+    """The Streamlit pages, one file a page."""
+    return package_dir() / "app_pages"
+
+
+def app_script() -> Path:
+    """The Streamlit entry script that `judgeboard serve` runs."""
+    return package_dir() / "app.py"

@@ -9,6 +9,7 @@
 - scoring/ is pure: numpy and the standard library, no I/O.
 - Library code logs; only the command line (dashboard/cli/) prints.
 - Modules stay under about 400 lines.
+- Shipped files are found through the package (importlib.resources), never through __file__.
 """
 
 from __future__ import annotations
@@ -182,3 +183,12 @@ def test_pages_never_touch_the_store(path: Path) -> None:
         n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
     }
     assert not names & {"get_store", "Store", "connection", "execute"}, path.name
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_name)
+def test_shipped_files_are_found_through_the_package(path: Path) -> None:
+    """An installed wheel has no repository around it: files are found through
+    importlib.resources (dashboard/settings.py), never from a module's own path."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lines = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "__file__"]
+    assert lines == [], f"{_name(path)} uses __file__ at lines {lines}; use dashboard.settings"

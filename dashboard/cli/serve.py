@@ -5,14 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from dashboard.cli.common import open_store
-from dashboard.settings import DB_ENV
+from dashboard.settings import DB_ENV, app_script
 from dashboard.store import Store, StoreBusy
-
-APP = Path(__file__).resolve().parents[1] / "app.py"
 
 
 def register(subparsers: Any) -> None:
@@ -37,7 +34,7 @@ def streamlit_command(*, address: str, port: int) -> list[str]:
         "-m",
         "streamlit",
         "run",
-        str(APP),
+        str(app_script()),
         "--server.address",
         address,
         "--server.port",

@@ -12,8 +12,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-import dashboard
 from dashboard.ingest import ImportRequest, import_requests
+from dashboard.settings import sample_manifest
 from dashboard.store import Store
 
 # What the baseline judge rates in the sample: (dataset, rubric, pairwise systems or None).
@@ -26,13 +26,10 @@ BASELINE_RUNS: tuple[tuple[str, str, tuple[str, str] | None], ...] = (
 )
 BASELINE_PANEL = "offline"
 
-DATA_DIR = Path(dashboard.__file__).resolve().parents[1] / "data"
-SAMPLE_DIR = DATA_DIR / "sample"
-MANIFEST = SAMPLE_DIR / "manifest.toml"
 
-
-def sample_requests(manifest: Path = MANIFEST) -> list[ImportRequest]:
-    """The manifest's files as import requests."""
+def sample_requests(manifest: Path | None = None) -> list[ImportRequest]:
+    """The manifest's files (the bundled sample's by default) as import requests."""
+    manifest = manifest or sample_manifest()
     with open(manifest, "rb") as handle:
         entries = tomllib.load(handle).get("file", [])
     return [
@@ -46,13 +43,15 @@ def sample_requests(manifest: Path = MANIFEST) -> list[ImportRequest]:
     ]
 
 
-def ensure_sample(store: Store, *, manifest: Path = MANIFEST) -> Iterator[str]:
-    """Import the sample when the database has no dataset; yield what happens, line by line.
+def ensure_sample(store: Store, *, manifest: Path | None = None) -> Iterator[str]:
+    """Import the sample (the bundled one by default) when the database has no dataset; yield
+    what happens, line by line.
 
     Yields nothing when datasets already exist. Raises IngestError if a sample file is bad.
     """
     if store.list_datasets():
         return
+    manifest = manifest or sample_manifest()
     requests = sample_requests(manifest)
     yield f"loading the bundled sample ({len(requests)} files) into {store.path}"
     report = import_requests(store, requests)

@@ -26,7 +26,8 @@ from dashboard.judging import (
     scrub_secrets,
     targets_sql,
 )
-from dashboard.judging.panel import PANELS_DIR, panel_from_models
+from dashboard.judging.panel import panel_from_models
+from dashboard.settings import panels_dir
 from dashboard.store import Store
 
 Row = dict[str, Any]
@@ -97,7 +98,7 @@ class PlanSize:
 
 def panel_files() -> list[Path]:
     """The shipped panels (data/panels/*.toml), by name."""
-    return sorted(PANELS_DIR.glob("*.toml"))
+    return sorted(panels_dir().glob("*.toml"))
 
 
 def panel_names() -> list[str]:
@@ -111,7 +112,7 @@ def build_panel(spec: str, *, source: str) -> Panel | None:
     if source == PANEL_FILE:
         files = {path.stem: path for path in panel_files()}
         if spec not in files:
-            raise PanelError(f"no panel named {spec!r} in data/panels/")
+            raise PanelError(f"no panel named {spec!r} in {panels_dir()}")
         return load_panel(files[spec])
     if not spec.strip():
         return None

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dashboard.settings import panels_dir
+
 BASELINE_MODEL = "judgeboard/baseline"
-PANELS_DIR = Path(__file__).resolve().parents[2] / "data" / "panels"
 ENV_REFERENCE = "os.environ/"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TUNABLE = (
@@ -219,8 +220,7 @@ def load_panel(
         if not path.is_file():
             raise PanelError(f"no panel file {path}")
         panel = panel_from_toml(path.read_text(encoding="utf-8"), path=path)
-    elif (PANELS_DIR / f"{text}.toml").is_file():
-        named = PANELS_DIR / f"{text}.toml"
+    elif (named := panels_dir() / f"{text}.toml").is_file():
         panel = panel_from_toml(named.read_text(encoding="utf-8"), path=named)
     else:
         panel = panel_from_models(text.split(","))

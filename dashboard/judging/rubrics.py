@@ -1,7 +1,8 @@
 """Rubrics as data: TOML files with a name, a version, a scale and a prompt template.
 
-The shipped rubrics live in `data/rubrics/`; a user adds one by dropping a file there, by
-naming a directory in `$JUDGEBOARD_RUBRICS` (os.pathsep-separated), or by passing a path.
+The shipped rubrics live in `data/rubrics/`, installed as package data (`settings.rubrics_dir`);
+a user adds one by naming a directory in `$JUDGEBOARD_RUBRICS` (os.pathsep-separated) or by
+passing a path.
 
 Templates use a small mustache-like syntax, so that JSON examples inside a prompt need no
 escaping: `{{name}}` inserts a variable, `{{#name}}…{{/name}}` keeps its body only when the
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dashboard.settings import rubrics_dir
+
 RUBRIC_KINDS: tuple[str, ...] = ("rating", "pairwise")
 VARIABLES: tuple[str, ...] = (
     "question",
@@ -35,7 +38,6 @@ VARIABLES: tuple[str, ...] = (
     "scale_high",
 )
 RUBRICS_ENV = "JUDGEBOARD_RUBRICS"
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "rubrics"
 
 _SECTION = re.compile(r"{{([#^])\s*([a-z_]+)\s*}}\n?(.*?){{/\s*\2\s*}}\n?", re.DOTALL)
 _VARIABLE = re.compile(r"{{\s*([a-z_]+)\s*}}")
@@ -197,7 +199,7 @@ def rubric_from_toml(text: str, *, path: Path | None = None) -> Rubric:
 def rubric_dirs() -> list[Path]:
     """Where rubric names are looked up: $JUDGEBOARD_RUBRICS first, then the shipped files."""
     extra = [Path(p) for p in os.environ.get(RUBRICS_ENV, "").split(os.pathsep) if p]
-    return [*extra, SHIPPED_DIR]
+    return [*extra, rubrics_dir()]
 
 
 def _read(path: Path) -> Rubric:

@@ -6,7 +6,12 @@ and the JSON, the Overview, the report and docs/metrics.md name them.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from scoring import qa
+
+Combine = Callable[[str, Sequence[str], Callable[[str, str], float]], float]
 
 
 @dataclass(frozen=True)
@@ -42,3 +47,10 @@ DEFAULT_RULES: dict[str, str] = {
     "open_qa_context": MAX_RULE.name,
     "conversational_qa": LEAVE_ONE_OUT_RULE.name,
 }
+
+
+def combiner(task_type: str, chosen: str | None) -> Combine:
+    """How a response's scores against several references combine: by the dataset's `chosen`
+    rule, else by its task's default (`scoring.qa`'s max or leave-one-out mean)."""
+    rule = chosen or DEFAULT_RULES.get(task_type, MAX_RULE.name)
+    return qa.multi_reference if rule == LEAVE_ONE_OUT_RULE.name else qa.max_over_references

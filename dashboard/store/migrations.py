@@ -187,7 +187,24 @@ def m004_judge_runs(con: Any) -> None:
         )""")
 
 
-def m005_reference_rules(con: Any) -> None:
+def m005_label_provenance(con: Any) -> None:
+    # How each label's response was chosen (`dashboard.types.SELECTIONS`), its inclusion
+    # probability in a non-uniform random sample, its labelling campaign, and whether it was
+    # given blind. NULL on every row written before: their selection is unknown.
+    for table in ("ratings", "preferences"):
+        for column, sql_type in _PROVENANCE_COLUMNS:
+            con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}")
+
+
+_PROVENANCE_COLUMNS = (
+    ("selection", "VARCHAR"),
+    ("inclusion_probability", "DOUBLE"),
+    ("campaign", "VARCHAR"),
+    ("blind", "BOOLEAN"),
+)
+
+
+def m006_reference_rules(con: Any) -> None:
     # The rule a dataset's EM and F1 follow over several references ('max' or
     # 'leave-one-out'), chosen by a person; NULL goes back to the task's default. Append-only:
     # the row of a dataset with the highest `seq` is its rule, the others its history.
@@ -205,7 +222,8 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("current_views", m002_current_views),
     ("auto_scores", m003_auto_scores),
     ("judge_runs", m004_judge_runs),
-    ("reference_rules", m005_reference_rules),
+    ("label_provenance", m005_label_provenance),
+    ("reference_rules", m006_reference_rules),
 ]
 
 

@@ -26,6 +26,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest
+from dashboard.settings import app_script
 from dashboard.store import Store
 from tests.browser.support import (
     STEP_TIMEOUT_MS,
@@ -52,8 +53,8 @@ DETAIL_SHOT_HEIGHT = 1500
 
 @pytest.fixture
 def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`streamlit run dashboard/app.py` on a free port of 127.0.0.1, on a copy of the sample
-    database; yields (base URL, server log). Killed by its PID at the end."""
+    """`streamlit run` of the app script (dashboard/app.py) on a free port of 127.0.0.1, on a
+    copy of the sample database; yields (base URL, server log). Killed by its PID at the end."""
     port = free_port()
     log = tmp_path / "streamlit.log"
     env = {**os.environ, "JUDGEBOARD_DB": str(sample_store.path)}
@@ -62,7 +63,7 @@ def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
         "-m",
         "streamlit",
         "run",
-        "dashboard/app.py",
+        str(app_script()),
         "--server.address",
         "127.0.0.1",
         "--server.port",

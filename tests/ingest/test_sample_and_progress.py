@@ -6,7 +6,8 @@ import threading
 from pathlib import Path
 
 from dashboard.ingest import import_path
-from dashboard.ingest.sample import BASELINE_RUNS, MANIFEST, ensure_sample, sample_requests
+from dashboard.ingest.sample import BASELINE_RUNS, ensure_sample, sample_requests
+from dashboard.settings import sample_manifest
 from dashboard.store import Store
 from tests.ingest.conftest import Writer, query, snapshot
 
@@ -39,7 +40,7 @@ def test_ensure_sample_loads_an_empty_store_and_says_so(store: Store) -> None:
     assert all(
         line.startswith("  baseline judge on ") and not line.endswith(" 0 calls") for line in judged
     )
-    assert MANIFEST.is_file()
+    assert sample_manifest().is_file()
 
 
 def test_sample_store_copies_are_independent(

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from dashboard.judging import BASELINE_MODEL, PanelError, load_panel
-from dashboard.judging.panel import PANELS_DIR, api_key_for, panel_from_toml, with_overrides
+from dashboard.judging.panel import api_key_for, panel_from_toml, with_overrides
+from dashboard.settings import panels_dir
 from tests.paths import SAMPLE_DATA
 
 
@@ -16,7 +17,7 @@ def test_the_shipped_panels_load() -> None:
     assert [(j.name, j.model) for j in offline.judges] == [("baseline", BASELINE_MODEL)]
     assert offline.judges[0].input_cost_per_token == 0.0  # free, so its cost is known
     multi = load_panel(SAMPLE_DATA / "panels" / "example-multi.toml")
-    assert PANELS_DIR == SAMPLE_DATA / "panels"
+    assert panels_dir().resolve() == SAMPLE_DATA / "panels"
     by_name = {j.name: j for j in multi.judges}
     assert by_name["gpt-4o-mini"].concurrency == 16 and by_name["claude-haiku"].concurrency == 8
     assert by_name["qwen-vllm"].api_base == "http://127.0.0.1:8000/v1"

@@ -1,10 +1,10 @@
 """Fixtures for the page tests: the Streamlit app, run by AppTest on a real database file.
 
-`app` runs `dashboard/app.py` against this test's private copy of the sample database
-(`sample_store`); `app_for(store)` does the same for any store (e.g. one with PandaLM
-imported). The database is chosen the way `judgeboard serve` chooses it: through
-JUDGEBOARD_DB. Streamlit's data cache lives in the process; it is cleared first so that every
-test starts cold, as a freshly started server would.
+`app` runs the app script (`dashboard/app.py`, found as `judgeboard serve` finds it) against
+this test's private copy of the sample database (`sample_store`); `app_for(store)` does the
+same for any store (e.g. one with PandaLM imported). The database is chosen the way
+`judgeboard serve` chooses it: through JUDGEBOARD_DB. Streamlit's data cache lives in the
+process; it is cleared first so that every test starts cold, as a freshly started server would.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dashboard.store import Store
-from tests.paths import REPO_ROOT
+from tests.pages.helpers import APP
 
-APP = REPO_ROOT / "dashboard" / "app.py"
 # Generous: a cold page imports plotly and builds the metrics, and the machine is shared.
 TIMEOUT_S = 60
 

@@ -6,12 +6,25 @@ from collections.abc import Iterator
 
 from streamlit.testing.v1 import AppTest
 
+from dashboard.settings import app_script, pages_dir
+
+# The Streamlit entry script the page tests run, found as `judgeboard serve` finds it.
+APP = app_script()
+# Every page dashboard/app.py registers, by file name.
+PAGES = ("overview", "failures", "annotate", "pairwise", "calibration", "run_judges", "data")
+
+
+def page_path(name: str) -> str:
+    """A page's file as `AppTest.switch_page` takes it: relative to the app script, inside the
+    package (`settings.pages_dir`), where dashboard/app.py registers it."""
+    return (pages_dir() / f"{name}.py").relative_to(APP.parent).as_posix()
+
 
 def open_page(
     app: AppTest, page: str, *, dataset: str | None = None, annotator: str | None = None
 ) -> AppTest:
     """Run the app, pick the sidebar's dataset and annotator, then switch to `page`
-    (a path relative to dashboard/app.py) and run it; fail on any exception."""
+    (see `page_path`) and run it; fail on any exception."""
     app.run()
     if dataset is not None:
         app.selectbox(key="jb_dataset").set_value(dataset)

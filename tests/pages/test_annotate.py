@@ -11,10 +11,10 @@ from dashboard.review.annotation import QueueRequest
 from dashboard.review.detail import response_detail
 from dashboard.ui import widgets
 from tests import builders
-from tests.pages.helpers import markdown_texts, open_page, texts
+from tests.pages.helpers import markdown_texts, open_page, page_path, texts
 from tests.support.locks import database_held
 
-PAGE = "../pages/annotate.py"
+PAGE = page_path("annotate")
 RUBRIC = "likert-rag"
 DATASET = "eo-rag"
 PAYLOAD = (
@@ -68,9 +68,9 @@ def test_a_saved_rating_moves_overview_and_calibration(app, sample_store):
     selection = Selection(DATASET, RUBRIC)
     before = overview.overview(sample_store, selection)
     before_cal = calibration.calibration(sample_store, selection)
-    _start(app, page="../pages/overview.py")
+    _start(app, page=page_path("overview"))
     labels_before = _human_labels(app, first.system)
-    app.switch_page("../pages/calibration.py").run()
+    app.switch_page(page_path("calibration")).run()
     metric_before = _metric(app, "Human labels")
 
     app.text_input(key="jb_annotator").set_value("zoe")
@@ -96,9 +96,9 @@ def test_a_saved_rating_moves_overview_and_calibration(app, sample_store):
     assert new_human.n == old_human.n + 1 and new_human.value < old_human.value
     after_cal = calibration.calibration(sample_store, selection)
     assert after_cal.n_human_labels == before_cal.n_human_labels + 1
-    app.switch_page("../pages/overview.py").run()
+    app.switch_page(page_path("overview")).run()
     assert _human_labels(app, first.system) == labels_before + 1
-    app.switch_page("../pages/calibration.py").run()
+    app.switch_page(page_path("calibration")).run()
     assert _metric(app, "Human labels") == metric_before + 1
 
 

@@ -20,8 +20,9 @@ from streamlit.testing.v1 import AppTest
 from dashboard.cli import main as cli_main
 from dashboard.ingest import uploads
 from dashboard.store import Store
+from tests.pages.helpers import page_path
 
-PAGE = "../pages/data.py"
+PAGE = page_path("data")
 GOOD = {"question": "q1", "answer": "a1", "gt_answer": "r1", "contexts": ["c"]}
 
 

@@ -6,9 +6,9 @@ from dashboard.review import annotation, failures
 from dashboard.review.detail import response_detail
 from dashboard.review.failures_sql import FailureFilter
 from tests import builders
-from tests.pages.helpers import markdown_texts, open_page, texts
+from tests.pages.helpers import markdown_texts, open_page, page_path, texts
 
-PAGE = "../pages/failures.py"
+PAGE = page_path("failures")
 RUBRIC = "likert-rag"
 # Markdown or HTML that would load something if an answer were rendered as such.
 PAYLOAD = (

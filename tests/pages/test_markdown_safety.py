@@ -25,7 +25,7 @@ from dashboard.review.failures_sql import FailureFilter
 from dashboard.store import Store
 from dashboard.ui import md_escape
 from tests import builders
-from tests.pages.helpers import markdown_texts
+from tests.pages.helpers import PAGES, markdown_texts, page_path
 
 IMAGE = "![x](http://127.0.0.1:9/x.png)"  # the port is closed: were it ever fetched, no answer
 TAG = "<img src=x onerror=alert(1)>"
@@ -33,7 +33,6 @@ DATASET = f"d {IMAGE} {TAG}"
 SYSTEMS = (f"s1 {IMAGE} {TAG}", f"s2 {IMAGE} {TAG}")
 JUDGE = f"j {IMAGE} {TAG}"
 RAW = ("![x](", "](http", "<img", "onerror=alert(1)>")
-PAGES = ("overview", "failures", "annotate", "pairwise", "calibration", "run_judges", "data")
 
 
 @pytest.fixture
@@ -71,7 +70,7 @@ def _open(app: AppTest, page: str) -> AppTest:
     app.run()
     app.selectbox(key="jb_dataset").set_value(DATASET)
     app.text_input(key="jb_annotator").set_value("zoe")
-    app.switch_page(f"../pages/{page}.py").run()
+    app.switch_page(page_path(page)).run()
     assert not app.exception, (page, app.exception)
     return app
 
@@ -90,7 +89,7 @@ def test_the_detail_and_the_run_judges_caption_escape_the_names(app_for, nasty: 
     assert not app.exception
     assert any(JUDGE in t for t in (e.value for e in app.text))  # as plain text
     assert _unescaped(app) == []
-    app.switch_page("../pages/run_judges.py").run()
+    app.switch_page(page_path("run_judges")).run()
     assert f"Dataset: **{md_escape(DATASET)}** (change it in the sidebar)." in [
         c.value for c in app.caption
     ]

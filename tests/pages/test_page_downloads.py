@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest, app_test
 
 from dashboard.export.files import export_counts
 from dashboard.store import Store
-from tests.pages.helpers import open_page
+from tests.pages.helpers import open_page, page_path
 
 
 @pytest.fixture
@@ -52,14 +52,14 @@ def _rows(data: bytes) -> list[dict[str, str]]:
 
 
 def test_overview_offers_the_report_built_on_press(app_for, judged_store: Store, media) -> None:
-    app = open_page(app_for(judged_store), "../pages/overview.py", dataset="eo-rag")
+    app = open_page(app_for(judged_store), page_path("overview"), dataset="eo-rag")
     button = _buttons(app)["Download report (HTML)"]
     html = _press(media, button).decode("utf-8")
     assert html.startswith("<!DOCTYPE html>") and "judgeboard report: eo-rag" in html
 
 
 def test_data_offers_the_exports_built_on_press(app_for, judged_store: Store, media) -> None:
-    app = open_page(app_for(judged_store), "../pages/data.py", dataset="eo-rag")
+    app = open_page(app_for(judged_store), page_path("data"), dataset="eo-rag")
     counts = export_counts(judged_store, dataset="eo-rag")
     buttons = _buttons(app)
     ratings = _rows(_press(media, buttons[f"Ratings ({counts.ratings:,} rows, csv)"]))

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.judging.rubrics import SHIPPED_DIR
+from dashboard.settings import rubrics_dir
+from tests.pages.helpers import page_path
 
-PROBE = SHIPPED_DIR / "likert-rag.toml"
+PROBE = rubrics_dir() / "likert-rag.toml"
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_a_page_run_reads_the_rubric_files_once(
     app: AppTest, reads: list[Path], page: str, most: int
 ) -> None:
-    app.switch_page(f"../pages/{page}.py")
+    app.switch_page(page_path(page))
     app.session_state["jb_dataset"] = "eo-rag"
     app.session_state["jb_annotator"] = "zoe"
     app.run()  # the first run also fills the caches of the database reads

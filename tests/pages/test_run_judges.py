@@ -14,8 +14,9 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.judging import PanelError
 from dashboard.store import Store
+from tests.pages.helpers import page_path
 
-PAGE = "../pages/run_judges.py"
+PAGE = page_path("run_judges")
 DATASET = "eo-rag"
 
 
@@ -218,7 +219,7 @@ def test_unusable_rubric_files_are_listed_and_the_others_still_offered(
 ) -> None:
     (tmp_path / "broken.toml").write_text('name = "broken"\nkind = [', encoding="utf-8")
     monkeypatch.setenv("JUDGEBOARD_RUBRICS", str(tmp_path))
-    for page in (PAGE, "../pages/annotate.py", "../pages/pairwise.py"):
+    for page in (PAGE, page_path("annotate"), page_path("pairwise")):
         app.switch_page(page)
         app.session_state["jb_dataset"] = DATASET
         app.run()
