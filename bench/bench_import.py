@@ -236,8 +236,12 @@ def compare_scores(ours: Path, base: Path) -> tuple[int, int]:
 
 def child(path_name: str, source: Path, db: Path) -> None:
     """Run one path and print its measures as one JSON line."""
+    cpu = time.process_time()
     result = (run_ours if path_name == "ours" else run_pandas)(source, db)
     result["peak_rss_mb"] = _peak_rss_mb()
+    # every thread's CPU time: on a busy machine the wall time grows, this much less
+    result["cpu_seconds"] = time.process_time() - cpu
+    result["load_average"] = os.getloadavg()[0]  # the machine's, over the last minute
     print(json.dumps(result), flush=True)
 
 
@@ -271,7 +275,8 @@ def _line(name: str, run: dict[str, float]) -> None:
     print(
         f"{name + ':':16}import {run['import_seconds']:.1f} s + scoring "
         f"{run['score_seconds']:.1f} s = {run['seconds']:.1f} s, "
-        f"peak {run['peak_rss_mb']:,.0f} MB",
+        f"peak {run['peak_rss_mb']:,.0f} MB, CPU {run['cpu_seconds']:.1f} s, "
+        f"load {run['load_average']:.1f}",
         flush=True,
     )
 
