@@ -6,6 +6,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.ingest import ALL_FORMATS, uploads
 from dashboard.ingest.adapters import ADAPTERS
+from dashboard.metrics import qa_rules, reference_rules
 from dashboard.ui import downloads, imports, pickers
 
 FLASH_KEY, PICK_KEY, CONFIRM_KEY = "jb_data_flash", "jb_delete_pick", "jb_delete_confirm"
@@ -127,3 +128,36 @@ if name is not None:
 if datasets:
     st.subheader("Export")
     downloads.export_download_buttons(ui.filters().dataset)
+
+# How EM and F1 combine several references, per dataset (dashboard.metrics.reference_rules).
+rules = ui.cached(reference_rules.reference_rules)
+if rules:
+    st.subheader("Reference rule (EM and F1)")
+    st.caption(
+        "With several references, open QA (SQuAD, NQ-open, RAG) takes the maximum over them; "
+        "conversational QA (CoQA, TopiOCQA) the leave-one-out mean. Changing a dataset's rule "
+        "rescores its EM and F1."
+    )
+    pickers.table(
+        [
+            {"dataset": r.dataset, "rule": r.label, "source": r.source, "chosen": r.chosen}
+            for r in rules
+        ]
+    )
+    with st.form("jb_reference_rule"):
+        left, right = st.columns(2)
+        rule_dataset = left.selectbox("Dataset", [r.dataset for r in rules], key="jb_rule_dataset")
+        rule_names = [*qa_rules.REFERENCE_RULES, reference_rules.DEFAULT]
+        rule = right.selectbox(
+            "Rule",
+            rule_names,
+            format_func=lambda n: (
+                qa_rules.REFERENCE_RULES[n].label
+                if n in qa_rules.REFERENCE_RULES
+                else "the task's default"
+            ),
+            key="jb_rule_choice",
+        )
+        if st.form_submit_button("Apply and rescore", key="jb_rule_apply"):
+            rescored = ui.write(reference_rules.set_reference_rule, rule_dataset, rule)
+            _done("success", f"EM and F1 by {rule}: rescored {rescored:,} responses.", [])

@@ -81,6 +81,13 @@ def register(subparsers: Any) -> None:
         "import the good records and write the bad ones, with what is wrong, to "
         "FILE.rejects.jsonl beside the file",
     )
+    parser.add_argument(
+        "--reference-rule",
+        choices=("max", "leave-one-out"),
+        help="how EM and F1 combine several references for the datasets imported into: max "
+        "(SQuAD, NQ-open) or leave-one-out (CoQA, TopiOCQA); default: max for open QA, "
+        "leave-one-out for conversational QA",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument(
         "--no-score",
@@ -150,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
             on_error=args.on_error,
             on_progress=bars,
             score=not args.no_score,
+            reference_rule=args.reference_rule,
         )
     except IngestError as error:
         raise CommandError(f"{error} (nothing was imported)", status=BAD_INPUT_STATUS) from None

@@ -31,7 +31,7 @@ from dashboard.ingest.locate import locate
 from dashboard.ingest.mapping import FieldMap, as_field_maps
 from dashboard.ingest.plan import Columns, FilePlan, Imported
 from dashboard.ingest.report import TABLES, FileReport, ImportReport
-from dashboard.metrics import reference
+from dashboard.metrics import reference, reference_rules
 from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
 
@@ -246,13 +246,18 @@ def import_requests(
     *,
     on_progress: ProgressCallback | None = None,
     score: bool = True,
+    reference_rule: str | None = None,
 ) -> ImportReport:
     """Import several paths in one transaction: all of them, or nothing. Then, unless `score`
     is False, score the new responses against their references (`metrics.reference`), so
     that no read has to (`judgeboard score` does it later for an import made without).
 
     Under `on_error="skip"` a request's bad records are left out and written, with what is
-    wrong with each, to `<file>.rejects.jsonl` beside each file that has some."""
+    wrong with each, to `<file>.rejects.jsonl` beside each file that has some.
+    `reference_rule` becomes the rule of every dataset imported into, in the same
+    transaction (`metrics.reference_rules`)."""
+    if reference_rule is not None:
+        reference_rules.check_rule(reference_rule)
     with store.connection() as con, read_sql.bulk_write_settings(con), transaction(con):
         files: list[FileReport] = []
         ignored: list[str] = []
@@ -270,6 +275,9 @@ def import_requests(
                     rejects.write_rejects(plan, imported.rejects)
         finally:
             rejects.remove_copies(plans)
+        if reference_rule is not None:
+            for name in sorted({d for f in files for d in f.datasets}):
+                reference_rules.record_rule(con, name, reference_rule)
         if on_progress:
             on_progress("committing", None)
     for name in ignored:
@@ -293,6 +301,7 @@ def import_path(
     on_error: str = "fail",
     on_progress: ProgressCallback | None = None,
     score: bool = True,
+    reference_rule: str | None = None,
 ) -> ImportReport:
     """Import a file, or every file of a folder (and its subfolders) we know the format of,
     in one transaction.
@@ -303,4 +312,6 @@ def import_path(
     twice adds nothing. `on_progress(stage, fraction)` is called on the caller's thread.
     """
     request = ImportRequest(Path(path), dataset, system, fmt, dict(mapping or {}), on_error)
-    return import_requests(store, [request], on_progress=on_progress, score=score)
+    return import_requests(
+        store, [request], on_progress=on_progress, score=score, reference_rule=reference_rule
+    )

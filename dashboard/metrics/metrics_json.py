@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.metrics import calibration as calibration_module
-from dashboard.metrics import overview, registry
+from dashboard.metrics import overview, reference_rules, registry
 from dashboard.metrics import slices as slicing
 from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
@@ -254,6 +254,8 @@ def metrics_json(
         "notes": {
             **pairwise_notes(view),
             "conventions": {"calibration.pairwise": PAIRWISE_CONVENTIONS},
+            "reference_rules": reference_rules.notes(view.reference_rules),
+            "unscored_references": view.unscored_references,
         },
         "intervals": INTERVALS,
         "metrics": found,

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from dashboard.metrics import qa_rules
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
 from scoring import classification, mcqa, qa
 
@@ -31,7 +32,8 @@ SCORE, COUNT, ELO, SIGNED = "score", "count", "elo", "signed"
 
 # The version of the reference-based metrics' rules. Stored scores of another version are
 # computed again (by the next import or `judgeboard score`): change it with the rules.
-REFERENCE_VERSION = "1"
+# 2: EM and F1 over several references follow the dataset's rule (max or leave-one-out).
+REFERENCE_VERSION = "2"
 
 QA_TASKS = frozenset({"open_qa", "open_qa_context", "conversational_qa"})
 MCQA_TASKS = frozenset({"mcqa_single", "mcqa_multi"})
@@ -47,6 +49,7 @@ class Case:
     references: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
     gold_letters: tuple[str, ...] = ()
+    rule: str | None = None  # the dataset's reference rule (None: the task's, `qa_rules`)
 
     @functools.cached_property
     def chosen(self) -> list[str]:
@@ -114,11 +117,12 @@ def _has_options(case: Case) -> bool:
 
 
 def _em(case: Case) -> float:
-    return qa.multi_reference(case.answer, list(case.references), qa.exact_match)
+    combine = qa_rules.combiner(case.task_type, case.rule)
+    return combine(case.answer, case.references, qa.exact_match)
 
 
 def _f1(case: Case) -> float:
-    return qa.multi_reference(case.answer, list(case.references), qa.token_f1)
+    return qa_rules.combiner(case.task_type, case.rule)(case.answer, case.references, qa.token_f1)
 
 
 def _mcqa_accuracy(case: Case) -> float:
@@ -201,13 +205,14 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
     Metric(
         f"{_S}.em",
         "EM",
-        "exact match against the reference answers",
+        "exact match against the reference answers, combined over several by the dataset's "
+        "rule (`notes.reference_rules`): the max, or the leave-one-out mean",
         reference=ReferenceMetric("em", QA_TASKS, _em, _has_references),
     ),
     Metric(
         f"{_S}.f1",
         "F1",
-        "token F1 against the reference answers",
+        "token F1 against the reference answers, combined over several by the dataset's rule",
         reference=ReferenceMetric("f1", QA_TASKS, _f1, _has_references),
     ),
     Metric(
