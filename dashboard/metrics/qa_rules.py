@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from scoring import qa
 
@@ -49,8 +50,31 @@ DEFAULT_RULES: dict[str, str] = {
 }
 
 
+class Scored(Protocol):
+    """What EM and F1 read of a response (`registry.Case`)."""
+
+    @property
+    def task_type(self) -> str: ...
+    @property
+    def answer(self) -> str: ...
+    @property
+    def references(self) -> tuple[str, ...]: ...
+    @property
+    def rule(self) -> str | None: ...
+
+
 def combiner(task_type: str, chosen: str | None) -> Combine:
     """How a response's scores against several references combine: by the dataset's `chosen`
     rule, else by its task's default (`scoring.qa`'s max or leave-one-out mean)."""
     rule = chosen or DEFAULT_RULES.get(task_type, MAX_RULE.name)
     return qa.multi_reference if rule == LEAVE_ONE_OUT_RULE.name else qa.max_over_references
+
+
+def em(case: Scored) -> float:
+    """Exact match over the response's references, by its rule."""
+    return combiner(case.task_type, case.rule)(case.answer, case.references, qa.exact_match)
+
+
+def f1(case: Scored) -> float:
+    """Token F1 over the response's references, by its rule."""
+    return combiner(case.task_type, case.rule)(case.answer, case.references, qa.token_f1)

@@ -23,16 +23,15 @@ from dataclasses import dataclass
 
 from dashboard.metrics import qa_rules
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
-from scoring import classification, mcqa, qa
+from scoring import classification, mcqa
 
 HIGHER, LOWER = "higher", "lower"
 # How a metric's number is written: a 0-1 score, a whole count, an Elo rating, a signed
 # difference in scale points.
 SCORE, COUNT, ELO, SIGNED = "score", "count", "elo", "signed"
 
-# The version of the reference-based metrics' rules. Stored scores of another version are
-# computed again (by the next import or `judgeboard score`): change it with the rules.
-# 2: EM and F1 over several references follow the dataset's rule (max or leave-one-out).
+# The version of the reference-based metrics' rules (2: EM and F1 by the dataset's rule). Stored
+# scores of another version are computed again (by the next import or `judgeboard score`).
 REFERENCE_VERSION = "2"
 
 QA_TASKS = frozenset({"open_qa", "open_qa_context", "conversational_qa"})
@@ -114,15 +113,6 @@ def _has_references(case: Case) -> bool:
 
 def _has_options(case: Case) -> bool:
     return bool(case.options)
-
-
-def _em(case: Case) -> float:
-    combine = qa_rules.combiner(case.task_type, case.rule)
-    return combine(case.answer, case.references, qa.exact_match)
-
-
-def _f1(case: Case) -> float:
-    return qa_rules.combiner(case.task_type, case.rule)(case.answer, case.references, qa.token_f1)
 
 
 def _mcqa_accuracy(case: Case) -> float:
@@ -207,13 +197,13 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
         "EM",
         "exact match against the reference answers, combined over several by the dataset's "
         "rule (`notes.reference_rules`): the max, or the leave-one-out mean",
-        reference=ReferenceMetric("em", QA_TASKS, _em, _has_references),
+        reference=ReferenceMetric("em", QA_TASKS, qa_rules.em, _has_references),
     ),
     Metric(
         f"{_S}.f1",
         "F1",
         "token F1 against the reference answers, combined over several by the dataset's rule",
-        reference=ReferenceMetric("f1", QA_TASKS, _f1, _has_references),
+        reference=ReferenceMetric("f1", QA_TASKS, qa_rules.f1, _has_references),
     ),
     Metric(
         f"{_S}.mcqa_accuracy",
