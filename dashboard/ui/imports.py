@@ -13,6 +13,7 @@ from dashboard.ingest.uploads import Preview, StagedUpload, TargetField
 
 STAGED_KEY = "jb_upload_staged"  # (file id, StagedUpload, Preview) of the current upload
 UPLOADER_KEY = "jb_upload_round"  # bumped after an import, so the uploader empties
+PREVIEW_KEY = "jb_upload_preview"  # the preview's container (class st-key-<key>)
 NOTHING = "— nothing —"
 CONSTANT = "— a constant —"
 NOT_MAPPED = "— not mapped —"
@@ -60,7 +61,8 @@ def show_preview(staged: StagedUpload, preview: Preview) -> None:
             "columns, as the importer reads them"
         )
     )
-    st.dataframe(list(preview.rows), hide_index=True, width="stretch")
+    with st.container(key=PREVIEW_KEY):
+        st.dataframe(list(preview.rows), hide_index=True, width="stretch")
 
 
 def _values_of(staged: StagedUpload, column: str) -> list[str]:

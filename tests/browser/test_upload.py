@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from dashboard.ui import imports
 from tests.browser.support import STEP_TIMEOUT_MS, go, log_tail, settled
 
 pytestmark = pytest.mark.browser
@@ -29,7 +30,8 @@ def test_an_upload_shows_its_preview(server, page: Page, tmp_path: Path) -> None
         timeout=STEP_TIMEOUT_MS
     )
     settled(page)
-    preview = page.get_by_test_id("stDataFrame").last
+    # The preview by its key: the page has other tables (the datasets, the reference rules).
+    preview = page.locator(f".st-key-{imports.PREVIEW_KEY}").get_by_test_id("stDataFrame")
     expect(preview).to_be_visible()
     box = preview.bounding_box()
     assert box is not None and box["width"] > 600 and box["x"] + box["width"] <= 1400
