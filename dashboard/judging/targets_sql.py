@@ -62,8 +62,10 @@ def select_rating_targets(
     dataset: str | None = None,
     systems: Sequence[str] | None = None,
     task_types: Sequence[str] = (),
+    response_ids: Sequence[str] | None = None,
 ) -> list[RatingTargetRow]:
-    """Every response to rate, with the item fields a prompt needs, in a stable order."""
+    """Every response to rate (of `response_ids` only, when given), with the item fields a
+    prompt needs, in a stable order."""
     where: list[str] = ["TRUE"]
     params: list[Any] = []
     if dataset is not None:
@@ -75,6 +77,9 @@ def select_rating_targets(
     if task_types:
         where.append("list_contains(?::VARCHAR[], i.task_type)")
         params.append(list(task_types))
+    if response_ids is not None:
+        where.append("list_contains(?::VARCHAR[], r.response_id)")
+        params.append(list(response_ids))
     # A response may carry its own history (MT-Bench's turn 2 follows the model's own turn-1
     # answer, which differs per system); else the item's history is the conversation.
     item_columns = [f"i.{c}" for c in _TARGET_COLUMNS if c != "history"]

@@ -338,6 +338,14 @@ PEOPLE_PREFERENCE_METRICS: tuple[Metric, ...] = (
     ),
 )
 
+_BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias"; 0 is best
+    ("length", "length", SIGNED, "rating shift per 100 words beyond people's on the same answers"),
+    ("position", "position", SCORE, "share of non-tie verdicts for the answer shown first (0.5)"),
+    ("self_preference", "self-preference", SIGNED, "own family's systems minus other judges"),
+    ("padding", "padding probe", SIGNED, "rating of the answer plus a fixed true sentence − of it"),
+)
+BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
+
 ALL_METRICS: tuple[Metric, ...] = (
     *SYSTEM_METRICS,
     *HEAD_TO_HEAD_METRICS,
@@ -346,6 +354,7 @@ ALL_METRICS: tuple[Metric, ...] = (
     *PEOPLE_METRICS,
     *PREFERENCE_AGREEMENT_METRICS,
     *PEOPLE_PREFERENCE_METRICS,
+    *BIAS_METRICS,
 )
 REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
     m.reference for m in SYSTEM_METRICS if m.reference is not None
