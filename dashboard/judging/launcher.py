@@ -18,6 +18,7 @@ from dashboard.judging import (
     Judge,
     Panel,
     PanelError,
+    PlanError,
     Rubric,
     RunPlan,
     RunSummary,
@@ -63,6 +64,7 @@ class RunRequest:
     systems: tuple[str, ...] | None = None
     pairwise: tuple[str, str] | None = None
     source: str = MODEL_STRINGS
+    labelled_only: bool = False  # only the responses people rated
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,8 @@ def count_targets(
 ) -> PlanSize:
     """How many responses (or pairs) the request would judge, without planning it;
     `task_types` are the rating rubric's (empty: every task type)."""
+    if request.labelled_only and request.pairwise is None:
+        return PlanSize(len(_labelled(store, request)))
     with store.connection() as con:
         if request.pairwise is not None:
             return PlanSize(
@@ -155,7 +159,17 @@ def make_plan(store: Store, request: RunRequest, rubric: Rubric) -> RunPlan:
         dataset=request.dataset,
         systems=request.systems,
         pairwise=request.pairwise,
+        response_ids=_labelled(store, request, rubric) if request.labelled_only else None,
     )
+
+
+def _labelled(store: Store, request: RunRequest, rubric: Rubric | None = None) -> tuple[str, ...]:
+    with store.connection() as con:
+        if rubric is not None and rubric.is_pairwise:
+            raise PlanError("Only the responses people rated: choose a rating rubric")
+        return tuple(
+            targets_sql.labelled_response_ids(con, dataset=request.dataset, systems=request.systems)
+        )
 
 
 def key_status(judge: Judge) -> str:

@@ -230,6 +230,17 @@ def plan_run(
     return plan_rendered(store, panel, rubric, selection, rendered)
 
 
+def labelled_only(
+    store: Store, rubric: Rubric, *, dataset: str | None, systems: Sequence[str] | None
+) -> tuple[str, ...]:
+    """The responses people rated (`--labelled-only`): a new rubric version then costs a few
+    calls, and its agreement with people is known at once."""
+    if rubric.is_pairwise:
+        raise PlanError("--labelled-only judges the responses people rated: use a rating rubric")
+    with store.connection() as con:
+        return tuple(targets_sql.labelled_response_ids(con, dataset=dataset, systems=systems))
+
+
 def make_selection(
     rubric: Rubric,
     *,

@@ -162,3 +162,18 @@ def count_pair_targets(
         WHERE a.system = $a AND b.system = $b AND a.response_id <> b.response_id
           AND ($dataset IS NULL OR a.dataset = $dataset)"""
     return int(scalar(con.execute(sql, {"dataset": dataset, "a": system_a, "b": system_b})))
+
+
+def labelled_response_ids(
+    con: Connection, *, dataset: str | None, systems: Sequence[str] | None
+) -> list[str]:
+    """The responses a person gave a scored rating (of any rubric), in a stable order."""
+    sql = """
+        SELECT DISTINCT r.response_id FROM responses r
+        SEMI JOIN current_ratings g ON g.response_id = r.response_id
+             AND g.rater_kind = 'human' AND g.value IS NOT NULL
+        WHERE ($dataset IS NULL OR r.dataset = $dataset)
+          AND ($systems IS NULL OR list_contains($systems, r.system))
+        ORDER BY r.response_id"""
+    params = {"dataset": dataset, "systems": list(systems) if systems else None}
+    return [str(row[0]) for row in con.execute(sql, params).fetchall()]
