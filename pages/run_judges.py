@@ -4,7 +4,7 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.judging import PanelError, PlanError, RubricError, launcher, rubric_problems
-from dashboard.ui import pickers, runs
+from dashboard.ui import judge_qa, pickers, runs
 
 FILE_CHOICE, MODELS_CHOICE = "A panel file", "Model strings"
 
@@ -60,7 +60,10 @@ if rubric.is_pairwise:
     )
 else:
     systems = pickers.systems_selector(dataset, key="jb_run_systems")
-request = launcher.RunRequest(spec, rubric.name, dataset, systems, pairwise, source=kind)
+only_labelled = judge_qa.labelled_only_checkbox() if not rubric.is_pairwise else False
+request = launcher.RunRequest(
+    spec, rubric.name, dataset, systems, pairwise, source=kind, labelled_only=only_labelled
+)
 
 size = ui.cached(launcher.count_targets, request, task_types=rubric.task_types)
 if size.problem:

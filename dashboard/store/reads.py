@@ -27,6 +27,8 @@ class Fingerprint(NamedTuple):
     newest_preference_utc: datetime | None
     n_judge_calls: int
     n_auto_scores: int
+    n_probes: int = 0
+    n_anchors: int = 0
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
@@ -87,6 +89,8 @@ def fingerprint(con: Connection) -> Fingerprint:
                (SELECT count(*) FROM preferences) AS n_preferences,
                (SELECT max(created_utc) FROM preferences) AS newest_preference_utc,
                (SELECT count(*) FROM judge_calls) AS n_judge_calls,
-               (SELECT count(*) FROM auto_scores) AS n_auto_scores""")
+               (SELECT count(*) FROM auto_scores) AS n_auto_scores,
+               (SELECT count(*) FROM probes) AS n_probes,
+               (SELECT count(*) FROM anchors) AS n_anchors""")
     (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
     return found
