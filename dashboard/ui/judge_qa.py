@@ -96,13 +96,13 @@ def probe_section(dataset: str | None, rubric: str | None) -> None:
     if st.button("Run probe", key=f"{PROBE_KEY}_run", disabled=not rubric_name):
         try:
             panel = launcher.build_panel(panel_name, source=launcher.PANEL_FILE)
-            rubric = next(r for r in ui.rubrics() if r.name == rubric_name)
+            chosen_rubric = next(r for r in ui.rubrics() if r.name == rubric_name)
             if panel is None:  # a panel file always gives one; typed strings are not offered
                 raise PanelError("choose a panel file")
             plan = ui.call(
                 plan_probe,
                 panel,
-                rubric,
+                chosen_rubric,
                 kind=kind,
                 dataset=dataset,
                 pairwise=pairwise,
