@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
@@ -345,7 +345,6 @@ _BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias
     ("padding", "padding probe", SIGNED, "rating of the answer plus a fixed true sentence − of it"),
 )
 BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
-
 ALL_METRICS: tuple[Metric, ...] = (
     *SYSTEM_METRICS,
     *HEAD_TO_HEAD_METRICS,
@@ -396,14 +395,7 @@ def stored_names(*, aggregate: str) -> tuple[str, ...]:
     )
 
 
-def docs_table(metrics: Iterable[Metric] = ALL_METRICS) -> str:
-    """The names table of docs/metrics.md, as Markdown."""
-    lines = ["| name | what it is | better |", "|---|---|---|"]
-    for m in metrics:
-        better = m.better or "—"
-        lines.append(f"| `{m.name}` | {m.description} | {better} |")
-    return "\n".join(lines) + "\n"
+if __name__ == "__main__":  # the table lives in names_table.py, which reads this module
+    from dashboard.metrics.names_table import docs_table
 
-
-if __name__ == "__main__":
     sys.stdout.write(docs_table())
