@@ -337,7 +337,6 @@ PEOPLE_PREFERENCE_METRICS: tuple[Metric, ...] = (
         "two people on the pairs they both judged: Cohen's kappa",
     ),
 )
-
 _BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias"; 0 is best
     ("length", "length", SIGNED, "rating shift per 100 words beyond people's on the same answers"),
     ("position", "position", SCORE, "share of non-tie verdicts for the answer shown first (0.5)"),
