@@ -28,7 +28,7 @@ from dashboard.judging import (
     targets_sql,
 )
 from dashboard.judging.panel import panel_from_models
-from dashboard.settings import panels_dir
+from dashboard.settings import panel_dirs
 from dashboard.store import Store
 
 Row = dict[str, Any]
@@ -99,8 +99,13 @@ class PlanSize:
 
 
 def panel_files() -> list[Path]:
-    """The shipped panels (data/panels/*.toml), by name."""
-    return sorted(panels_dir().glob("*.toml"))
+    """The panels (the user's folder, then data/panels/), by name; a user's file hides a
+    shipped one of the same name."""
+    found: dict[str, Path] = {}
+    for folder in panel_dirs():
+        for path in sorted(folder.glob("*.toml")):
+            found.setdefault(path.stem, path)
+    return sorted(found.values(), key=lambda path: path.stem)
 
 
 def panel_names() -> list[str]:
@@ -114,7 +119,8 @@ def build_panel(spec: str, *, source: str) -> Panel | None:
     if source == PANEL_FILE:
         files = {path.stem: path for path in panel_files()}
         if spec not in files:
-            raise PanelError(f"no panel named {spec!r} in {panels_dir()}")
+            folders = ", ".join(str(folder) for folder in panel_dirs())
+            raise PanelError(f"no panel named {spec!r} in {folders}")
         return load_panel(files[spec])
     if not spec.strip():
         return None

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dashboard.settings import panels_dir
+from dashboard.settings import panel_dirs
 
 BASELINE_MODEL = "judgeboard/baseline"
 ENV_REFERENCE = "os.environ/"
@@ -237,8 +237,8 @@ def load_panel(
         if not path.is_file():
             raise PanelError(f"no panel file {path}")
         panel = panel_from_toml(path.read_text(encoding="utf-8"), path=path)
-    elif (named := panels_dir() / f"{text}.toml").is_file():
-        panel = panel_from_toml(named.read_text(encoding="utf-8"), path=named)
+    elif named := [d / f"{text}.toml" for d in panel_dirs() if (d / f"{text}.toml").is_file()]:
+        panel = panel_from_toml(named[0].read_text(encoding="utf-8"), path=named[0])
     else:
         panel = panel_from_models(text.split(","))
     return with_overrides(panel, overrides or {})

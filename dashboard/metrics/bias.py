@@ -29,7 +29,7 @@ from dashboard.metrics import bias_sql as sql
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.selection import Selection
-from dashboard.settings import panels_dir
+from dashboard.settings import panel_dirs
 from dashboard.store import Store
 from scoring import bias as scoring_bias
 
@@ -58,10 +58,10 @@ def families_of(panels: Iterable[Panel]) -> Families:
 
 
 def default_families() -> Families:
-    """The families every readable panel file of data/panels/ names (a bad file is skipped:
-    the Run judges page says why)."""
+    """The families every readable panel file names, the user's folder's and data/panels/
+    (a bad file is skipped: the Run judges page says why)."""
     panels = []
-    for path in sorted(panels_dir().glob("*.toml")):
+    for path in (p for folder in panel_dirs() for p in sorted(folder.glob("*.toml"))):
         try:
             panels.append(load_panel(path))
         except PanelError:
