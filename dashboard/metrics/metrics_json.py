@@ -13,6 +13,13 @@ whole, so a system name that holds a dot is fine. Win rates and Bradley–Terry 
 per group of raters (`standings.py`); the pooled ones appear only with `pool_raters`. With
 `by` (an item field), every metric appears again for each slice of the items by that field,
 under the slice's prefix: `by.category=coding.systems.x.effective`.
+
+The judge-corrected estimates (`corrected.py`: `systems.<system>.corrected`, its judge-only
+and human-only twins, the pass rates, `labels_needed`, the corrected win rates) and the paired
+comparisons (`compare.py`: `compare.<a>.<b>.panel|human|corrected`, whose entries add
+`p_value` and Holm's `p_holm`) are for the whole selection, not per slice. `selection.panel`
+names the panel every panel number is computed for; `notes.corrected` says why an estimate
+is missing, `notes.compare` which differences survive Holm's correction.
 """
 
 from __future__ import annotations
@@ -23,9 +30,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.metrics import calibration as calibration_module
-from dashboard.metrics import overview, registry
+from dashboard.metrics import compare as compare_module
+from dashboard.metrics import corrected as corrected_module
+from dashboard.metrics import overview, panels, registry
 from dashboard.metrics import slices as slicing
 from dashboard.metrics.calibration import Calibration, RaterPair
+from dashboard.metrics.compare import Comparisons
+from dashboard.metrics.corrected import Corrected
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.overview import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, Metric
@@ -178,6 +189,57 @@ def _preference_metrics(p: calibration_module.PreferenceAgreement) -> dict[str, 
     }
 
 
+def _triple_entries(name: str, triple: corrected_module.Triple) -> dict[str, Entry]:
+    """`name.judge_only`, `name.human_only`, `name.corrected` of one quantity (name is
+    "systems.x" for the score, "systems.x.pass_rate" ...), for the estimates there are."""
+    found = {}
+    for kind in ("judge_only", "human_only", "corrected"):
+        if (estimate := getattr(triple, kind)) is not None:
+            found[f"{name}.{kind}"] = estimate_entry(estimate)
+    return found
+
+
+def corrected_metrics(found: Corrected) -> dict[str, Entry]:
+    """The judge-corrected estimates under their registry names."""
+    entries: dict[str, Entry] = {}
+    for s in found.systems:
+        base = registry.fill("systems.<system>", system=s.system)
+        entries.update(_triple_entries(base, s.score))
+        entries.update(_triple_entries(f"{base}.pass_rate", s.pass_rate))
+        entries[f"{base}.labels_needed"] = entry(s.labels_needed, n=s.n_valid_labels)
+    for h in found.head_to_head:
+        base = registry.fill(_HEAD_TO_HEAD, system=h.system_a, opponent=h.system_b)
+        entries.update(_triple_entries(base, h.win_rate))
+    return entries
+
+
+def compare_metrics(found: Comparisons) -> dict[str, Entry]:
+    """`compare.<a>.<b>.<kind>`: the difference b - a with `p_value` and `p_holm` added."""
+    entries: dict[str, Entry] = {}
+    for d in found.differences:
+        name = f"compare.{d.system_a}.{d.system_b}.{d.kind}"
+        entries[name] = {
+            **estimate_entry(d.estimate),
+            "p_value": _number(d.p_value),
+            "p_holm": _number(d.p_holm),
+        }
+    return entries
+
+
+def compare_notes(found: Comparisons) -> dict[str, Any]:
+    """The paired comparisons' conventions and, with more than two systems, which
+    differences survive Holm's correction at level `compare.ALPHA`."""
+    survive = [
+        f"compare.{d.system_a}.{d.system_b}.{d.kind}" for d in found.differences if d.survives
+    ]
+    return {
+        "cluster": found.cluster or "item (the conversation for conversational QA)",
+        "holm": found.holm,
+        "alpha": compare_module.ALPHA,
+        "survive_holm": survive if found.holm else None,
+    }
+
+
 @dataclass(frozen=True)
 class SliceNumbers:
     """The Overview's and the Calibration's numbers on one slice of the items."""
@@ -201,6 +263,8 @@ class Numbers:
     calibration: Calibration
     slices: tuple[SliceNumbers, ...]
     json: dict[str, Any]
+    corrected: Corrected | None = None
+    comparisons: Comparisons | None = None
 
 
 def _metrics(view: Overview, cal: Calibration) -> dict[str, Entry]:
@@ -223,12 +287,18 @@ def metrics_json(
     *,
     slices: Sequence[SliceNumbers] = (),
     pool_raters: bool = False,
+    corrected: Corrected | None = None,
+    comparisons: Comparisons | None = None,
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
     (`Slice.prefix`), and the slices under "by"."""
     selection = view.selection
     found = _metrics(view, cal)
+    if corrected is not None:
+        found.update(corrected_metrics(corrected))
+    if comparisons is not None:
+        found.update(compare_metrics(comparisons))
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
@@ -241,6 +311,10 @@ def metrics_json(
             "preference_rubric": selection.preference_rubric,
             "systems": list(selection.systems) if selection.systems else None,
             "pool_raters": pool_raters,
+            "panel": selection.panel,
+            "panel_judges": list(selection.panel_judges) if selection.panel_judges else None,
+            "panel_version": selection.panel_version,
+            "panel_is_default": selection.panel_is_default,
         },
         "scale": list(view.scale) if view.scale else None,
         "systems": [row.system for row in view.systems],
@@ -249,20 +323,38 @@ def metrics_json(
         "intervals": INTERVALS,
         "metrics": found,
     }
+    if corrected is not None:
+        data["notes"]["corrected"] = list(corrected.notes)
+        data["corrected"] = {
+            **corrected_module.METHOD,
+            "target_half_width": corrected.target_half_width,
+        }
+    if comparisons is not None:
+        data["notes"]["compare"] = compare_notes(comparisons)
     if slices:
         data["by"] = {"field": slices[0].slice.field, "slices": [_slice_entry(s) for s in slices]}
     return data
 
 
 def compute_all(
-    store: Store, selection: Selection, *, pool_raters: bool = False, by: str | None = None
+    store: Store,
+    selection: Selection,
+    *,
+    pool_raters: bool = False,
+    by: str | None = None,
+    cluster: str | None = None,
+    target_half_width: float = corrected_module.TARGET_HALF_WIDTH,
 ) -> Numbers:
     """The numbers of one selection and, with `by` (an item field), of each of its slices
-    by that field. An unknown field raises `choices.UnknownChoice`."""
-    view = overview.overview(store, selection, pool_raters=pool_raters)
-    # The overview resolved the default rubric; calibration and the slices use the same one.
-    resolved = view.selection
+    by that field; the paired comparisons' bootstrap resamples `cluster` (an item field).
+    An unknown field raises `choices.UnknownChoice`."""
+    resolved = panels.with_panel(store, selection)
+    # The overview, calibration, the corrected estimates and the slices use the same
+    # (default) rubric and panel.
+    view = overview.overview(store, resolved, pool_raters=pool_raters)
     cal = calibration_module.calibration(store, resolved)
+    fixed = corrected_module.corrected(store, resolved, target_half_width=target_half_width)
+    compared = compare_module.comparisons(store, resolved, cluster=cluster)
     found = []
     if by is not None:
         views = slicing.overview_by(store, resolved, by, pool_raters=pool_raters)
@@ -270,13 +362,16 @@ def compute_all(
         found = [
             SliceNumbers(v.slice, v.n_items, v.overview, c.calibration) for v, c in zip(views, cals)
         ]
-    data = metrics_json(view, cal, slices=found, pool_raters=pool_raters)
-    return Numbers(view, cal, tuple(found), data)
+    data = metrics_json(
+        view, cal, slices=found, pool_raters=pool_raters, corrected=fixed, comparisons=compared
+    )
+    return Numbers(view, cal, tuple(found), data, fixed, compared)
 
 
 def compute(
-    store: Store, selection: Selection, *, pool_raters: bool = False, by: str | None = None
+    store: Store, selection: Selection, **options: Any
 ) -> tuple[Overview, Calibration, dict[str, Any]]:
-    """Overview, calibration and their JSON for one selection (the CLI's and report's path)."""
-    numbers = compute_all(store, selection, pool_raters=pool_raters, by=by)
+    """Overview, calibration and their JSON for one selection (the CLI's and report's path);
+    `options` are `compute_all`'s."""
+    numbers = compute_all(store, selection, **options)
     return numbers.overview, numbers.calibration, numbers.json

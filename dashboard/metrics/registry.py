@@ -15,19 +15,36 @@ its row in docs/metrics.md.
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 
+from dashboard.metrics.metric import (
+    COUNT,
+    ELO,
+    HIGHER,
+    LOWER,
+    SCORE,
+    SIGNED,
+    Case,
+    Metric,
+    ReferenceMetric,
+)
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
 from scoring import classification, mcqa, qa
 
-HIGHER, LOWER = "higher", "lower"
-# How a metric's number is written: a 0-1 score, a whole count, an Elo rating, a signed
-# difference in scale points.
-SCORE, COUNT, ELO, SIGNED = "score", "count", "elo", "signed"
+__all__ = [
+    "COUNT",
+    "ELO",
+    "HIGHER",
+    "LOWER",
+    "SCORE",
+    "SIGNED",
+    "Case",
+    "Metric",
+    "ReferenceMetric",
+]
+
 
 # The version of the reference-based metrics' rules. Stored scores of another version are
 # computed again (by the next import or `judgeboard score`): change it with the rules.
@@ -36,73 +53,6 @@ REFERENCE_VERSION = "1"
 QA_TASKS = frozenset({"open_qa", "open_qa_context", "conversational_qa"})
 MCQA_TASKS = frozenset({"mcqa_single", "mcqa_multi"})
 HALLUCINATION_TASKS = frozenset({"hallucination"})
-
-
-@dataclass(frozen=True)
-class Case:
-    """What a reference-based metric sees of one response: the answer and its item's gold."""
-
-    task_type: str
-    answer: str
-    references: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-    gold_letters: tuple[str, ...] = ()
-
-    @functools.cached_property
-    def chosen(self) -> list[str]:
-        """The MCQA letters the answer picks, read once for every MCQA metric."""
-        return list(mcqa.extract_choices(self.answer, list(self.options)))
-
-
-@dataclass(frozen=True)
-class ReferenceMetric:
-    """A metric computed per response against its item's gold, once (when the response is
-    imported), and stored in `auto_scores` under `stored` (see `metrics/reference.py`).
-    It applies to a response of one of `tasks` for which `applies(case)` holds."""
-
-    stored: str
-    tasks: frozenset[str]
-    score: Callable[[Case], float | None]
-    applies: Callable[[Case], bool] = lambda case: True
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One metric.
-
-    `name` is its dotted pattern and `label` heads its column (a <placeholder> in the label
-    is filled like the name's). `better` is HIGHER, LOWER, or None for a count or a figure
-    whose best value lies in the middle (a bias). `n_label`, when set, heads an extra column
-    with the estimate's n in the tables that show one. A reference-based system metric
-    carries `reference`; `aggregate` says how the per-response values become the system's
-    number: "mean", or "f1", the F1 of the positive class against the items' gold labels.
-    `summary` False keeps a metric out of the summary tables (the Overview's scores, the
-    report's summary): each judge's standings are shown in the standings tables instead.
-    """
-
-    name: str
-    label: str
-    description: str
-    better: str | None = HIGHER
-    style: str = SCORE
-    n_label: str | None = None
-    reference: ReferenceMetric | None = None
-    aggregate: str = "mean"
-    summary: bool = True
-
-    @property
-    def key(self) -> str:
-        """The last part of the name ("em"): how a computed record holds this metric."""
-        return self.name.rsplit(".", 1)[-1]
-
-    @functools.cached_property
-    def pattern(self) -> re.Pattern[str]:
-        """The name as a regular expression; a placeholder matches any non-empty text."""
-        parts = re.split(r"(<[a-z_]+>)", self.name)
-        return re.compile("".join(".+" if p.startswith("<") else re.escape(p) for p in parts))
-
-    def matches(self, name: str) -> bool:
-        return self.pattern.fullmatch(name) is not None
 
 
 def _has_references(case: Case) -> bool:
@@ -338,8 +288,56 @@ PEOPLE_PREFERENCE_METRICS: tuple[Metric, ...] = (
     ),
 )
 
+# Judge-corrected estimates (`corrected.py`), each beside its judge-only and human-only twin.
+_THREE = (
+    ("judge_only", "judge-only", "the panel's mean over every unit it scored"),
+    ("human_only", "human-only", "the weighted mean of the valid (random, census) labels"),
+    ("corrected", "corrected", "PPI++: the panel on every unit plus the valid human labels"),
+)
+
+
+def _three(prefix: str, label: str, what: str, *, name: str = "") -> tuple[Metric, ...]:
+    return tuple(
+        Metric(f"{prefix}.{name}{tail}", label + shown, f"{what}; {text}", summary=False)
+        for tail, shown, text in _THREE
+    )
+
+
+CORRECTED_METRICS: tuple[Metric, ...] = (
+    *_three(_S, "", "mean normalized score"),
+    *_three(_S, "pass rate ", "share of responses scored >= 0.5", name="pass_rate."),
+    Metric(
+        f"{_S}.labels_needed",
+        "labels needed",
+        "more random human labels that bring the corrected score's 95% half-width to the "
+        "target (default 0.05), by PPI's power analysis; `n` is the valid labels so far",
+        LOWER,
+        COUNT,
+        summary=False,
+    ),
+    *_three(_H, "win rate ", "head-to-head win rate, a tie counting half", name="win_rate."),
+)
+COMPARE_METRICS: tuple[Metric, ...] = tuple(
+    Metric(
+        f"compare.<a>.<b>.{kind}",
+        f"{kind} difference",
+        f"{whose} mean score of b minus a on their shared items, paired (cluster) bootstrap "
+        "interval; the entry adds `p_value` and Holm's `p_holm`",
+        None,
+        SIGNED,
+        summary=False,
+    )
+    for kind, whose in (
+        ("panel", "the panel's"),
+        ("human", "people's (valid labels)"),
+        ("corrected", "the judge-corrected (PPI++)"),
+    )
+)
+
 ALL_METRICS: tuple[Metric, ...] = (
     *SYSTEM_METRICS,
+    *CORRECTED_METRICS,
+    *COMPARE_METRICS,
     *HEAD_TO_HEAD_METRICS,
     *JUDGE_AGREEMENT_METRICS,
     *CALIBRATION_TOTALS,
