@@ -227,3 +227,31 @@ def corrected(
     pairs = _head_to_head(cells)
     notes = tuple(_notes(systems, pairs))
     return Corrected(selection, systems, pairs, target_half_width, notes)
+
+
+@dataclass(frozen=True)
+class LabelsNeeded:
+    """For one system: its valid labels, the corrected score's half-width now (nan without
+    labels) and how many more random labels bring it to the target (None: cannot be said)."""
+
+    system: str
+    n_valid_labels: int
+    half_width: float
+    labels_needed: int | None
+
+
+def labels_needed(
+    store: Store, selection: Selection, *, target_half_width: float = TARGET_HALF_WIDTH
+) -> tuple[LabelsNeeded, ...]:
+    """Per system, the random labels still needed for the target half-width: what the
+    Overview shows and what a labelling page can show next to a random-sample queue."""
+    found = corrected(store, selection, target_half_width=target_half_width)
+    return tuple(
+        LabelsNeeded(
+            s.system,
+            s.n_valid_labels,
+            (s.score.corrected.high - s.score.corrected.low) / 2 if s.score.corrected else math.nan,
+            s.labels_needed,
+        )
+        for s in found.systems
+    )
