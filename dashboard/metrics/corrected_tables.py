@@ -30,8 +30,9 @@ def corrected_rows(found: Corrected) -> list[Row]:
             **_three("", s.score),
             **_three("pass rate ", s.pass_rate),
             "valid labels": s.n_valid_labels,
+            # Text, so that a column of counts may hold the dash of "cannot be said".
             f"labels needed (±{found.target_half_width:g})": (
-                EMPTY if s.labels_needed is None else s.labels_needed
+                EMPTY if s.labels_needed is None else f"{s.labels_needed:,}"
             ),
         }
         for s in found.systems
