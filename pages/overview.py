@@ -67,8 +67,8 @@ for piece in found:
         st.warning(ui.md_escape(f"{field} = {value}: {disagreement.text}"))
 
 if view.systems:
-    corrected.show_corrected(selection, key="jb_overview_corrected")
-    corrected.show_comparisons(selection)
+    target = corrected.show_corrected(selection, key="jb_overview_corrected")
+    corrected.show_comparisons(selection, target_half_width=target)
 
 if view.histograms:
     st.subheader("Rating histograms")

@@ -30,8 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from dashboard.metrics import corrected_sql as sql
+from dashboard.metrics.corrected import (
+    TARGET_HALF_WIDTH,
+    Corrected,
+    corrected_from,
+    read_rows,
+)
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
-from dashboard.metrics.panels import with_panel
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from scoring import paired, ppi, stats
@@ -74,7 +79,7 @@ def _from_replicates(
     )
 
 
-def _ratio(kind: str, a: str, b: str, rows: Sequence[sql.CompareRow]) -> Difference | None:
+def _ratio(kind: str, a: str, b: str, rows: Sequence[sql.EstimateRow]) -> Difference | None:
     numer = np.array([r.a for r in rows], dtype=float)
     denom = np.array([r.b for r in rows], dtype=float)
     mult = np.array([r.mult for r in rows], dtype=float)
@@ -86,12 +91,12 @@ def _ratio(kind: str, a: str, b: str, rows: Sequence[sql.CompareRow]) -> Differe
     return _from_replicates(kind, a, b, float(mult @ numer / (mult @ denom)), reps, n)
 
 
-def _corrected(a: str, b: str, rows: Sequence[sql.CompareRow]) -> Difference | None:
-    labelled = [r for r in rows if r.kind == "labelled"]
+def _corrected(a: str, b: str, rows: Sequence[sql.EstimateRow]) -> Difference | None:
+    labelled = [r for r in rows if r.kind == "labelled_diff"]
     if not labelled:
         return None
     moments = next((r for r in rows if r.kind == "moments"), None)
-    rest = ppi.Moments(int(moments.a), moments.b, moments.c or 0.0) if moments else None
+    rest = ppi.Moments(int(moments.a or 0), moments.b or 0.0, moments.c or 0.0) if moments else None
     rest = rest or ppi.Moments(0, 0.0, 0.0)
     f = np.array([r.a for r in labelled])
     y = np.array([r.b for r in labelled])
@@ -103,7 +108,7 @@ def _corrected(a: str, b: str, rows: Sequence[sql.CompareRow]) -> Difference | N
     weights = np.bincount(index, w, minlength=units.size)
     rng = np.random.default_rng(SEED)
     reps = paired.ratio_replicates(rectified, weights, n_resamples=N_RESAMPLES, rng=rng)
-    unlabelled = [r for r in rows if r.kind == "unlabelled"]
+    unlabelled = [r for r in rows if r.kind == "unlabelled_diff"]
     if unlabelled and found.lam > 0:
         numer, denom, mult = (
             np.array(v, dtype=float) for v in zip(*((r.a, r.b, r.mult) for r in unlabelled))
@@ -127,17 +132,15 @@ def _with_holm(found: list[Difference]) -> list[Difference]:
     ]
 
 
-def comparisons(store: Store, selection: Selection, *, cluster: str | None = None) -> Comparisons:
-    """Every paired comparison of the selection's systems (its panel: `panels.with_panel`).
-    `cluster` is an item field (`choices.require_field` checks it first)."""
-    selection = with_panel(store, selection)
-    rows: list[sql.CompareRow] = []
-    if selection.rubric is not None:
-        with store.connection() as con:
-            rows = sql.compare_rows(con, selection, cluster=cluster)
-    grouped: dict[tuple[str, str], list[sql.CompareRow]] = defaultdict(list)
+def comparisons_from(
+    selection: Selection, rows: Sequence[sql.EstimateRow], *, cluster: str | None = None
+) -> Comparisons:
+    """The paired comparisons of a resolved selection from its aggregates
+    (`corrected_sql.estimate_rows`, read with the same `cluster`)."""
+    grouped: dict[tuple[str, str], list[sql.EstimateRow]] = defaultdict(list)
     for row in rows:
-        grouped[(row.system_a, row.system_b)].append(row)
+        if row.system_b is not None:
+            grouped[(row.system_a, row.system_b)].append(row)
     found: list[Difference] = []
     for (a, b), group in sorted(grouped.items()):
         for kind in ("panel", "human"):
@@ -147,3 +150,25 @@ def comparisons(store: Store, selection: Selection, *, cluster: str | None = Non
             found.append(d)
     n_systems = len({s for pair in grouped for s in pair})
     return Comparisons(selection, cluster, tuple(_with_holm(found)), n_systems > 2)
+
+
+def comparisons(store: Store, selection: Selection, *, cluster: str | None = None) -> Comparisons:
+    """Every paired comparison of the selection's systems (its panel: `panels.with_panel`).
+    `cluster` is an item field (`choices.require_field` checks it first)."""
+    resolved, rows, _ = read_rows(store, selection, cluster=cluster)
+    return comparisons_from(resolved, rows, cluster=cluster)
+
+
+def corrected_and_compared(
+    store: Store,
+    selection: Selection,
+    *,
+    cluster: str | None = None,
+    target_half_width: float = TARGET_HALF_WIDTH,
+) -> tuple[Corrected, Comparisons]:
+    """Both from one read of the aggregates: what `metrics --json` and the Overview show."""
+    resolved, rows, cells = read_rows(store, selection, cluster=cluster)
+    return (
+        corrected_from(resolved, rows, cells, target_half_width=target_half_width),
+        comparisons_from(resolved, rows, cluster=cluster),
+    )

@@ -137,21 +137,29 @@ def more_labels(
     return None if math.isinf(total) else max(0, math.ceil(total) - found.n_labelled)
 
 
-def _arrays(rows: Sequence[sql.Labelled]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    y = np.array([r.y for r in rows], dtype=float)
-    f = np.array([np.nan if r.f is None else r.f for r in rows], dtype=float)
-    w = np.array([r.w for r in rows], dtype=float)
+def _arrays(rows: Sequence[sql.EstimateRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(y, f, w) of "labelled" rows; f nan where the panel did not score the response."""
+    y = np.array([r.b for r in rows], dtype=float)
+    f = np.array([np.nan if r.a is None else r.a for r in rows], dtype=float)
+    w = np.array([r.c for r in rows], dtype=float)
     return y, f, w
 
 
 def _system(
-    system: str, rows: Sequence[sql.Labelled], sums: sql.Unlabelled | None, *, target: float
+    system: str,
+    rows: Sequence[sql.EstimateRow],
+    sums: sql.EstimateRow | None,
+    *,
+    target: float,
 ) -> SystemCorrected:
     y, f, w = _arrays(rows)
-    if sums is None:
-        sums = sql.Unlabelled(system, 0, 0.0, 0.0, 0)
-    score, found = _triple(y, f, w, ppi.Moments(sums.n, sums.total, sums.total_sq))
-    passed = ppi.Moments(sums.n, float(sums.passes), float(sums.passes))
+    n, total, total_sq, passes = (
+        (int(sums.a or 0), sums.b or 0.0, sums.c or 0.0, float(sums.d or 0))
+        if sums
+        else (0, 0.0, 0.0, 0.0)
+    )
+    score, found = _triple(y, f, w, ppi.Moments(n, total, total_sq))
+    passed = ppi.Moments(n, passes, passes)
     f_pass = np.where(np.isnan(f), np.nan, (f >= PASS_AT).astype(float))
     pass_rate, _ = _triple((y >= PASS_AT).astype(float), f_pass, w, passed)
     scored = ~np.isnan(f)
@@ -202,31 +210,52 @@ def _notes(systems: Sequence[SystemCorrected], pairs: Sequence[HeadToHeadCorrect
     return notes
 
 
-def corrected(
-    store: Store, selection: Selection, *, target_half_width: float = TARGET_HALF_WIDTH
+def corrected_from(
+    selection: Selection,
+    rows: Sequence[sql.EstimateRow],
+    cells: Sequence[sql.PairCell],
+    *,
+    target_half_width: float = TARGET_HALF_WIDTH,
 ) -> Corrected:
-    """Every judge-corrected estimate of the selection (its panel: `panels.with_panel`)."""
+    """The corrected estimates of a resolved selection from its aggregates
+    (`corrected_sql.estimate_rows`, `pair_cells`)."""
     if not target_half_width > 0:
         raise ValueError(f"the target half-width must be > 0, got {target_half_width!r}")
-    selection = with_panel(store, selection)
-    labelled: list[sql.Labelled] = []
-    sums: list[sql.Unlabelled] = []
-    with store.connection() as con:
-        if selection.rubric is not None:
-            labelled = sql.labelled_rows(con, selection)
-            sums = sql.unlabelled_sums(con, selection, pass_at=PASS_AT)
-        cells = sql.pair_cells(con, selection)
-    by_system: dict[str, list[sql.Labelled]] = defaultdict(list)
-    for row in labelled:
-        by_system[row.system].append(row)
-    totals = {s.system: s for s in sums}
+    by_system: dict[str, list[sql.EstimateRow]] = defaultdict(list)
+    totals: dict[str, sql.EstimateRow] = {}
+    for row in rows:
+        if row.kind == "labelled":
+            by_system[row.system_a].append(row)
+        elif row.kind == "unlabelled":
+            totals[row.system_a] = row
     systems = tuple(
         _system(name, by_system.get(name, []), totals.get(name), target=target_half_width)
         for name in sorted(set(by_system) | set(totals))
     )
     pairs = _head_to_head(cells)
-    notes = tuple(_notes(systems, pairs))
-    return Corrected(selection, systems, pairs, target_half_width, notes)
+    return Corrected(selection, systems, pairs, target_half_width, tuple(_notes(systems, pairs)))
+
+
+def read_rows(
+    store: Store, selection: Selection, *, cluster: str | None = None
+) -> tuple[Selection, list[sql.EstimateRow], list[sql.PairCell]]:
+    """The selection with its panel resolved, and its aggregates: one pass over the
+    ratings for the estimates and the comparisons, one over the verdicts."""
+    selection = with_panel(store, selection)
+    rows: list[sql.EstimateRow] = []
+    with store.connection() as con:
+        if selection.rubric is not None:
+            rows = sql.estimate_rows(con, selection, pass_at=PASS_AT, cluster=cluster)
+        cells = sql.pair_cells(con, selection)
+    return selection, rows, cells
+
+
+def corrected(
+    store: Store, selection: Selection, *, target_half_width: float = TARGET_HALF_WIDTH
+) -> Corrected:
+    """Every judge-corrected estimate of the selection (its panel: `panels.with_panel`)."""
+    resolved, rows, cells = read_rows(store, selection)
+    return corrected_from(resolved, rows, cells, target_half_width=target_half_width)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dashboard.metrics.selection_sql import (
     PREFERENCE_PARAMS,
     RATED_PARAMS,
     SELECTED,
+    SELECTED_PARAMS,
     item_field,
 )
 from dashboard.store.connection import Connection
@@ -44,50 +45,6 @@ def _params(sel: Selection, *names: str, **more: object) -> dict[str, object]:
         "sampled": list(SAMPLED_SELECTIONS),
         **more,
     }
-
-
-@dataclass(frozen=True)
-class Unlabelled:
-    """A system's responses that the panel scored and no valid label covers, summed."""
-
-    system: str
-    n: int
-    total: float
-    total_sq: float
-    passes: int
-
-
-@dataclass(frozen=True)
-class Labelled:
-    """A response with a valid human label: the panel's score (None: the panel did not
-    score it), people's score and the label's weight."""
-
-    system: str
-    f: float | None
-    y: float
-    w: float
-
-
-def unlabelled_sums(con: Connection, sel: Selection, *, pass_at: float) -> list[Unlabelled]:
-    cursor = con.execute(
-        f"""
-        SELECT system, count(*) AS n, sum(f) AS total, sum(f * f) AS total_sq,
-               count(*) FILTER (WHERE f >= $pass_at) AS passes
-        FROM ({PER_RESPONSE}) WHERE f IS NOT NULL AND y IS NULL
-        GROUP BY system ORDER BY system""",
-        _params(sel, *PER_RESPONSE_PARAMS, pass_at=pass_at),
-    )
-    return fetch(cursor, Unlabelled)
-
-
-def labelled_rows(con: Connection, sel: Selection) -> list[Labelled]:
-    cursor = con.execute(
-        f"""
-        SELECT system, f, y, w FROM ({PER_RESPONSE}) WHERE y IS NOT NULL
-        ORDER BY system, response_id""",
-        _params(sel, *PER_RESPONSE_PARAMS),
-    )
-    return fetch(cursor, Labelled)
 
 
 @dataclass(frozen=True)
@@ -147,70 +104,118 @@ def pair_cells(con: Connection, sel: Selection) -> list[PairCell]:
 
 
 @dataclass(frozen=True)
-class CompareRow:
-    """One row of the paired comparisons' aggregates (`compare_rows`), by `kind`:
+class EstimateRow:
+    """One row of the corrected estimates' and paired comparisons' aggregates
+    (`estimate_rows`), by `kind`:
 
-    - "panel": a bootstrap unit of the panel's differences, `a` = the sum of its items'
+    - "unlabelled": a system's responses the panel scored and no valid label covers:
+      `a` = count, `b` = sum of f, `c` = sum of f squared, `d` = those with f >= pass_at;
+    - "labelled": one response of a system with a valid label: `a` = f (None: the panel did
+      not score it), `b` = y, `c` = w;
+    - "panel": a bootstrap unit of the panel's differences between system_a and system_b
+      (system_b minus system_a, system_a first by name): `a` = the sum of its items'
       differences, `b` = its items, `mult` = units with those sums;
-    - "human": the same for people's valid differences, `a` = sum of w * difference, `b` =
+    - "human": the same for people's valid differences: `a` = sum of w * difference, `b` =
       sum of w;
-    - "unlabelled": the panel's differences on the items without both valid labels, as
-      "panel" rows;
-    - "moments": per pair, over those items: `a` = count, `b` = sum, `c` = sum of squares;
-    - "labelled": one item with both valid labels: `a` = the panel's difference, `b` =
-      people's, `c` = its weight (the product of the two responses' weights), `unit` its
-      bootstrap unit.
-    The difference is system_b's score minus system_a's (system_a first by name)."""
+    - "unlabelled_diff": the panel's differences on the items without both valid labels, as
+      "panel" rows; "moments": over those items, `a` = count, `b` = sum, `c` = sum of squares;
+    - "labelled_diff": one item with both valid labels: `a` = the panel's difference, `b` =
+      people's, `c` = its weight (the product of the two responses'), `unit` its unit."""
 
     kind: str
     system_a: str
-    system_b: str
+    system_b: str | None
     unit: str | None
-    a: float
-    b: float
+    a: float | None
+    b: float | None
     c: float | None
+    d: float | None
     mult: int
 
 
-def compare_rows(con: Connection, sel: Selection, *, cluster: str | None) -> list[CompareRow]:
-    """The paired comparisons' aggregates for every two systems on their shared items,
-    each item (or, with `cluster`, each value of that item field, or the conversation of a
-    conversational item by default) one bootstrap unit."""
+# The three kinds of bootstrap units: name, an item's numerator and denominator, which items.
+_UNIT_KINDS = (
+    ("panel_units", "df", "1", "df IS NOT NULL"),
+    ("human_units", "w * dy", "w", "dy IS NOT NULL"),
+    ("unlabelled_units", "df", "1", "df IS NOT NULL AND dy IS NULL"),
+)
+
+
+def _units(*, by_unit: bool) -> str:
+    """The CTEs of bootstrap units: the items grouped by unit, or (each item its own unit)
+    the items themselves, which spares grouping millions of rows by a key of as many
+    values. Every expression is a code constant."""
+    ctes = []
+    for name, numer, denom, where in _UNIT_KINDS:
+        if by_unit:
+            body = f"""SELECT system_a, system_b, round(sum({numer}), 9) AS a,
+                round(sum({denom}), 9) AS b FROM paired WHERE {where}
+                GROUP BY system_a, system_b, unit"""
+        else:
+            body = f"""SELECT system_a, system_b, round({numer}, 9) AS a,
+                round({denom}, 9) AS b FROM paired WHERE {where}"""
+        ctes.append(f"{name} AS ({body})")
+    return ",\n".join(ctes)
+
+
+def estimate_rows(
+    con: Connection, sel: Selection, *, pass_at: float, cluster: str | None
+) -> list[EstimateRow]:
+    """Every aggregate of the corrected estimates and the paired comparisons, in one pass
+    over the ratings (the per-response scores are materialized once). A comparison's
+    bootstrap unit is an item, or with `cluster` the value of that item field, or the
+    conversation of a conversational item by default."""
     unit = f"""CASE WHEN $cluster IS NOT NULL THEN coalesce({item_field("$cluster")}, i.item_id)
         WHEN i.task_type = 'conversational_qa'
         THEN i.dataset || '/' || coalesce(json_extract_string(i.history, '$[0].content'),
                                           i.item_id)
         ELSE i.item_id END"""
+    by_unit = cluster is not None or has_conversations(con, sel)
     cursor = con.execute(
         f"""
-        WITH per_item AS (
-            SELECT system, item_id, avg(f) AS f, avg(y) AS y, avg(w) AS w
-            FROM ({PER_RESPONSE}) GROUP BY ALL),
-        paired AS (
-            SELECT a.system AS system_a, b.system AS system_b, {unit} AS unit,
+        WITH per_response AS MATERIALIZED ({PER_RESPONSE}),
+        -- Integer keys: a hash of the item and of its bootstrap unit, so that the self-join
+        -- and the grouping of millions of rows do not compare strings.
+        per_item AS MATERIALIZED (
+            SELECT p.system, hash(p.item_id) AS item_key, hash({unit}) AS unit,
+                   avg(p.f) AS f, avg(p.y) AS y, avg(p.w) AS w
+            FROM per_response p JOIN items i ON i.item_id = p.item_id
+            GROUP BY p.system, p.item_id, i.item_id, i.task_type, i.dataset, i.history,
+                     i.metadata),
+        paired AS MATERIALIZED (
+            SELECT a.system AS system_a, b.system AS system_b, a.unit,
                    b.f - a.f AS df, b.y - a.y AS dy, a.w * b.w AS w
-            FROM per_item a JOIN per_item b ON a.item_id = b.item_id AND a.system < b.system
-            JOIN items i ON i.item_id = a.item_id),
-        panel_units AS (
-            SELECT system_a, system_b, round(sum(df), 9) AS a, count(*) AS b FROM paired
-            WHERE df IS NOT NULL GROUP BY system_a, system_b, unit),
-        human_units AS (
-            SELECT system_a, system_b, round(sum(w * dy), 9) AS a, round(sum(w), 9) AS b
-            FROM paired WHERE dy IS NOT NULL GROUP BY system_a, system_b, unit),
-        unlabelled_units AS (
-            SELECT system_a, system_b, round(sum(df), 9) AS a, count(*) AS b FROM paired
-            WHERE df IS NOT NULL AND dy IS NULL GROUP BY system_a, system_b, unit)
-        SELECT 'panel' AS kind, system_a, system_b, NULL AS unit, a, b, NULL AS c,
-               count(*) AS mult FROM panel_units GROUP BY ALL
-        UNION ALL SELECT 'human', system_a, system_b, NULL, a, b, NULL, count(*)
+            FROM per_item a JOIN per_item b ON a.item_key = b.item_key AND a.system < b.system),
+        {_units(by_unit=by_unit)}
+        SELECT 'unlabelled' AS kind, system AS system_a, NULL AS system_b, NULL AS unit,
+               count(*) AS a, sum(f) AS b, sum(f * f) AS c,
+               count(*) FILTER (WHERE f >= $pass_at) AS d, 1 AS mult
+            FROM per_response WHERE f IS NOT NULL AND y IS NULL GROUP BY system
+        UNION ALL SELECT 'labelled', system, NULL, response_id, f, y, w, NULL, 1
+            FROM per_response WHERE y IS NOT NULL
+        UNION ALL SELECT 'panel', system_a, system_b, NULL, a, b, NULL, NULL, count(*)
+            FROM panel_units GROUP BY ALL
+        UNION ALL SELECT 'human', system_a, system_b, NULL, a, b, NULL, NULL, count(*)
             FROM human_units GROUP BY ALL
-        UNION ALL SELECT 'unlabelled', system_a, system_b, NULL, a, b, NULL, count(*)
+        UNION ALL SELECT 'unlabelled_diff', system_a, system_b, NULL, a, b, NULL, NULL, count(*)
             FROM unlabelled_units GROUP BY ALL
-        UNION ALL SELECT 'moments', system_a, system_b, NULL, count(*), sum(df), sum(df * df), 1
+        UNION ALL SELECT 'moments', system_a, system_b, NULL, count(*), sum(df), sum(df * df),
+               NULL, 1
             FROM paired WHERE df IS NOT NULL AND dy IS NULL GROUP BY ALL
-        UNION ALL SELECT 'labelled', system_a, system_b, unit, df, dy, w, 1
+        UNION ALL SELECT 'labelled_diff', system_a, system_b, unit::VARCHAR, df, dy, w, NULL, 1
             FROM paired WHERE df IS NOT NULL AND dy IS NOT NULL
         ORDER BY ALL""",
-        _params(sel, *PER_RESPONSE_PARAMS, cluster=cluster),
+        _params(sel, *PER_RESPONSE_PARAMS, pass_at=pass_at, cluster=cluster),
     )
-    return fetch(cursor, CompareRow)
+    return fetch(cursor, EstimateRow)
+
+
+def has_conversations(con: Connection, sel: Selection) -> bool:
+    """Whether some selected response answers a conversational item (whose default
+    bootstrap unit is its conversation, not the item)."""
+    row = con.execute(
+        f"""SELECT count(*) FROM ({SELECTED}) s JOIN items i USING (item_id)
+        WHERE i.task_type = 'conversational_qa'""",
+        sel.params(*SELECTED_PARAMS),
+    ).fetchone()
+    return bool(row and row[0])

@@ -353,8 +353,9 @@ def compute_all(
     # (default) rubric and panel.
     view = overview.overview(store, resolved, pool_raters=pool_raters)
     cal = calibration_module.calibration(store, resolved)
-    fixed = corrected_module.corrected(store, resolved, target_half_width=target_half_width)
-    compared = compare_module.comparisons(store, resolved, cluster=cluster)
+    fixed, compared = compare_module.corrected_and_compared(
+        store, resolved, cluster=cluster, target_half_width=target_half_width
+    )
     found = []
     if by is not None:
         views = slicing.overview_by(store, resolved, by, pool_raters=pool_raters)

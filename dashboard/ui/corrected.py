@@ -28,8 +28,15 @@ def labels_needed(
     )
 
 
-def show_corrected(selection: Selection, *, key: str) -> None:
-    """The section: panel named, target half-width input, the side-by-side tables, notes."""
+def _both(
+    selection: Selection, *, target_half_width: float = corrected.TARGET_HALF_WIDTH
+) -> tuple[corrected.Corrected, compare.Comparisons]:
+    return ui.cached(compare.corrected_and_compared, selection, target_half_width=target_half_width)
+
+
+def show_corrected(selection: Selection, *, key: str) -> float:
+    """The section: panel named, target half-width input, the side-by-side tables, notes;
+    returns the target chosen."""
     st.subheader("Judge-corrected estimates")
     target = st.number_input(
         "Target half-width of the corrected interval",
@@ -40,7 +47,7 @@ def show_corrected(selection: Selection, *, key: str) -> None:
         format="%.3f",
         key=f"{key}_target",
     )
-    found = ui.cached(corrected.corrected, selection, target_half_width=float(target))
+    found = _both(selection, target_half_width=float(target))[0]
     st.caption(
         f"Panel: **{ui.md_escape(panels.panel_text(found.selection))}**. Each score three "
         "ways: the panel alone (judge-only), the valid human labels alone (human-only: "
@@ -57,11 +64,12 @@ def show_corrected(selection: Selection, *, key: str) -> None:
     if rows := corrected_tables.win_rate_rows(found):
         st.caption("Head-to-head win rates of system A over system B (a tie counts half).")
         pickers.table(rows)
+    return float(target)
 
 
-def show_comparisons(selection: Selection) -> None:
+def show_comparisons(selection: Selection, *, target_half_width: float) -> None:
     """Paired comparisons of every two systems, with Holm's verdict for more than two."""
-    found = ui.cached(compare.comparisons, selection)
+    found = _both(selection, target_half_width=target_half_width)[1]
     if not found.differences:
         return
     st.subheader("Paired comparisons")
