@@ -147,12 +147,13 @@ def table_lines(data: dict[str, Any]) -> list[str]:
     notes = [d["note"] for d in data["notes"]["rank_disagreements"]]
     for piece in data.get("by", {}).get("slices", []):
         notes += [f"{piece['prefix']} {d['note']}" for d in piece["notes"]["rank_disagreements"]]
-    notes += data["notes"].get("corrected", [])
+    lines += [f"note: {note}" for note in notes]
+    lines += [f"corrected: {note}" for note in data["notes"].get("corrected", [])]
     compare = data["notes"].get("compare") or {}
     if compare.get("survive_holm") is not None:
         survive = ", ".join(compare["survive_holm"]) or "none"
-        notes.append(f"differences that survive Holm's correction: {survive}")
-    return lines + [f"note: {note}" for note in notes]
+        lines.append(f"compare: differences that survive Holm's correction: {survive}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:

@@ -114,9 +114,11 @@ def test_report_numbers_are_those_of_metrics_json(judged_store, capsys, tmp_path
             "elo"
             if ".bradley_terry" in name
             else "signed"
-            if name.endswith(".bias")
+            if name.endswith(".bias") or name.startswith("compare.")
             else "count"
-            if name.endswith(("n_responses", "skipped", "labels", "preferences", "unscored"))
+            if name.endswith(
+                ("n_responses", "skipped", "labels", "preferences", "unscored", "labels_needed")
+            )
             else "score"
         )
         assert text == metric_text(entry, style), name
