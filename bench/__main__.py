@@ -15,6 +15,7 @@ BENCHES = {
     "import": "bench.bench_import",
     "judge": "bench.bench_judge",
     "dashboard": "bench.bench_dashboard",
+    "corrected": "bench.bench_corrected",
 }
 
 

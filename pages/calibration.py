@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, slices, tables
+from dashboard.metrics import calibration, panels, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.ui import calibration_cells, pickers
 
@@ -17,14 +17,17 @@ if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page.")
     st.stop()
 
-left, right = st.columns(2)
+left, middle, right = st.columns(3)
 with left:
     rubric = pickers.metric_rubric_selector(dataset, page="calibration")
+with middle:
+    panel = pickers.panel_selector(dataset, rubric, page="calibration")
 with right:
     field = pickers.group_by_selector(dataset, key="jb_calibration_by")
-selection = Selection(dataset, rubric)
+selection = Selection(dataset, rubric, panel=panel)
 with st.spinner("Computing the agreement…"):
     result = ui.cached(calibration.calibration, selection)
+st.caption(f"Panel: **{ui.md_escape(panels.panel_text(result.selection))}**.")
 
 st.subheader("Ratings against people")
 if not result.judges and not result.n_human_labels:

@@ -3,9 +3,9 @@
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import overview, reference_rules, slices, tables
+from dashboard.metrics import overview, panels, reference_rules, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import downloads, pickers, standings
+from dashboard.ui import corrected, downloads, pickers, standings
 
 st.title("Overview")
 dataset = ui.filters().dataset
@@ -22,9 +22,13 @@ with second:
     systems = pickers.systems_selector(dataset, key="jb_overview_systems")
 with third:
     field = pickers.group_by_selector(dataset, key="jb_overview_by")
-pool = pickers.pool_checkbox(key="jb_overview_pool")
-downloads.report_download_button(dataset, rubric=rubric, pool_raters=pool, by=field)
-selection = Selection(dataset, rubric, systems)
+panel_column, pool_column = st.columns([1, 2])
+with panel_column:
+    panel = pickers.panel_selector(dataset, rubric, page="overview")
+with pool_column:
+    pool = pickers.pool_checkbox(key="jb_overview_pool")
+downloads.report_download_button(dataset, rubric=rubric, pool_raters=pool, by=field, panel=panel)
+selection = Selection(dataset, rubric, systems, panel=panel)
 
 with st.spinner("Computing the metrics…"):
     view = ui.cached(overview.overview, selection, pool_raters=pool)
@@ -36,9 +40,11 @@ if not view.histograms:
     )
 st.subheader("Scores per system")
 st.caption(
+    f"Panel: **{ui.md_escape(panels.panel_text(view.selection))}**. "
     "Each cell: mean [95% bootstrap interval]. Judge, panel, human and effective "
-    "scores are normalized to 0–1; the effective score is the human rating where "
-    "there is one, the panel's otherwise. *Panel skipped* counts judge ratings that "
+    "scores are normalized to 0–1; the effective score (descriptive, not an estimate) is "
+    "the human rating where there is one, the panel's otherwise. *Panel skipped* counts "
+    "the panel's judge ratings that "
     "did not parse. Win rates (a tie counts half a win) and Bradley–Terry ratings are "
     "per rater kind, judges and people apart, unless pooled."
 )
@@ -66,6 +72,10 @@ for piece in found:
     for disagreement in piece.overview.pairwise.disagreements:
         value = tables.slice_text(piece.slice.value)
         st.warning(ui.md_escape(f"{field} = {value}: {disagreement.text}"))
+
+if view.systems:
+    target = corrected.show_corrected(selection, key="jb_overview_corrected")
+    corrected.show_comparisons(selection, target_half_width=target)
 
 if view.histograms:
     st.subheader("Rating histograms")

@@ -54,6 +54,35 @@ def require_field(store: Store, dataset: str | None, field: str | None) -> None:
         raise CommandError(str(error)) from None
 
 
+def require_panel(store: Store, name: str | None) -> None:
+    """A misspelt --panel is an error naming the panels and the judges."""
+    from dashboard.metrics.choices import UnknownChoice
+    from dashboard.metrics.panels import require_panel
+
+    try:
+        require_panel(store, name)
+    except UnknownChoice as error:
+        raise CommandError(str(error)) from None
+
+
+def add_panel_option(parser: argparse.ArgumentParser) -> None:
+    """--panel and --cluster of the commands that compute metrics (metrics, report)."""
+    parser.add_argument(
+        "--panel",
+        metavar="NAME",
+        help="the panel whose judges make the panel's numbers: a panel file's name "
+        "(data/panels/), JUDGE,JUDGE…, or all-judges (default: the panel file whose judges "
+        "gave the most ratings of the rubric, else all-judges); other judges keep their own "
+        "columns",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="FIELD",
+        help="the paired comparisons resample the items by this item field (default: each "
+        "item, the conversation for conversational QA)",
+    )
+
+
 def add_rubric_option(parser: argparse.ArgumentParser) -> None:
     """--rubric of the commands that compute metrics (metrics, report)."""
     parser.add_argument(
@@ -88,10 +117,12 @@ __all__ = [
     "CommandError",
     "StoreBusy",
     "add_by_option",
+    "add_panel_option",
     "add_pool_option",
     "add_rubric_option",
     "open_store",
     "require_dataset",
     "require_field",
+    "require_panel",
     "require_rubric",
 ]

@@ -20,11 +20,13 @@ from typing import Any
 from dashboard.cli.common import (
     CommandError,
     add_by_option,
+    add_panel_option,
     add_pool_option,
     add_rubric_option,
     open_store,
     require_dataset,
     require_field,
+    require_panel,
     require_rubric,
 )
 from dashboard.metrics import registry
@@ -60,6 +62,16 @@ def register(subparsers: Any) -> None:
     add_rubric_option(parser)
     add_pool_option(parser)
     add_by_option(parser, what="every metric")
+    add_panel_option(parser)
+    parser.add_argument(
+        "--target-half-width",
+        dest="target_half_width",
+        type=float,
+        default=0.05,
+        metavar="W",
+        help="systems.<system>.labels_needed counts the random labels that bring the "
+        "corrected score's 95%% half-width to W (default 0.05)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (default: a table)")
     parser.add_argument(
         "--fail-under",
@@ -118,7 +130,10 @@ def _fmt(value: float | None) -> str:
 
 def table_lines(data: dict[str, Any]) -> list[str]:
     selection = data["selection"]
-    lines = [f"dataset: {selection['dataset'] or 'all'}   rubric: {selection['rubric'] or '—'}"]
+    lines = [
+        f"dataset: {selection['dataset'] or 'all'}   rubric: {selection['rubric'] or '—'}   "
+        f"panel: {selection['panel'] or '—'}"
+    ]
     width = max((len(n) for n in data["metrics"]), default=10)
     lines.append(f"{'metric':<{width}}  {'value':>9}  {'95% interval':>21}  {'n':>6}")
     for name, m in data["metrics"].items():
@@ -132,7 +147,13 @@ def table_lines(data: dict[str, Any]) -> list[str]:
     notes = [d["note"] for d in data["notes"]["rank_disagreements"]]
     for piece in data.get("by", {}).get("slices", []):
         notes += [f"{piece['prefix']} {d['note']}" for d in piece["notes"]["rank_disagreements"]]
-    return lines + [f"note: {note}" for note in notes]
+    lines += [f"note: {note}" for note in notes]
+    lines += [f"corrected: {note}" for note in data["notes"].get("corrected", [])]
+    compare = data["notes"].get("compare") or {}
+    if compare.get("survive_holm") is not None:
+        survive = ", ".join(compare["survive_holm"]) or "none"
+        lines.append(f"compare: differences that survive Holm's correction: {survive}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -144,8 +165,17 @@ def run(args: argparse.Namespace) -> int:
     require_dataset(store, args.dataset)
     require_rubric(store, args.rubric)
     require_field(store, args.dataset, args.by)
+    require_field(store, args.dataset, args.cluster)
+    require_panel(store, args.panel)
+    if not args.target_half_width > 0:
+        raise CommandError(f"--target-half-width must be > 0, got {args.target_half_width:g}")
     _, _, data = metrics_json.compute(
-        store, Selection(args.dataset, args.rubric), pool_raters=args.pool_raters, by=args.by
+        store,
+        Selection(args.dataset, args.rubric, panel=args.panel),
+        pool_raters=args.pool_raters,
+        by=args.by,
+        cluster=args.cluster,
+        target_half_width=args.target_half_width,
     )
     try:
         failed = failures(data["metrics"], gates)  # an unknown name fails before any output

@@ -11,11 +11,13 @@ from typing import Any
 
 from dashboard.cli.common import (
     add_by_option,
+    add_panel_option,
     add_pool_option,
     add_rubric_option,
     open_store,
     require_dataset,
     require_field,
+    require_panel,
     require_rubric,
 )
 
@@ -32,6 +34,7 @@ def register(subparsers: Any) -> None:
     add_rubric_option(parser)
     add_pool_option(parser)
     add_by_option(parser, what="a section of the numbers")
+    add_panel_option(parser)
     parser.add_argument(
         "--worst",
         type=int,
@@ -49,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     require_dataset(store, args.dataset)
     require_rubric(store, args.rubric)
     require_field(store, args.dataset, args.by)
+    require_field(store, args.dataset, args.cluster)
+    require_panel(store, args.panel)
     worst = DEFAULT_WORST if args.worst is None else max(0, args.worst)
     path = write_report(
         store,
@@ -58,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
         worst_n=worst,
         pool_raters=args.pool_raters,
         by=args.by,
+        panel=args.panel,
+        cluster=args.cluster,
     )
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0

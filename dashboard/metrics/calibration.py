@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dashboard.metrics import calibration_sql as sql, selection_sql
-from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.pairwise_calibration import PANEL, PreferenceAgreement, preference_agreements
+from dashboard.metrics.panels import with_panel
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from scoring import agreement, agreement_ci
@@ -123,8 +123,10 @@ def _judge_agreement(
 def _unit_ratings(
     rows: Sequence[sql.LabelledRating],
 ) -> tuple[dict[str, dict[str, float]], list[str], list[str]]:
-    """response -> rater key -> value, with the judge and human rater keys."""
+    """response -> rater key -> value, with the judge and human rater keys. The panel's
+    value is the mean of the scored ratings of the selection's panel (`in_panel`)."""
     units: dict[str, dict[str, float]] = defaultdict(dict)
+    panel: dict[str, list[float]] = defaultdict(list)
     judges: set[str] = set()
     humans: set[str] = set()
     for row in rows:
@@ -132,10 +134,10 @@ def _unit_ratings(
         (judges if row.rater_kind == "llm" else humans).add(key)
         if row.value is not None:
             units[row.response_id][key] = float(row.value)
-    for ratings in units.values():
-        scored = [v for k, v in ratings.items() if k in judges]
-        if scored:
-            ratings[PANEL] = float(np.mean(scored))
+            if row.in_panel:
+                panel[row.response_id].append(float(row.value))
+    for unit, scored in panel.items():
+        units[unit][PANEL] = float(np.mean(scored))
     return units, sorted(judges), sorted(humans)
 
 
@@ -232,7 +234,7 @@ def _preference_calibration(
 
 def calibration(store: Store, selection: Selection) -> Calibration:
     """Every number of the Calibration page for one selection."""
-    selection = with_default_rubric(store, selection)
+    selection = with_panel(store, selection)
     with store.connection() as con:
         scale = selection_sql.rubric_scale(con, selection.rubric) if selection.rubric else None
         rating_rows = sql.labelled_ratings(con, selection) if selection.rubric else []

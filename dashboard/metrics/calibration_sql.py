@@ -28,6 +28,7 @@ class LabelledRating:
     rater_kind: str
     rater: str
     value: float | None
+    in_panel: bool = False  # a rating by one of the selection's panel, at its rubric version
 
 
 @dataclass(frozen=True)
@@ -178,9 +179,14 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
     cursor = con.execute(
         f"""
         WITH rated AS ({RATED})
-        SELECT response_id, rater_kind, rater, value FROM rated
+        SELECT response_id, rater_kind, rater, value,
+               coalesce(rater_kind = 'llm'
+                   AND ($panel_judges IS NULL OR list_contains($panel_judges, rater))
+                   AND ($panel_version IS NULL OR rubric_version = $panel_version), false)
+                   AS in_panel
+        FROM rated
         WHERE response_id IN (SELECT response_id FROM rated WHERE rater_kind = 'human')
         ORDER BY ALL""",
-        sel.params(*RATED_PARAMS),
+        sel.params(*RATED_PARAMS, "panel_judges", "panel_version"),
     )
     return fetch(cursor, LabelledRating)

@@ -109,3 +109,43 @@ def mcqa_iou(case: Case) -> float:
 def hallucinated(case: Case) -> float | None:
     verdict = classification.parse_binary_verdict(case.answer)
     return None if verdict is None else float(verdict)
+
+
+# Standings per group of raters (`standings.py`); the pool keeps the names from before the split.
+_ONE_JUDGE = ".judge.<judge>"
+_RATER_GROUPS = (
+    (".judges", " (judges)", "; from the judges' verdicts"),
+    (".people", " (people)", "; from people's verdicts"),
+    (_ONE_JUDGE, ": <judge>", "; from one judge's verdicts"),
+    ("", " (pooled)", "; POOLED, only with --pool-raters: people's and judges' verdicts together"),
+)
+
+
+def per_rater(name: str, label: str, text: str, *, style: str = SCORE) -> tuple[Metric, ...]:
+    """A standings metric once per group of raters; each judge's stays out of the summaries."""
+    return tuple(
+        Metric(name + tail, label + shown, text + whose, style=style, summary=tail != _ONE_JUDGE)
+        for tail, shown, whose in _RATER_GROUPS
+    )
+
+
+# A judge-corrected estimate (`corrected.py`) beside its judge-only and human-only twins.
+_THREE = (
+    ("judge_only", "judge-only", "the panel's mean over every unit it scored"),
+    ("human_only", "human-only", "the weighted mean of the valid (random, census) labels"),
+    ("corrected", "corrected", "PPI++: the panel on every unit plus the valid human labels"),
+)
+
+
+def corrected_triple(prefix: str, label: str, what: str, *, name: str = "") -> tuple[Metric, ...]:
+    return tuple(
+        Metric(f"{prefix}.{name}{tail}", label + shown, f"{what}; {text}", summary=False)
+        for tail, shown, text in _THREE
+    )
+
+
+def fill(text: str, **values: str) -> str:
+    """A pattern (or a label) with its <placeholders> filled."""
+    for placeholder, value in values.items():
+        text = text.replace(f"<{placeholder}>", value)
+    return text

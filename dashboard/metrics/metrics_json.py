@@ -13,11 +13,17 @@ whole, so a system name that holds a dot is fine. Win rates and Bradley–Terry 
 per group of raters (`standings.py`); the pooled ones appear only with `pool_raters`. With
 `by` (an item field), every metric appears again for each slice of the items by that field,
 under the slice's prefix: `by.category=coding.systems.x.effective`.
+
+The judge-corrected estimates (`corrected.py`: `systems.<system>.corrected`, its judge-only
+and human-only twins, the pass rates, `labels_needed`, the corrected win rates) and the paired
+comparisons (`compare.py`: `compare.<a>.<b>.panel|human|corrected`, whose entries add
+`p_value` and Holm's `p_holm`) are for the whole selection, not per slice. `selection.panel`
+names the panel every panel number is computed for; `notes.corrected` says why an estimate
+is missing, `notes.compare` which differences survive Holm's correction.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,12 +31,27 @@ from typing import Any
 from dashboard.metrics import (
     bias as bias_module,
     calibration as calibration_module,
+    compare as compare_module,
+    corrected as corrected_module,
     overview,
+    panels,
     reference_rules,
     registry,
     slices as slicing,
 )
 from dashboard.metrics.calibration import Calibration, RaterPair
+from dashboard.metrics.compare import Comparisons
+from dashboard.metrics.corrected import Corrected
+from dashboard.metrics.entries import (
+    Entry,
+    bias_metrics,
+    compare_metrics,
+    compare_notes,
+    corrected_metrics,
+    count_entry,
+    entry,
+    estimate_entry,
+)
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.overview import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, Metric
@@ -38,43 +59,12 @@ from dashboard.metrics.selection import Selection, Slice
 from dashboard.store import Store
 
 SCHEMA_VERSION = 1
-Entry = dict[str, float | int | None]
 INTERVALS = {
     "method": "percentile bootstrap",
     "confidence": 0.95,
     "resamples": N_RESAMPLES,
     "seed": SEED,
 }
-
-
-def _number(value: float | int | None) -> float | int | None:
-    """JSON has no NaN: an undefined number is null. Counts stay whole numbers."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return int(value) if isinstance(value, int) else float(value)
-
-
-def entry(
-    value: float | int | None,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    n: int | None = None,
-) -> Entry:
-    return {
-        "value": _number(value),
-        "low": _number(low),
-        "high": _number(high),
-        "n": None if n is None else int(n),
-    }
-
-
-def estimate_entry(e: Estimate) -> Entry:
-    return entry(e.value, low=e.low, high=e.high, n=e.n)
-
-
-def count_entry(n: int) -> Entry:
-    return entry(int(n), n=n)
 
 
 def _system_metrics(row: SystemRow) -> dict[str, Entry]:
@@ -189,17 +179,6 @@ def _preference_metrics(p: calibration_module.PreferenceAgreement) -> dict[str, 
 PAIRWISE_CONVENTIONS = {m.name: m.description for m in registry.PREFERENCE_AGREEMENT_METRICS}
 
 
-def bias_metrics(found: bias_module.Bias) -> dict[str, Entry]:
-    """Each judge's bias measures that have data (`metrics/bias.py`)."""
-    metrics: dict[str, Entry] = {}
-    for judge in found.judges:
-        for metric in registry.BIAS_METRICS:
-            value = getattr(judge, metric.key)
-            if value is not None:
-                metrics[registry.fill(metric.name, judge=judge.judge)] = estimate_entry(value)
-    return metrics
-
-
 @dataclass(frozen=True)
 class SliceNumbers:
     """The Overview's and the Calibration's numbers on one slice of the items."""
@@ -224,6 +203,8 @@ class Numbers:
     slices: tuple[SliceNumbers, ...]
     json: dict[str, Any]
     bias: bias_module.Bias | None = None
+    corrected: Corrected | None = None
+    comparisons: Comparisons | None = None
 
 
 def _metrics(view: Overview, cal: Calibration) -> dict[str, Entry]:
@@ -247,6 +228,8 @@ def metrics_json(
     slices: Sequence[SliceNumbers] = (),
     pool_raters: bool = False,
     bias: bias_module.Bias | None = None,
+    corrected: Corrected | None = None,
+    comparisons: Comparisons | None = None,
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
@@ -262,6 +245,10 @@ def metrics_json(
     if bias is not None:  # the whole selection's only, never per slice
         found.update(bias_metrics(bias))
         notes["bias"] = dict(bias.warnings)
+    if corrected is not None:
+        found.update(corrected_metrics(corrected))
+    if comparisons is not None:
+        found.update(compare_metrics(comparisons))
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
@@ -274,6 +261,10 @@ def metrics_json(
             "preference_rubric": selection.preference_rubric,
             "systems": list(selection.systems) if selection.systems else None,
             "pool_raters": pool_raters,
+            "panel": selection.panel,
+            "panel_judges": list(selection.panel_judges) if selection.panel_judges else None,
+            "panel_version": selection.panel_version,
+            "panel_is_default": selection.panel_is_default,
         },
         "scale": list(view.scale) if view.scale else None,
         "systems": [row.system for row in view.systems],
@@ -282,6 +273,14 @@ def metrics_json(
         "intervals": INTERVALS,
         "metrics": found,
     }
+    if corrected is not None:
+        data["notes"]["corrected"] = list(corrected.notes)
+        data["corrected"] = {
+            **corrected_module.METHOD,
+            "target_half_width": corrected.target_half_width,
+        }
+    if comparisons is not None:
+        data["notes"]["compare"] = compare_notes(comparisons)
     if slices:
         data["by"] = {"field": slices[0].slice.field, "slices": [_slice_entry(s) for s in slices]}
     return data
@@ -294,14 +293,21 @@ def compute_all(
     pool_raters: bool = False,
     by: str | None = None,
     families: bias_module.Families | None = None,
+    cluster: str | None = None,
+    target_half_width: float = corrected_module.TARGET_HALF_WIDTH,
 ) -> Numbers:
     """The numbers of one selection and, with `by` (an item field), of each of its slices
-    by that field. An unknown field raises `choices.UnknownChoice`. `families` (default:
-    every panel file's) are the model families self-preference compares."""
-    view = overview.overview(store, selection, pool_raters=pool_raters)
-    # The overview resolved the default rubric; calibration and the slices use the same one.
-    resolved = view.selection
+    by that field; the paired comparisons' bootstrap resamples `cluster` (an item field).
+    An unknown field raises `choices.UnknownChoice`. `families` (default: every panel
+    file's) are the model families self-preference compares."""
+    resolved = panels.with_panel(store, selection)
+    # The overview, calibration, the corrected estimates, the bias and the slices use the
+    # same (default) rubric and panel.
+    view = overview.overview(store, resolved, pool_raters=pool_raters)
     cal = calibration_module.calibration(store, resolved)
+    fixed, compared = compare_module.corrected_and_compared(
+        store, resolved, cluster=cluster, target_half_width=target_half_width
+    )
     found = []
     if by is not None:
         views = slicing.overview_by(store, resolved, by, pool_raters=pool_raters)
@@ -310,13 +316,24 @@ def compute_all(
             SliceNumbers(v.slice, v.n_items, v.overview, c.calibration) for v, c in zip(views, cals)
         ]
     judged = bias_module.bias(store, resolved, families=families)
-    data = metrics_json(view, cal, slices=found, pool_raters=pool_raters, bias=judged)
-    return Numbers(view, cal, tuple(found), data, judged)
+    data = metrics_json(
+        view,
+        cal,
+        slices=found,
+        pool_raters=pool_raters,
+        bias=judged,
+        corrected=fixed,
+        comparisons=compared,
+    )
+    return Numbers(
+        view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared
+    )
 
 
 def compute(
-    store: Store, selection: Selection, *, pool_raters: bool = False, by: str | None = None
+    store: Store, selection: Selection, **options: Any
 ) -> tuple[Overview, Calibration, dict[str, Any]]:
-    """Overview, calibration and their JSON for one selection (the CLI's and report's path)."""
-    numbers = compute_all(store, selection, pool_raters=pool_raters, by=by)
+    """Overview, calibration and their JSON for one selection (the CLI's and report's path);
+    `options` are `compute_all`'s."""
+    numbers = compute_all(store, selection, **options)
     return numbers.overview, numbers.calibration, numbers.json

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dashboard.metrics import overview_sql as sql, reference, registry, selection_sql
-from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate, mean_estimate
+from dashboard.metrics.panels import with_panel
 from dashboard.metrics.reference_rules import DatasetRule, rules_of
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.standings import Pairwise, Standing, Standings, standings_of
@@ -81,11 +81,12 @@ def _scale_of(rows: Sequence[sql.RatingBin]) -> tuple[float, float] | None:
     return (min(r.scale_low for r in rows), max(r.scale_high for r in rows))
 
 
-def _panel_skips(histograms: list[Histogram]) -> dict[str, int]:
-    """Unscored judge ratings per system: the panel skipped them."""
+def _panel_skips(histograms: list[Histogram], selection: Selection) -> dict[str, int]:
+    """Unscored ratings of the panel's judges per system: the panel skipped them."""
     skips: dict[str, int] = defaultdict(int)
+    judges = selection.panel_judges
     for h in histograms:
-        if h.rater_kind == "llm":
+        if h.rater_kind == "llm" and (judges is None or h.rater in judges):
             skips[h.system] += h.unscored
     return skips
 
@@ -203,7 +204,7 @@ def overview(store: Store, selection: Selection, *, pool_raters: bool = False) -
     """Every number of the Overview page for one selection (dataset, rubric, systems,
     slice); the standings of everyone pooled, people and judges alike, only when
     `pool_raters`."""
-    selection = with_default_rubric(store, selection)
+    selection = with_panel(store, selection)
     means = registry.stored_names(aggregate="mean")
     f1s = [m for m in registry.SYSTEM_METRICS if m.reference and m.aggregate == "f1"]
     version = reference.VERSION
@@ -221,7 +222,7 @@ def overview(store: Store, selection: Selection, *, pool_raters: bool = False) -
         rules = rules_of(con, dataset=selection.dataset)
         unscored = reference.unscored_count(con, dataset=selection.dataset)
     histograms = _rating_histograms(rating_rows)
-    skips = _panel_skips(histograms)
+    skips = _panel_skips(histograms, selection)
     judges = _judge_estimates(rating_rows)
     scores = _estimates(
         [(r.system, r.kind, r.value, r.count, r.value * r.count) for r in score_rows]

@@ -104,18 +104,18 @@ def rating_histograms(con: Connection, sel: Selection) -> list[RatingBin]:
 def response_score_histograms(
     con: Connection, sel: Selection, *, panel_method: str = "mean"
 ) -> list[ScoreBin]:
-    """The panel, human and effective scores of `scores_sql` (the panel by mean, or by
-    median), computed where the rows are. Ratings are reduced per response before they meet
+    """The panel, human and effective scores of `scores_sql` (the selection's panel by mean,
+    or by median), computed where the rows are. Ratings are reduced per response before they meet
     the responses table: one row per response joins, not one per rating.
     """
-    panel = {"mean": scores.PANEL, "median": "median(norm) FILTER (WHERE rater_kind = 'llm')"}[
+    panel = {"mean": scores.PANEL_OF, "median": f"median(norm) FILTER (WHERE {scores.IN_PANEL})"}[
         panel_method
     ]
     cursor = con.execute(
         f"""
         WITH per_response AS (
             SELECT response_id, {panel} AS panel, {scores.HUMAN} AS human
-            FROM ({scores.NORMALIZED}) WHERE rubric = $rubric
+            FROM ({scores.PANEL_NORMALIZED}) WHERE rubric = $rubric
             GROUP BY response_id),
         selected AS (
             SELECT s.system, p.panel, p.human
@@ -127,7 +127,7 @@ def response_score_histograms(
             UNION ALL SELECT system, 'effective', coalesce(human, panel) FROM selected)
         SELECT system, kind, round(v, 9) AS value, count(*) AS count FROM scores
         WHERE v IS NOT NULL GROUP BY ALL ORDER BY ALL""",
-        sel.params(*RATED_PARAMS),
+        sel.params(*RATED_PARAMS, *scores.PANEL_PARAMS),
     )
     return fetch(cursor, ScoreBin)
 

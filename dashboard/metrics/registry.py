@@ -33,35 +33,20 @@ from dashboard.metrics.declarations import (
     Case as Case,
     Metric as Metric,
     ReferenceMetric as ReferenceMetric,
+    corrected_triple,
+    fill as fill,
     hallucinated,
     has_options,
     has_references,
     mcqa_accuracy,
     mcqa_iou,
+    per_rater,
 )
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
 
 # The version of the reference-based metrics' rules (2: EM and F1 by the dataset's rule). Stored
 # scores of another version are computed again (by the next import or `judgeboard score`).
 REFERENCE_VERSION = "2"
-
-
-# Standings per group of raters (`standings.py`); the pool keeps the names from before the split.
-_ONE_JUDGE = ".judge.<judge>"
-_RATER_GROUPS = (
-    (".judges", " (judges)", "; from the judges' verdicts"),
-    (".people", " (people)", "; from people's verdicts"),
-    (_ONE_JUDGE, ": <judge>", "; from one judge's verdicts"),
-    ("", " (pooled)", "; POOLED, only with --pool-raters: people's and judges' verdicts together"),
-)
-
-
-def _per_rater(name: str, label: str, text: str, *, style: str = SCORE) -> tuple[Metric, ...]:
-    """A standings metric once per group of raters; each judge's stays out of the summaries."""
-    return tuple(
-        Metric(name + tail, label + shown, text + whose, style=style, summary=tail != _ONE_JUDGE)
-        for tail, shown, whose in _RATER_GROUPS
-    )
 
 
 _S = "systems.<system>"
@@ -97,13 +82,13 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
         "mean effective score: people's rating of a response where there is one, the "
         "panel's otherwise",
     ),
-    *_per_rater(
+    *per_rater(
         f"{_S}.win_rate",
         "win rate",
         "pairwise win rate against every opponent, a tie counting half: each evaluator's, then "
         "the mean over the evaluators (EVE); `n` counts verdicts",
     ),
-    *_per_rater(
+    *per_rater(
         f"{_S}.bradley_terry",
         "Bradley–Terry",
         "Bradley–Terry rating on the Elo scale (mean 1000), fitted to the battles; `n` is the "
@@ -145,7 +130,7 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
 )
 
 _H = "pairwise.<system>.<opponent>"
-HEAD_TO_HEAD_METRICS: tuple[Metric, ...] = _per_rater(
+HEAD_TO_HEAD_METRICS: tuple[Metric, ...] = per_rater(
     f"{_H}.win_rate",
     "win rate",
     "head-to-head win rate of one system over another, a tie counting half, mean over evaluators",
@@ -320,8 +305,45 @@ _BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias
     ("padding", "padding probe", SIGNED, "rating of the answer plus a fixed true sentence − of it"),
 )
 BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
+
+# Judge-corrected estimates (`corrected.py`), each beside its judge-only and human-only twin.
+CORRECTED_METRICS: tuple[Metric, ...] = (
+    *corrected_triple(_S, "", "mean normalized score"),
+    *corrected_triple(_S, "pass rate ", "share of responses scored >= 0.5", name="pass_rate."),
+    Metric(
+        f"{_S}.labels_needed",
+        "labels needed",
+        "more random human labels that bring the corrected score's 95% half-width to the "
+        "target (default 0.05), by PPI's power analysis; `n` is the valid labels so far",
+        LOWER,
+        COUNT,
+        summary=False,
+    ),
+    *corrected_triple(
+        _H, "win rate ", "head-to-head win rate, a tie counting half", name="win_rate."
+    ),
+)
+COMPARE_METRICS: tuple[Metric, ...] = tuple(
+    Metric(
+        f"compare.<a>.<b>.{kind}",
+        f"{kind} difference",
+        f"{whose} mean score of b minus a on their shared items, paired (cluster) bootstrap "
+        "interval; the entry adds `p_value` and Holm's `p_holm`",
+        None,
+        SIGNED,
+        summary=False,
+    )
+    for kind, whose in (
+        ("panel", "the panel's"),
+        ("human", "people's (valid labels)"),
+        ("corrected", "the judge-corrected (PPI++)"),
+    )
+)
+
 ALL_METRICS: tuple[Metric, ...] = (
     *SYSTEM_METRICS,
+    *CORRECTED_METRICS,
+    *COMPARE_METRICS,
     *HEAD_TO_HEAD_METRICS,
     *JUDGE_AGREEMENT_METRICS,
     *CALIBRATION_TOTALS,
@@ -352,13 +374,6 @@ def _declared_whole(name: str) -> Metric | None:
 def row_key(metric: Metric) -> str:
     """A system metric's name after "systems.<system>." ("win_rate.judges"): its row's key."""
     return metric.name.removeprefix(f"{_S}.")
-
-
-def fill(text: str, **values: str) -> str:
-    """A pattern (or a label) with its <placeholders> filled."""
-    for placeholder, value in values.items():
-        text = text.replace(f"<{placeholder}>", value)
-    return text
 
 
 def stored_names(*, aggregate: str) -> tuple[str, ...]:

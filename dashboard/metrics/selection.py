@@ -53,13 +53,19 @@ def unsliced_names(name: str) -> list[str]:
 @dataclass(frozen=True)
 class Selection:
     """What a metric is computed over. None means every dataset, every system, the default
-    rubric (see the module's docstring), or every item."""
+    rubric (see the module's docstring), every item, or the default panel (`panels.py`)."""
 
     dataset: str | None = None
     rubric: str | None = None
     systems: tuple[str, ...] | None = None
     slice: Slice | None = None
     rubric_is_default: bool = False
+    # The panel: its name, its judges (None: every judge) and the rubric version its
+    # ratings count at (None: every version); filled in by `panels.with_panel`.
+    panel: str | None = None
+    panel_judges: tuple[str, ...] | None = None
+    panel_version: str | None = None
+    panel_is_default: bool = False
 
     @property
     def preference_rubric(self) -> str | None:
@@ -75,5 +81,7 @@ class Selection:
             "slice_field": self.slice.field if self.slice else None,
             "slice_value": self.slice.value if self.slice else None,
             "preference_rubric": self.preference_rubric,
+            "panel_judges": list(self.panel_judges) if self.panel_judges is not None else None,
+            "panel_version": self.panel_version,
         }
         return {name: values[name] for name in names}

@@ -42,7 +42,7 @@ SELECTED_PARAMS = ("dataset", "systems", "slice_field", "slice_value")
 # Current ratings of the chosen rubric on the selected responses.
 RATED = f"""
     SELECT s.response_id, s.item_id, s.system, g.rater_kind, g.rater, g.value,
-           g.scale_low, g.scale_high
+           g.scale_low, g.scale_high, g.rubric_version
     FROM current_ratings g JOIN ({SELECTED}) s USING (response_id)
     WHERE g.rubric = $rubric"""
 RATED_PARAMS = (*SELECTED_PARAMS, "rubric")

@@ -15,6 +15,7 @@ from dashboard.metrics import (
     calibration as calibration_module,
     choices,
     overview as overview_module,
+    panels,
 )
 from dashboard.metrics.calibration import Calibration
 from dashboard.metrics.overview import Overview
@@ -39,7 +40,7 @@ class CalibrationSlice:
 def _pieces(store: Store, selection: Selection, field: str) -> list[tuple[Selection, int]]:
     """The selection of each slice by `field`, with the default rubric of the whole (so
     every slice is rated under the same rubric), and its number of items."""
-    resolved = choices.with_default_rubric(store, selection)
+    resolved = panels.with_panel(store, selection)
     return [
         (dataclasses.replace(resolved, slice=piece), n_items)
         for piece, n_items in choices.slices_of(store, resolved, field)

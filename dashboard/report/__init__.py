@@ -16,7 +16,8 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from dashboard.report import judge_qa, methods, sections, standings
+from dashboard.metrics.panels import panel_text
+from dashboard.report import corrected, judge_qa, methods, sections, standings
 from dashboard.report.gather import DEFAULT_WORST, ReportData, gather
 from dashboard.report.html import esc, json_block, tag
 from dashboard.report.page import page
@@ -27,6 +28,7 @@ __all__ = ["DEFAULT_WORST", "ReportData", "build_report", "gather", "render", "w
 METRICS_ELEMENT_ID = "judgeboard-metrics"
 _NAV = (
     ("summary", "Summary"),
+    ("corrected", "Corrected"),
     ("histograms", "Histograms"),
     ("calibration", "Calibration"),
     ("bias", "Judge bias"),
@@ -52,6 +54,7 @@ def _header(data: ReportData) -> str:
     )
     meta = (
         f"{scope} · ratings of rubric {rubric} · pairwise verdicts of {verdicts}{pooled} · "
+        f"panel {panel_text(data.selection)} · "
         f"{len(data.overview.systems)} systems · generated "
         f"{data.generated_utc:%Y-%m-%d %H:%M} UTC"
     )
@@ -69,6 +72,7 @@ def render(data: ReportData) -> str:
         part(data)
         for part in (
             sections.summary,
+            corrected.corrected,
             sections.histograms,
             sections.calibration,
             judge_qa.bias,
@@ -101,11 +105,15 @@ def build_report(
     generated_utc: datetime | None = None,
     pool_raters: bool = False,
     by: str | None = None,
+    panel: str | None = None,
+    cluster: str | None = None,
 ) -> str:
     """The report of `dataset` (None: every dataset) under `rubric` (None: the ratings of
     the rubric with the most ratings and the verdicts of every rubric), with the `worst_n`
     worst-rated answers; the standings pooled over people and judges too when
-    `pool_raters`; a section per slice of the items by the field `by`."""
+    `pool_raters`; a section per slice of the items by the field `by`; the panel numbers
+    of `panel` (None: the default panel, `metrics.panels`), the paired comparisons
+    resampling `cluster`."""
     return render(
         gather(
             store,
@@ -115,6 +123,8 @@ def build_report(
             generated_utc=generated_utc,
             pool_raters=pool_raters,
             by=by,
+            panel=panel,
+            cluster=cluster,
         )
     )
 
@@ -129,6 +139,8 @@ def write_report(
     generated_utc: datetime | None = None,
     pool_raters: bool = False,
     by: str | None = None,
+    panel: str | None = None,
+    cluster: str | None = None,
 ) -> Path:
     """Build the report (see `build_report`) and write it to `path` (UTF-8); return the path."""
     target = Path(path)
@@ -141,6 +153,8 @@ def write_report(
         generated_utc=generated_utc,
         pool_raters=pool_raters,
         by=by,
+        panel=panel,
+        cluster=cluster,
     )
     partial = target.with_name(target.name + ".partial")
     partial.write_text(html, encoding="utf-8")

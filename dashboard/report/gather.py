@@ -57,11 +57,17 @@ def gather(
     generated_utc: datetime | None = None,
     pool_raters: bool = False,
     by: str | None = None,
+    panel: str | None = None,
+    cluster: str | None = None,
 ) -> ReportData:
     """Read what a report of `dataset` (None: every dataset) shows; with `by` (an item
     field), each slice's numbers too."""
     found = metrics_json.compute_all(
-        store, Selection(dataset, rubric), pool_raters=pool_raters, by=by
+        store,
+        Selection(dataset, rubric, panel=panel),
+        pool_raters=pool_raters,
+        by=by,
+        cluster=cluster,
     )
     view, cal, numbers = found.overview, found.calibration, found.json
     chosen = view.selection.rubric

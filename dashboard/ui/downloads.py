@@ -52,11 +52,12 @@ def report_download_button(
     rubric: str | None = None,
     pool_raters: bool = False,
     by: str | None = None,
+    panel: str | None = None,
     key: str = "jb_report_download",
 ) -> None:
     """A button that downloads the HTML report of `dataset` (None: all datasets), under the
     page's rubric, pooling and grouping (see `dashboard.report.build_report`)."""
-    options = {"rubric": rubric, "pool_raters": pool_raters, "by": by}
+    options = {"rubric": rubric, "pool_raters": pool_raters, "by": by, "panel": panel}
     st.download_button(
         "Download report (HTML)",
         data=_report_builder(ui.get_store(), dataset, options),

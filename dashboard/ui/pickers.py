@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard import ui
-from dashboard.metrics import choices
+from dashboard.metrics import choices, panels
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.standings import Pairwise, Standings
 
@@ -133,3 +133,35 @@ def raters_selector(pairwise: Pairwise, *, key: str) -> Standings | None:
         "Verdicts of", list(groups), key=key, format_func=lambda r: groups[r].label
     )
     return groups[chosen]
+
+
+# The panel picked on one page is the default on the others, as the rubric is.
+PANEL_KEY = "jb_panel"
+
+
+def panel_selector(dataset: str | None, rubric: str | None, *, page: str) -> str | None:
+    """Pick the panel of a metric page: the default (`metrics.panels`), a panel file, or
+    every judge. None is the default."""
+    found = ui.cached(panels.panel_choices, Selection(dataset, rubric))
+    by_name = {p.name: p for p in found}
+    options: list[str | None] = [None, *by_name]
+    key = f"{PANEL_KEY}_{page}"
+    if st.session_state.get(key) not in options:
+        remembered = st.session_state.get(PANEL_KEY)
+        st.session_state[key] = remembered if remembered in options else None
+    default = found[0].name if found and found[0].n_ratings else panels.ALL_JUDGES
+
+    def label(name: str | None) -> str:
+        return f"default: {default}" if name is None else by_name[name].label
+
+    name = st.selectbox(
+        "Panel",
+        options,
+        key=key,
+        format_func=label,
+        help="The judges whose ratings make the panel's numbers (the panel score, the "
+        "calibration's panel row, the corrected estimates). Other judges keep their own "
+        "columns. The default is the panel file whose judges gave the most ratings here.",
+    )
+    st.session_state[PANEL_KEY] = name
+    return name

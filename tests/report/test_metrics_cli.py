@@ -46,6 +46,10 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
         "preference_rubric": None,  # the default rubric: every rubric's verdicts count
         "systems": None,
         "pool_raters": False,
+        "panel": "offline",  # the default panel: the panel file whose judges rated most
+        "panel_judges": ["baseline"],
+        "panel_version": "1",
+        "panel_is_default": True,
     }
     assert data["scale"] == [1.0, 5.0]
     assert data["systems"] == ["eo-rag-large", "eo-rag-small", "keyword-baseline"]

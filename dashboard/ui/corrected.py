@@ -1,0 +1,88 @@
+"""The judge-corrected estimates, the labels they need and the paired comparisons on a page.
+
+`labels_needed(dataset, rubric, ...)` is the call for any page that wants the per-system
+count of random labels still needed (a labelling queue's random order, for one)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import ui
+from dashboard.metrics import compare, corrected, corrected_tables, panels
+from dashboard.metrics.selection import Selection
+from dashboard.ui import pickers
+
+
+def labels_needed(
+    dataset: str | None,
+    rubric: str | None = None,
+    *,
+    panel: str | None = None,
+    target_half_width: float = corrected.TARGET_HALF_WIDTH,
+) -> tuple[corrected.LabelsNeeded, ...]:
+    """Per system of the dataset: valid labels, half-width now, random labels still needed."""
+    return ui.cached(
+        corrected.labels_needed,
+        Selection(dataset, rubric, panel=panel),
+        target_half_width=target_half_width,
+    )
+
+
+def _both(
+    selection: Selection, *, target_half_width: float = corrected.TARGET_HALF_WIDTH
+) -> tuple[corrected.Corrected, compare.Comparisons]:
+    return ui.cached(compare.corrected_and_compared, selection, target_half_width=target_half_width)
+
+
+def show_corrected(selection: Selection, *, key: str) -> float:
+    """The section: panel named, target half-width input, the side-by-side tables, notes;
+    returns the target chosen."""
+    st.subheader("Judge-corrected estimates")
+    target = st.number_input(
+        "Target half-width of the corrected interval",
+        min_value=0.005,
+        max_value=0.5,
+        value=corrected.TARGET_HALF_WIDTH,
+        step=0.005,
+        format="%.3f",
+        key=f"{key}_target",
+    )
+    found = _both(selection, target_half_width=float(target))[0]
+    st.caption(
+        f"Panel: **{ui.md_escape(panels.panel_text(found.selection))}**. Each score three "
+        "ways: the panel alone (judge-only), the valid human labels alone (human-only: "
+        "random labels weighted by their inverse inclusion probability, and census labels; "
+        "targeted and unknown labels never count), and judge-corrected by PPI++. Normal 95% "
+        "intervals; a response passes at a normalized score of 0.5 or more. *Labels "
+        "needed*: more random labels that bring the corrected interval to ± the target. The "
+        "effective score above is descriptive, not an estimate."
+    )
+    for note in found.notes:
+        st.info(ui.md_escape(note))
+    if rows := corrected_tables.corrected_rows(found):
+        pickers.table(rows)
+    if rows := corrected_tables.win_rate_rows(found):
+        st.caption("Head-to-head win rates of system A over system B (a tie counts half).")
+        pickers.table(rows)
+    return float(target)
+
+
+def show_comparisons(selection: Selection, *, target_half_width: float) -> None:
+    """Paired comparisons of every two systems, with Holm's verdict for more than two."""
+    found = _both(selection, target_half_width=target_half_width)[1]
+    if not found.differences:
+        return
+    st.subheader("Paired comparisons")
+    holm = (
+        f" With more than two systems, Holm's correction runs over the pairs of each kind; "
+        f"a difference survives at p (Holm) ≤ {compare.ALPHA:g}."
+        if found.holm
+        else ""
+    )
+    st.caption(
+        f"Panel: **{ui.md_escape(panels.panel_text(found.selection))}**. System b's mean "
+        "minus system a's on the items both answered, for the panel, people (valid labels) "
+        "and corrected; paired bootstrap 95% interval over items (the conversation for "
+        f"conversational QA) and a bootstrap p-value.{holm}"
+    )
+    pickers.table(corrected_tables.compare_rows(found))
