@@ -109,10 +109,10 @@ if (finished := runs.last_run()) is not None:
     pickers.table(launcher.summary_rows(summary))
     for failed in launcher.failures(summary, run_panel):
         st.error(
-            f"{ui.md_escape(failed.judge)}: {failed.failures} call(s) failed; they are "
-            "retried by the next run"
+            f"{ui.md_escape(failed.judge)}: {failed.failures} call(s) failed, the last with: "
+            f"{ui.md_escape(failed.last_error)}"
         )
-        ui.show_text(failed.last_error, label="last error")
+    runs.retry_failed()
     if summary.pending_writes:
         st.warning(
             "The database was busy: results wait in the spool and are applied the next "

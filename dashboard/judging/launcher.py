@@ -27,6 +27,7 @@ from dashboard.judging import (
     scrub_secrets,
     targets_sql,
 )
+from dashboard.judging.errors import error_line
 from dashboard.judging.panel import panel_from_models
 from dashboard.settings import panel_dirs
 from dashboard.store import Store
@@ -306,13 +307,14 @@ def redact(text: str, panel: Panel | None = None) -> str:
 class JudgeFailure:
     judge: str
     failures: int
-    last_error: str  # redacted
+    last_error: str  # one readable line, redacted
 
 
 def failures(summary: RunSummary, panel: Panel | None = None) -> list[JudgeFailure]:
-    """Each judge that had failed calls, with its last error (redacted)."""
+    """Each judge that had failed calls, with its last error as one readable line
+    (redacted)."""
     return [
-        JudgeFailure(j.judge, j.failures, redact(j.last_error or "no error text", panel))
+        JudgeFailure(j.judge, j.failures, redact(error_line(j.last_error), panel))
         for j in summary.judges
         if j.failures
     ]

@@ -19,20 +19,40 @@ T = TypeVar("T")
 
 
 class RunProgress:
-    """A thread-safe `on_progress` target that another thread polls.
+    """A thread-safe `on_progress` target that another thread polls, and the run's controls.
 
     `on_progress` runs on the loop's thread, where Streamlit calls are not allowed; the page
     passes a RunProgress instead and redraws `st.progress(progress.fraction)` while the
-    future is not done."""
+    future is not done. The runner reports each failed call to `failed` (one readable line)
+    as it happens, and checks `cancel_event` between calls (`cancel()` sets it)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._done = 0
         self._total = 0
+        self._failures: list[tuple[str, str]] = []
+        self.cancel_event = threading.Event()
 
     def __call__(self, done: int, total: int) -> None:
         with self._lock:
             self._done, self._total = done, total
+
+    def failed(self, judge: str, line: str) -> None:
+        with self._lock:
+            self._failures.append((judge, line))
+
+    @property
+    def failures(self) -> list[tuple[str, str]]:
+        """(judge, readable error line) of every failed call so far, in order."""
+        with self._lock:
+            return list(self._failures)
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel_event.is_set()
 
     @property
     def counts(self) -> tuple[int, int]:

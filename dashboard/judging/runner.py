@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -24,6 +25,7 @@ from typing import Any
 from dashboard.ids import new_id, utc_now
 from dashboard.judging import calls_sql as sql
 from dashboard.judging.calls import CallOutcome, call_with_retries
+from dashboard.judging.errors import error_line
 from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.records import call_row, parse_output, probe_row, result_row
@@ -36,13 +38,21 @@ from dashboard.store.journal import Batch
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
+Failure = Callable[[str, str], None]  # (judge, one readable line), as each call fails
 FLUSH_EVERY_S = 1.5
 FLUSH_WAIT_S = 0.2
 
 
 class _Run:
     def __init__(
-        self, store: Store, plan: RunPlan, *, on_progress: Progress | None, flush_every_s: float
+        self,
+        store: Store,
+        plan: RunPlan,
+        *,
+        on_progress: Progress | None,
+        flush_every_s: float,
+        on_failure: Failure | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         self.store = store
         self.plan = plan
@@ -57,6 +67,19 @@ class _Run:
         self.pending_writes = False
         self.flush_lock = asyncio.Lock()
         self.stopped = asyncio.Event()
+        self.on_failure = on_failure
+        self.cancel = cancel
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def failed(self, judge: str, error: str | None) -> None:
+        if self.on_failure is not None:
+            try:
+                self.on_failure(judge, error_line(error))
+            except Exception:
+                log.exception("failure callback failed")
 
     def progress(self) -> None:
         if self.on_progress is not None:
@@ -159,6 +182,8 @@ class _Run:
         if done is None:
             tally.failures += 1
             tally.last_error = error
+            tally.failed_keys.append(spec.cache_key)
+            self.failed(judge.name, error)
         else:
             tally.prompt_tokens += done.prompt_tokens or 0
             tally.completion_tokens += done.completion_tokens or 0
@@ -186,7 +211,7 @@ class _Run:
         queue = deque(specs)
 
         async def worker() -> None:
-            while queue:
+            while queue and not self.cancelled:  # a cancel lets the calls in flight finish
                 spec = queue.popleft()
                 self.record(
                     judge, spec, await call_with_retries(client, spec.messages, case=spec.case)
@@ -219,8 +244,16 @@ class _Run:
             self.tallies[p.judge].summary(judge=p.judge, model=p.model, calls_planned=p.calls_total)
             for p in self.plan.judges
         )
+        failed = tuple(key for tally in self.tallies.values() for key in tally.failed_keys)
         return RunSummary(
-            self.run_id, self.rubric.name, self.rubric.version, judges, wall_s, self.pending_writes
+            self.run_id,
+            self.rubric.name,
+            self.rubric.version,
+            judges,
+            wall_s,
+            self.pending_writes,
+            cancelled=self.cancelled,
+            failed_keys=failed,
         )
 
     def record_summary(self, summary: RunSummary, started_utc: Any) -> None:
@@ -245,8 +278,12 @@ async def run_plan(
     on_progress: Progress | None = None,
     flush_every_s: float | None = None,
     final_wait_s: float | None = None,
+    on_failure: Failure | None = None,
+    cancel: threading.Event | None = None,
 ) -> RunSummary:
-    """Make the plan's calls and store every result; `on_progress(done, total)` after each.
+    """Make the plan's calls and store every result; `on_progress(done, total)` after each,
+    `on_failure(judge, line)` after each failed one. When `cancel` is set, no further call
+    starts; the calls in flight finish and are stored, and the summary says `cancelled`.
 
     `flush_every_s` (default FLUSH_EVERY_S) is how often results are merged into DuckDB; at
     the end the merge waits up to `final_wait_s` (default: the store's wait) for a busy
@@ -261,6 +298,8 @@ async def run_plan(
         plan,
         on_progress=on_progress,
         flush_every_s=FLUSH_EVERY_S if flush_every_s is None else flush_every_s,
+        on_failure=on_failure,
+        cancel=cancel,
     )
     run.write_cached(plan.cached)
     run.progress()

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from dashboard.judging.errors import error_line
 from dashboard.judging.plan import RunPlan
 from scoring.pairwise import NOT_JUDGED, flip_rate, in_both_orders
 
@@ -42,6 +43,8 @@ class RunSummary:
     judges: tuple[JudgeSummary, ...]
     wall_s: float
     pending_writes: bool = False  # True when the database stayed busy: rows wait in the spool
+    cancelled: bool = False  # stopped by its `cancel` event: the calls not made are not made
+    failed_keys: tuple[str, ...] = ()  # the cache keys of the calls that failed
 
     def judge(self, name: str) -> JudgeSummary:
         return next(j for j in self.judges if j.judge == name)
@@ -71,6 +74,7 @@ class Tally:
     cost_known_calls: int = 0
     cost_unknown_calls: int = 0
     last_error: str | None = None
+    failed_keys: list[str] = field(default_factory=list)
     verdicts: dict[tuple[str, str, str], dict[str, str | None]] = field(default_factory=dict)
 
     def add_cost(self, cost_usd: float | None) -> None:
@@ -168,7 +172,9 @@ def summary_lines(summary: RunSummary) -> list[str]:
             )
     for j in summary.judges:
         if j.failures:
-            lines.append(f"  {j.judge}: {j.failures} call(s) failed; last error: {j.last_error}")
+            lines.append(
+                f"  {j.judge}: {j.failures} call(s) failed; last error: {error_line(j.last_error)}"
+            )
     if summary.failures:
         lines.append("  failed calls are retried by the next run of the same command")
     if summary.pending_writes:

@@ -4,6 +4,7 @@ runs go to, the plan shown for a request, the run going on, and its last summary
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import streamlit as st
 
@@ -17,6 +18,7 @@ from dashboard.judging import (
     launcher,
     run_plan,
 )
+from dashboard.judging.retry import retry_plan
 
 
 @st.cache_resource(show_spinner=False)
@@ -27,7 +29,9 @@ def background_loop() -> BackgroundLoop:
 
 # A session's judge run: the plan shown for a request, the run going on, the last summary.
 PLAN_KEY, RUN_KEY, SUMMARY_KEY = "jb_run_plan", "jb_run_future", "jb_run_summary"
+CANCEL_KEY, RETRY_KEY = "jb_run_cancel", "jb_run_retry"
 POLL_S = 0.2
+SHOWN_FAILURES = 5  # the latest failures listed while a run goes
 
 
 def keep_plan(request: launcher.RunRequest, plan: RunPlan) -> None:
@@ -43,8 +47,15 @@ def kept_plan(request: launcher.RunRequest) -> RunPlan | None:
 def start_run(plan: RunPlan, panel: Panel) -> None:
     """Send the plan to the background loop; `follow_run` shows its progress."""
     progress = RunProgress()
-    future = background_loop().submit(run_plan(ui.get_store(), plan, on_progress=progress))
-    st.session_state[RUN_KEY] = (future, progress, panel)
+    coroutine = run_plan(
+        ui.get_store(),
+        plan,
+        on_progress=progress,
+        on_failure=progress.failed,
+        cancel=progress.cancel_event,
+    )
+    future = background_loop().submit(coroutine)
+    st.session_state[RUN_KEY] = (future, progress, panel, plan)
     st.session_state.pop(PLAN_KEY, None)
     st.session_state.pop(SUMMARY_KEY, None)
 
@@ -56,21 +67,57 @@ def follow_run() -> str | None:
     running = st.session_state.get(RUN_KEY)
     if running is None:
         return None
-    future, progress, panel = running
-    bar = st.progress(0.0, text="starting…")
+    future, progress, panel, plan = running
+    if st.button("Cancel the run", key=CANCEL_KEY, disabled=progress.cancelled):
+        progress.cancel()  # the runner starts no further call; those in flight finish
+    bar, failures = st.progress(0.0, text="starting…"), st.empty()
     while not future.done():
         done, total = progress.counts
         bar.progress(progress.fraction, text=f"{done:,} of {total:,} calls")
+        _show_failures(failures, progress.failures, panel)
         time.sleep(POLL_S)
     bar.empty()
+    failures.empty()
     del st.session_state[RUN_KEY]
     ui.after_write()
     try:
-        st.session_state[SUMMARY_KEY] = (future.result(), panel)
+        st.session_state[SUMMARY_KEY] = (future.result(), panel, plan)
     except Exception as error:  # noqa: BLE001 (shown to the user, with keys removed)
         return launcher.redact(str(error), panel)
     return None
 
 
+def _show_failures(slot: Any, failed: list[tuple[str, str]], panel: Panel) -> None:
+    """The failed calls so far: how many, and the latest few, one readable line each."""
+    if not failed:
+        return
+    latest = "\n".join(
+        f"{judge}: {launcher.redact(line, panel)}" for judge, line in failed[-SHOWN_FAILURES:]
+    )
+    with slot.container():
+        st.error(f"{len(failed):,} call(s) failed so far; the latest:")
+        ui.show_text(latest)
+
+
 def last_run() -> tuple[RunSummary, Panel] | None:
-    return st.session_state.get(SUMMARY_KEY)
+    stored = st.session_state.get(SUMMARY_KEY)
+    return (stored[0], stored[1]) if stored else None
+
+
+def retry_failed() -> None:
+    """After a run: that it was cancelled, and a button that retries only its failed calls
+    (through the cache: a call made since is not made again)."""
+    stored = st.session_state.get(SUMMARY_KEY)
+    if stored is None:
+        return
+    summary, panel, plan = stored
+    if summary.cancelled:
+        st.warning("The run was cancelled: the calls it had not started were not made.")
+    if not summary.failed_keys:
+        return
+    label = f"Retry the {len(summary.failed_keys):,} failed call(s)"
+    if st.button(label, key=RETRY_KEY):
+        again = ui.call(retry_plan, plan, summary)
+        if again is not None:
+            start_run(again, panel)
+            st.rerun()

@@ -107,7 +107,8 @@ def test_a_judge_named_with_markup_fails_and_its_name_stays_text(app_for, nasty:
     app.button(key="jb_run_button").click().run(timeout=120)
     assert not app.exception
     failed = [e.value for e in app.error if "call(s) failed" in e.value]
-    assert failed == [f"{md_escape(JUDGE)}: 6 call(s) failed; they are retried by the next run"]
+    line = md_escape("the provider rejected the request (HTTP 400)")  # one readable line
+    assert failed == [f"{md_escape(JUDGE)}: 6 call(s) failed, the last with: {line}"]
     assert _unescaped(app) == []
 
 
