@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """How to fix the input, said twice: with the command line's options (`--map`,
+    `--format`, `--dataset`) and with the Data page's controls (its pickers and boxes)."""
+
+    cli: str
+    page: str
 
 
 class IngestError(Exception):
@@ -10,7 +20,9 @@ class IngestError(Exception):
 
     The message reads `<file>: line <n> (record <k>): field '<f>': <what is wrong>` for JSONL,
     `<file>: record <k> (index <k-1>): …` for a JSON array and `<file>: row <k>: …` for CSV and
-    Parquet, where row 1 is the first row after the header.
+    Parquet, where row 1 is the first row after the header. A `remedy` ends the message:
+    `str(error)` says it with the command line's options, `page_message` with the Data
+    page's controls.
     """
 
     def __init__(
@@ -22,17 +34,32 @@ class IngestError(Exception):
         line: int | None = None,
         field: str | None = None,
         file_kind: str | None = None,
+        remedy: Remedy | None = None,
     ) -> None:
         self.file = str(file)
         self.record = record
         self.line = line
         self.field = field
         self.problem = problem
-        super().__init__(
-            format_message(
-                problem, file=self.file, record=record, line=line, field=field, file_kind=file_kind
-            )
+        self.file_kind = file_kind
+        self.remedy = remedy
+        super().__init__(self._message(remedy.cli if remedy else None))
+
+    def _message(self, fix: str | None) -> str:
+        problem = f"{self.problem}; {fix}" if fix else self.problem
+        return format_message(
+            problem,
+            file=self.file,
+            record=self.record,
+            line=self.line,
+            field=self.field,
+            file_kind=self.file_kind,
         )
+
+    @property
+    def page_message(self) -> str:
+        """The message with the remedy in the Data page's words."""
+        return self._message(self.remedy.page if self.remedy else None)
 
 
 def where(*, record: int | None, line: int | None, file_kind: str | None) -> str | None:
@@ -63,3 +90,38 @@ def format_message(
         parts.append(f"field '{field}'")
     parts.append(problem)
     return ": ".join(parts)
+
+
+def with_remedy(error: IngestError, remedy: Remedy) -> IngestError:
+    """The same error, ending with this remedy."""
+    return IngestError(
+        error.problem,
+        file=error.file,
+        record=error.record,
+        line=error.line,
+        field=error.field,
+        file_kind=error.file_kind,
+        remedy=remedy,
+    )
+
+
+def pick_column(field: str) -> Remedy:
+    return Remedy(f"map a column onto it with --map {field}=COLUMN", f"pick a column for {field}")
+
+
+def map_value(value: str, *, column: str, spec: str) -> Remedy:
+    return Remedy(f"add {value!r} to --map '{spec}'", f"map the value {value!r} of column {column}")
+
+
+def choose_format(formats: tuple[str, ...]) -> Remedy:
+    return Remedy(
+        f"pass --format ({', '.join(formats)}) or --map TARGET=SOURCE",
+        "choose its format, or pick columns for the fields of one",
+    )
+
+
+def other_format() -> Remedy:
+    return Remedy(
+        "leave out --format to detect the format, or pass the one the file is in",
+        "choose the format the file is in, or detect it from the columns",
+    )

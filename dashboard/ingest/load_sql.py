@@ -67,6 +67,9 @@ _CURRENT = {"ratings": "current_ratings", "preferences": "current_preferences"}
 class Inserted:
     added: int
     offered: int  # distinct rows the file holds; offered - added were already stored
+    # New ratings / preferences that took the place of an earlier row of their stream (a
+    # stored one, or an earlier one of the file) without the record saying so.
+    superseded: int = 0
 
     @property
     def skipped(self) -> int:
@@ -329,18 +332,20 @@ def _insert_judgements(
     stream = _STREAMS[table]
     on = " AND ".join(f"c.{k} = f.{k}" for k in stream)
     keys = ", ".join(f"f.{k}" for k in stream)
+    earlier = (
+        f"coalesce(lag(f.{id_column}) OVER (PARTITION BY {keys} "
+        f"ORDER BY f.created_utc, f._ord), c.current_id)"
+    )
     select = ", ".join(
-        f"f.{c}"
-        if c != "supersedes"
-        else (
-            f"coalesce(f.supersedes, lag(f.{id_column}) OVER (PARTITION BY {keys} "
-            f"ORDER BY f.created_utc, f._ord), c.current_id)"
-        )
+        f"f.{c}" if c != "supersedes" else f"coalesce(f.supersedes, {earlier}) AS supersedes"
         for c in columns
     )
-    sql = f"""
-        INSERT INTO {table} ({", ".join(columns)}, created_utc)
-        SELECT {select}, f.created_utc FROM (
+    execute(
+        con,
+        f"""
+        CREATE TEMP TABLE _fresh AS
+        SELECT {select}, f.created_utc,
+               f.supersedes IS NULL AND {earlier} IS NOT NULL AS _implicit FROM (
             SELECT n.* FROM ({fresh}) n ANTI JOIN {table} t ON t.{id_column} = n.{id_column}) f
         LEFT JOIN (
             SELECT {", ".join("c." + k for k in stream)},
@@ -348,9 +353,21 @@ def _insert_judgements(
             FROM {_CURRENT[table]} c
             SEMI JOIN (SELECT DISTINCT {", ".join(stream)} FROM {relation} s WHERE {where}) f
                 ON {on}
-            GROUP BY ALL) c ON {on}"""
-    added = scalar(execute(con, sql, {"now": now}))
-    return Inserted(int(added), int(distinct))
+            GROUP BY ALL) c ON {on}""",
+        {"now": now},
+    )
+    try:
+        names = ", ".join(columns)
+        added = scalar(
+            con.execute(
+                f"INSERT INTO {table} ({names}, created_utc) "
+                f"SELECT {names}, created_utc FROM _fresh"
+            )
+        )
+        superseded = scalar(con.execute("SELECT count(*) FILTER (WHERE _implicit) FROM _fresh"))
+    finally:
+        con.execute("DROP TABLE IF EXISTS _fresh")
+    return Inserted(int(added), int(distinct), int(superseded))
 
 
 def insert_ratings(

@@ -32,7 +32,7 @@ _CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_e
 _LOCK_PATTERN = re.compile(r"Could not set lock on file|Conflicting lock", re.IGNORECASE)
 _PID_PATTERN = re.compile(r"\(PID (\d+)\)")
 
-__all__ = ["Connection", "Database", "DatabaseError", "StoreBusy", "transaction"]
+__all__ = ["Connection", "Database", "DatabaseError", "StoreBusy", "scratch", "transaction"]
 
 DatabaseError = duckdb.Error
 Connection = duckdb.DuckDBPyConnection
@@ -64,6 +64,17 @@ def _lock_holder(error: BaseException) -> int | None:
 
 def is_lock_error(error: BaseException) -> bool:
     return isinstance(error, duckdb.IOException) and bool(_LOCK_PATTERN.search(str(error)))
+
+
+@contextmanager
+def scratch() -> Iterator[Connection]:
+    """An in-memory DuckDB for work that touches no database file (reading an input file to
+    preview it or to see whether every record reads)."""
+    con = duckdb.connect(":memory:", config=_CONFIG)
+    try:
+        yield con
+    finally:
+        con.close()
 
 
 class Database:

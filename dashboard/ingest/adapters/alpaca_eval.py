@@ -6,12 +6,14 @@ from dashboard.ingest import load_sql, read_sql
 from dashboard.ingest.adapters.common import (
     ARRAY,
     Adapter,
+    field,
     item_select,
     run_stage,
     stage_pairs,
     stage_prefs,
     write,
 )
+from dashboard.ingest.formats import NUMBER, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
@@ -30,7 +32,7 @@ def stage_file(con: Connection, path: str, *, dataset: str) -> None:
     select = (
         f"SELECT {item}, json_object('dataset', r.dataset) AS metadata, "
         f"generator_1 AS system_a, output_1 AS answer_a, generator_2 AS system_b, "
-        f"output_2 AS answer_b, annotator, CAST(preference AS DOUBLE) AS preference, "
+        f"output_2 AS answer_b, annotator, TRY_CAST(preference AS DOUBLE) AS preference, "
         f"{_completion_text(con, path)} AS completion FROM {ARRAY} r"
     )
     problems = (
@@ -75,7 +77,26 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
 
 ADAPTER = Adapter(
     "alpaca_eval",
+    "AlpacaEval annotations",
     (frozenset({"instruction", "generator_1", "generator_2", "preference"}),),
-    "alpaca-eval",
     import_file,
+    required=(
+        frozenset(
+            {
+                "instruction",
+                "output_1",
+                "generator_1",
+                "output_2",
+                "generator_2",
+                "preference",
+                "annotator",
+                "dataset",
+            }
+        ),
+    ),
+    fields=(
+        *(field(c, TEXT) for c in ("instruction", "output_1", "output_2", "annotator")),
+        *(field(c, TEXT) for c in ("generator_1", "generator_2")),
+        field("preference", NUMBER),
+    ),
 )
