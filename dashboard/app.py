@@ -20,6 +20,7 @@ page = st.navigation(
         st.Page(PAGES / "annotate.py", title="Annotate", icon=":material/edit_note:"),
         st.Page(PAGES / "pairwise.py", title="Pairwise", icon=":material/compare:"),
         st.Page(PAGES / "calibration.py", title="Calibration", icon=":material/tune:"),
+        st.Page(PAGES / "judge_qa.py", title="Judge QA", icon=":material/fact_check:"),
         st.Page(PAGES / "run_judges.py", title="Run judges", icon=":material/gavel:"),
         st.Page(PAGES / "data.py", title="Data", icon=":material/database:"),
     ]

@@ -18,6 +18,8 @@ from pathlib import Path
 
 DEFAULT_DB = "judgeboard.duckdb"
 DB_ENV = "JUDGEBOARD_DB"
+# A folder of the user's own panel files (those saved from the Run judges page go there too).
+PANELS_ENV = "JUDGEBOARD_PANELS"
 
 
 def resolve_db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
@@ -51,6 +53,18 @@ def rubrics_dir() -> Path:
 def panels_dir() -> Path:
     """The shipped judge panel files (*.toml)."""
     return data_dir() / "panels"
+
+
+def user_panels_dir() -> Path:
+    """Where panel files defined on the Run judges page are saved: $JUDGEBOARD_PANELS, else
+    the shipped panels' folder (the repository's data/panels/ in an editable install)."""
+    chosen = os.environ.get(PANELS_ENV)
+    return Path(chosen).expanduser().resolve() if chosen else panels_dir()
+
+
+def panel_dirs() -> list[Path]:
+    """Where panel names are looked up: the user's folder first, then the shipped files."""
+    return list(dict.fromkeys((user_panels_dir(), panels_dir())))
 
 
 def sample_manifest() -> Path:

@@ -226,3 +226,39 @@ class JudgeCall:
     completion_tokens: int | None = None
     cost_usd: float | None = None
     created_utc: datetime | None = None
+    # The model version the provider reported (LiteLLM's response `model`), if any.
+    model_version: str | None = None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One judge result on a perturbed copy of real responses (`kind` "padding": a response
+    with a fixed sentence added; "order": a pair in one presentation order). Probes are kept
+    apart from ratings and preferences: no system metric reads them."""
+
+    probe_id: str
+    kind: str
+    judge: str
+    rubric: str
+    rubric_version: str
+    item_id: str
+    call_id: str
+    response_id: str | None = None
+    response_a: str | None = None
+    response_b: str | None = None
+    shown_first: str | None = None
+    value: float | None = None
+    verdict: str | None = None
+    unscored_reason: str | None = None
+    created_utc: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A response re-judged whenever a judge, its model version or a rubric version changes;
+    `chosen_by` is "picked" (by a person) or "sample" (a seeded draw)."""
+
+    anchor_id: str
+    response_id: str
+    chosen_by: str
+    created_utc: datetime | None = None

@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import charts, ui
 from dashboard.metrics import calibration, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import pickers
+from dashboard.ui import calibration_cells, pickers
 
 HEATMAPS_PER_ROW = 3
 
@@ -56,6 +56,7 @@ else:
                 st.plotly_chart(
                     charts.confusion_heatmap(judge.confusion, judge=judge.judge), width="stretch"
                 )
+        calibration_cells.drilldown_section(result, selection)
     else:
         st.info(
             "No judge has rated the responses people labelled; run the judges on the "

@@ -4,7 +4,7 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.judging import PanelError, PlanError, RubricError, launcher, rubric_problems
-from dashboard.ui import pickers, runs
+from dashboard.ui import judge_form, judge_qa, pickers, runs
 
 FILE_CHOICE, MODELS_CHOICE = "A panel file", "Model strings"
 
@@ -12,6 +12,9 @@ st.title("Run judges")
 dataset = ui.filters().dataset
 st.caption(f"Dataset: **{ui.md_escape(dataset or 'every dataset')}** (change it in the sidebar).")
 
+judge_form.self_hosted_form(
+    panel_key="jb_run_panel", source_key="jb_run_source", source_value=FILE_CHOICE
+)
 source = st.radio("Panel", [FILE_CHOICE, MODELS_CHOICE], horizontal=True, key="jb_run_source")
 if source == FILE_CHOICE:
     names = launcher.panel_names()
@@ -47,6 +50,7 @@ if not rubrics:
     st.stop()
 rubric = rubrics[st.selectbox("Rubric", list(rubrics), key="jb_run_rubric")]
 st.caption(ui.md_escape(rubric.description))
+judge_form.rubric_prompt(rubric)
 pairwise = systems = None
 if rubric.is_pairwise:
     options = ui.dataset_systems(dataset)
@@ -60,7 +64,10 @@ if rubric.is_pairwise:
     )
 else:
     systems = pickers.systems_selector(dataset, key="jb_run_systems")
-request = launcher.RunRequest(spec, rubric.name, dataset, systems, pairwise, source=kind)
+only_labelled = judge_qa.labelled_only_checkbox() if not rubric.is_pairwise else False
+request = launcher.RunRequest(
+    spec, rubric.name, dataset, systems, pairwise, source=kind, labelled_only=only_labelled
+)
 
 size = ui.cached(launcher.count_targets, request, task_types=rubric.task_types)
 if size.problem:

@@ -3,6 +3,7 @@
     judgeboard judge --panel offline --rubric likert-rag --dataset eo-rag
     judgeboard judge --panel openai/gpt-4o-mini,judgeboard/baseline --rubric pass-fail
     judgeboard judge --panel data/panels/example-multi.toml --rubric pairwise --pairwise A B
+    judgeboard judge --panel offline --rubric likert-rag --labelled-only   # people's responses
 
 Calls already made (same judge settings, same prompt) are never made again; a killed run
 resumes where it stopped. Exit status 1 when some calls still failed after their retries.
@@ -66,6 +67,11 @@ def register(subparsers: Any) -> None:
         metavar=("A", "B"),
         help="compare system A with system B (with a pairwise rubric)",
     )
+    parser.add_argument(
+        "--labelled-only",
+        action="store_true",
+        help="judge only the responses people rated (a new rubric version costs a few calls)",
+    )
     parser.add_argument("--plan-only", action="store_true", help="show the plan and stop")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     # How often results are merged into DuckDB (seconds). Hidden: the SIGKILL test sets it
@@ -88,6 +94,7 @@ def _progress_bar(total: int, *, enabled: bool) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from dashboard import judging
+    from dashboard.judging.plan import labelled_only
 
     overrides = {field: getattr(args, field) for _, field, _, _, _ in OVERRIDES}
     try:
@@ -95,8 +102,19 @@ def run(args: argparse.Namespace) -> int:
         rubric = judging.load_rubric(args.rubric)
         store = open_store(args)
         systems = [s for s in (args.systems or "").split(",") if s] or None
+        only = (
+            labelled_only(store, rubric, dataset=args.dataset, systems=systems)
+            if args.labelled_only
+            else None
+        )
         plan = judging.plan_run(
-            store, panel, rubric, dataset=args.dataset, systems=systems, pairwise=args.pairwise
+            store,
+            panel,
+            rubric,
+            dataset=args.dataset,
+            systems=systems,
+            pairwise=args.pairwise,
+            response_ids=only,
         )
     except (judging.PanelError, judging.RubricError, judging.PlanError) as error:
         raise CommandError(judging.scrub_secrets(str(error))) from None

@@ -116,6 +116,23 @@ def preferred_by_calls(con: Connection, call_ids: Iterable[str]) -> set[Preferre
     return set(rows)
 
 
+def probed_by_calls(
+    con: Connection, call_ids: Iterable[str], *, kind: str
+) -> set[tuple[str, str, str, str, str]]:
+    """(call_id, response_id, response_a, response_b, shown_first) of the probe results of
+    this kind these calls already have ("" for a missing part)."""
+    ids = sorted(set(call_ids))
+    if not ids:
+        return set()
+    rows = con.execute(
+        "SELECT DISTINCT call_id, coalesce(response_id, ''), coalesce(response_a, ''), "
+        "coalesce(response_b, ''), coalesce(shown_first, '') FROM probes "
+        "WHERE kind = ? AND call_id IN (SELECT unnest(?::VARCHAR[]))",
+        [kind, ids],
+    ).fetchall()
+    return {(str(a), str(b), str(c), str(d), str(e)) for a, b, c, d, e in rows}
+
+
 def _reparse_filters(
     alias: str, *, rubric: str | None, judge: str | None, dataset: str | None, dataset_sql: str
 ) -> tuple[str, list[Any]]:

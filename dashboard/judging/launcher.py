@@ -18,6 +18,7 @@ from dashboard.judging import (
     Judge,
     Panel,
     PanelError,
+    PlanError,
     Rubric,
     RunPlan,
     RunSummary,
@@ -27,7 +28,7 @@ from dashboard.judging import (
     targets_sql,
 )
 from dashboard.judging.panel import panel_from_models
-from dashboard.settings import panels_dir
+from dashboard.settings import panel_dirs
 from dashboard.store import Store
 
 Row = dict[str, Any]
@@ -63,6 +64,7 @@ class RunRequest:
     systems: tuple[str, ...] | None = None
     pairwise: tuple[str, str] | None = None
     source: str = MODEL_STRINGS
+    labelled_only: bool = False  # only the responses people rated
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,13 @@ class PlanSize:
 
 
 def panel_files() -> list[Path]:
-    """The shipped panels (data/panels/*.toml), by name."""
-    return sorted(panels_dir().glob("*.toml"))
+    """The panels (the user's folder, then data/panels/), by name; a user's file hides a
+    shipped one of the same name."""
+    found: dict[str, Path] = {}
+    for folder in panel_dirs():
+        for path in sorted(folder.glob("*.toml")):
+            found.setdefault(path.stem, path)
+    return sorted(found.values(), key=lambda path: path.stem)
 
 
 def panel_names() -> list[str]:
@@ -112,7 +119,8 @@ def build_panel(spec: str, *, source: str) -> Panel | None:
     if source == PANEL_FILE:
         files = {path.stem: path for path in panel_files()}
         if spec not in files:
-            raise PanelError(f"no panel named {spec!r} in {panels_dir()}")
+            folders = ", ".join(str(folder) for folder in panel_dirs())
+            raise PanelError(f"no panel named {spec!r} in {folders}")
         return load_panel(files[spec])
     if not spec.strip():
         return None
@@ -124,6 +132,8 @@ def count_targets(
 ) -> PlanSize:
     """How many responses (or pairs) the request would judge, without planning it;
     `task_types` are the rating rubric's (empty: every task type)."""
+    if request.labelled_only and request.pairwise is None:
+        return PlanSize(len(_labelled(store, request)))
     with store.connection() as con:
         if request.pairwise is not None:
             return PlanSize(
@@ -155,7 +165,17 @@ def make_plan(store: Store, request: RunRequest, rubric: Rubric) -> RunPlan:
         dataset=request.dataset,
         systems=request.systems,
         pairwise=request.pairwise,
+        response_ids=_labelled(store, request, rubric) if request.labelled_only else None,
     )
+
+
+def _labelled(store: Store, request: RunRequest, rubric: Rubric | None = None) -> tuple[str, ...]:
+    with store.connection() as con:
+        if rubric is not None and rubric.is_pairwise:
+            raise PlanError("Only the responses people rated: choose a rating rubric")
+        return tuple(
+            targets_sql.labelled_response_ids(con, dataset=request.dataset, systems=request.systems)
+        )
 
 
 def key_status(judge: Judge) -> str:

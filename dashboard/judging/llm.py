@@ -48,6 +48,7 @@ class Completion:
     prompt_tokens: int | None
     completion_tokens: int | None
     cost_usd: float | None
+    model_version: str | None = None  # the model the provider says answered
 
 
 class CallError(Exception):
@@ -250,11 +251,13 @@ class JudgeClient:
         usage = getattr(response, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None)
         completion_tokens = getattr(usage, "completion_tokens", None)
+        version = getattr(response, "model", None)
         return Completion(
             text if isinstance(text, str) else "",
             prompt_tokens,
             completion_tokens,
             self._cost(response, prompt_tokens, completion_tokens),
+            str(version) if version else None,
         )
 
     def _cost(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dashboard.settings import panels_dir
+from dashboard.settings import panel_dirs
 
 BASELINE_MODEL = "judgeboard/baseline"
 ENV_REFERENCE = "os.environ/"
@@ -66,6 +66,9 @@ class Judge:
     output_cost_per_token: float | None = None
     model_list: tuple[Mapping[str, Any], ...] = ()
     fallbacks: tuple[str, ...] = ()
+    # The judge's model family ("openai", "mistral"...): self-preference compares its
+    # ratings of systems of the same family (`Panel.system_families`) with other judges'.
+    family: str | None = None
 
     @property
     def is_baseline(self) -> bool:
@@ -108,6 +111,12 @@ class Panel:
     name: str
     judges: tuple[Judge, ...]
     source: str | None = None
+    # system name -> model family, from the file's [system_families] table.
+    system_families: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def judge_families(self) -> dict[str, str]:
+        """judge name -> model family, for the judges that name one."""
+        return {j.name: j.family for j in self.judges if j.family}
 
 
 def _check_judge(judge: Judge, where: str) -> Judge:
@@ -185,7 +194,15 @@ def panel_from_toml(text: str, *, path: Path | None = None) -> Panel:
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
         raise PanelError(f"{where}: judge names must be unique, got {names}")
-    return Panel(str(data.get("name") or (path.stem if path else "panel")), judges, where)
+    families = data.get("system_families") or {}
+    if not isinstance(families, Mapping) or not all(
+        isinstance(v, str) and v for v in families.values()
+    ):
+        raise PanelError(
+            f'{where}: [system_families] maps a system to its family, e.g. "my-gpt-rag" = "openai"'
+        )
+    name = str(data.get("name") or (path.stem if path else "panel"))
+    return Panel(name, judges, where, dict(families))
 
 
 def panel_from_models(models: Sequence[str]) -> Panel:
@@ -220,8 +237,8 @@ def load_panel(
         if not path.is_file():
             raise PanelError(f"no panel file {path}")
         panel = panel_from_toml(path.read_text(encoding="utf-8"), path=path)
-    elif (named := panels_dir() / f"{text}.toml").is_file():
-        panel = panel_from_toml(named.read_text(encoding="utf-8"), path=named)
+    elif named := [d / f"{text}.toml" for d in panel_dirs() if (d / f"{text}.toml").is_file()]:
+        panel = panel_from_toml(named[0].read_text(encoding="utf-8"), path=named[0])
     else:
         panel = panel_from_models(text.split(","))
     return with_overrides(panel, overrides or {})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dashboard.judging import calls_sql, targets_sql
@@ -37,6 +37,8 @@ class TargetSelection:
     dataset: str | None = None
     systems: tuple[str, ...] | None = None
     pairwise: tuple[str, str] | None = None
+    # Only these responses (None: every one): the ones people labelled, or the anchors.
+    response_ids: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,9 @@ class RunPlan:
     judges: tuple[JudgePlan, ...]
     calls: tuple[CallSpec, ...]
     cached: tuple[CachedCall, ...]
+    # A Judge QA probe's kind ("padding", "order"): its results go to `probes`, never to
+    # ratings or preferences. None for a real run.
+    probe: str | None = None
 
     @property
     def calls_needed(self) -> int:
@@ -126,28 +131,31 @@ def _check_selection(rubric: Rubric, selection: TargetSelection) -> None:
 
 
 Rendered = tuple[Target, Messages, Case | None]
+Built = tuple[Target, dict[str, str], TargetItem]
 
 
-def _targets(
-    store: Store, rubric: Rubric, selection: TargetSelection, *, with_cases: bool
-) -> list[Rendered]:
+def built_targets(store: Store, rubric: Rubric, selection: TargetSelection) -> list[Built]:
+    """Every target of the selection with its prompt's values and its item."""
     _check_selection(rubric, selection)
     with store.connection() as con:  # also applies pending writes, so the cache is current
-        built: list[tuple[Target, dict[str, str], TargetItem]]
         if selection.pairwise is not None:
             system_a, system_b = selection.pairwise
             pairs = targets_sql.select_pair_targets(
                 con, system_a=system_a, system_b=system_b, dataset=selection.dataset
             )
-            built = [(t, v, row) for row in pairs for t, v in pair_targets(row)]
-        else:
-            responses = targets_sql.select_rating_targets(
-                con,
-                dataset=selection.dataset,
-                systems=selection.systems,
-                task_types=rubric.task_types,
-            )
-            built = [(*rating_target(row), row) for row in responses]
+            return [(t, v, row) for row in pairs for t, v in pair_targets(row)]
+        responses = targets_sql.select_rating_targets(
+            con,
+            dataset=selection.dataset,
+            systems=selection.systems,
+            task_types=rubric.task_types,
+            response_ids=selection.response_ids,
+        )
+    return [(*rating_target(row), row) for row in responses]
+
+
+def render_targets(rubric: Rubric, built: Sequence[Built], *, with_cases: bool) -> list[Rendered]:
+    """Each target with its rendered messages (and, for the offline baseline, its case)."""
     return [
         (
             target,
@@ -207,28 +215,93 @@ def plan_run(
     dataset: str | None = None,
     systems: Sequence[str] | None = None,
     pairwise: Sequence[str] | None = None,
+    response_ids: Sequence[str] | None = None,
 ) -> RunPlan:
-    """Everything the run will do, before it calls anything."""
+    """Everything the run will do, before it calls anything. With `response_ids`, only
+    those responses are judged (`--labelled-only`, the anchors)."""
+    selection = make_selection(
+        rubric, dataset=dataset, systems=systems, pairwise=pairwise, response_ids=response_ids
+    )
+    rendered = render_targets(
+        rubric,
+        built_targets(store, rubric, selection),
+        with_cases=any(judge.is_baseline for judge in panel.judges),
+    )
+    return plan_rendered(store, panel, rubric, selection, rendered)
+
+
+def labelled_only(
+    store: Store, rubric: Rubric, *, dataset: str | None, systems: Sequence[str] | None
+) -> tuple[str, ...]:
+    """The responses people rated (`--labelled-only`): a new rubric version then costs a few
+    calls, and its agreement with people is known at once."""
+    if rubric.is_pairwise:
+        raise PlanError("--labelled-only judges the responses people rated: use a rating rubric")
+    with store.connection() as con:
+        return tuple(targets_sql.labelled_response_ids(con, dataset=dataset, systems=systems))
+
+
+def make_selection(
+    rubric: Rubric,
+    *,
+    dataset: str | None = None,
+    systems: Sequence[str] | None = None,
+    pairwise: Sequence[str] | None = None,
+    response_ids: Sequence[str] | None = None,
+) -> TargetSelection:
+    """The selection of a run, checked against the rubric before anything is read."""
     if pairwise is not None and len(pairwise) != 2:
         raise PlanError("--pairwise takes exactly two systems: A B")
     if not rubric.is_pairwise:
         scale_of(rubric)  # a rating rubric without a scale fails here, before any call
-    selection = TargetSelection(
+    return TargetSelection(
         dataset,
         tuple(systems) if systems else None,
         (pairwise[0], pairwise[1]) if pairwise else None,
+        tuple(sorted(set(response_ids))) if response_ids is not None else None,
     )
-    rendered = _targets(
-        store, rubric, selection, with_cases=any(judge.is_baseline for judge in panel.judges)
+
+
+Stored = Callable[[Target, str], bool]
+
+
+def _stored_results(store: Store, rubric: Rubric, call_ids: list[str], probe: str | None) -> Stored:
+    """Whether a call's result for a target is stored (in `probes` for a probe)."""
+    with store.connection() as con:
+        if probe is not None:
+            probed = calls_sql.probed_by_calls(con, call_ids, kind=probe)
+            return lambda t, call_id: (call_id, *target_key(t)) in probed
+        rated = calls_sql.rated_by_calls(con, call_ids) if not rubric.is_pairwise else set()
+        preferred = calls_sql.preferred_by_calls(con, call_ids) if rubric.is_pairwise else set()
+    return lambda t, call_id: _has_result(t, call_id, rated, preferred)
+
+
+def target_key(target: Target) -> tuple[str, str, str, str]:
+    """What a target is about: its response, or its pair and presentation order."""
+    return (
+        target.response_id or "",
+        target.response_a or "",
+        target.response_b or "",
+        target.shown_first or "",
     )
+
+
+def plan_rendered(
+    store: Store,
+    panel: Panel,
+    rubric: Rubric,
+    selection: TargetSelection,
+    rendered: Sequence[Rendered],
+    *,
+    probe: str | None = None,
+) -> RunPlan:
+    """The plan of rendered targets: the calls to make, and those cached."""
     specs = {judge.name: _group(judge, rendered) for judge in panel.judges}
     with store.connection() as con:
         found = calls_sql.find_ok_calls(
             con, (s.cache_key for group in specs.values() for s in group)
         )
-        call_ids = [call.call_id for call in found.values()]
-        rated = calls_sql.rated_by_calls(con, call_ids) if not rubric.is_pairwise else set()
-        preferred = calls_sql.preferred_by_calls(con, call_ids) if rubric.is_pairwise else set()
+    stored = _stored_results(store, rubric, [c.call_id for c in found.values()], probe)
     calls: list[CallSpec] = []
     cached: list[CachedCall] = []
     judges = []
@@ -237,9 +310,7 @@ def plan_run(
         hits = [s for s in specs[judge.name] if s.cache_key in found]
         for spec in hits:
             call = found[spec.cache_key]
-            missing = tuple(
-                t for t in spec.targets if not _has_result(t, call.call_id, rated, preferred)
-            )
+            missing = tuple(t for t in spec.targets if not stored(t, call.call_id))
             cached.append(
                 CachedCall(judge.name, call.call_id, call.raw_output, spec.targets, missing)
             )
@@ -255,5 +326,12 @@ def plan_run(
             )
         )
     return RunPlan(
-        panel, rubric, selection, len(rendered), tuple(judges), tuple(calls), tuple(cached)
+        panel,
+        rubric,
+        selection,
+        len(rendered),
+        tuple(judges),
+        tuple(calls),
+        tuple(cached),
+        probe,
     )

@@ -14,7 +14,7 @@ from dashboard.ids import content_id, utc_now
 from dashboard.judging.rubrics import Rubric, RubricError
 from dashboard.judging.targets import SWAPPED, Target
 from dashboard.store.writes import record_row
-from dashboard.types import JudgeCall, Preference, Rating
+from dashboard.types import JudgeCall, Preference, Probe, Rating
 from scoring.judge import parse_preference, parse_rating_result
 
 EXPLANATION_MAX_CHARS = 4000
@@ -130,6 +130,30 @@ def result_row(
     )
 
 
+def probe_row(kind: str, row: dict[str, Any], *, item_id: str) -> dict[str, Any]:
+    """A probe's result: the rating or preference row `result_row` made, kept apart (its
+    own id, in `probes`) so that no system metric reads it."""
+    result_id = row.get("rating_id") or row.get("preference_id")
+    return record_row(
+        Probe(
+            probe_id=content_id("probe", kind, result_id),
+            kind=kind,
+            judge=row["rater"],
+            rubric=row["rubric"],
+            rubric_version=row["rubric_version"],
+            item_id=item_id,
+            call_id=row["call_id"],
+            response_id=row.get("response_id"),
+            response_a=row.get("response_a"),
+            response_b=row.get("response_b"),
+            shown_first=row.get("shown_first"),
+            value=row.get("value"),
+            verdict=row.get("verdict"),
+            unscored_reason=row.get("unscored_reason"),
+        )
+    )
+
+
 def call_row(
     *,
     call_id: str,
@@ -148,6 +172,7 @@ def call_row(
     prompt_tokens: int | None,
     completion_tokens: int | None,
     cost_usd: float | None,
+    model_version: str | None = None,
 ) -> dict[str, Any]:
     """The judge_calls row of one call; it names its first target (others share the prompt)."""
     first = targets[0]
@@ -176,5 +201,6 @@ def call_row(
             completion_tokens=completion_tokens,
             cost_usd=cost_usd,
             created_utc=utc_now(),
+            model_version=model_version,
         )
     )

@@ -26,7 +26,7 @@ from dashboard.judging import calls_sql as sql
 from dashboard.judging.calls import CallOutcome, call_with_retries
 from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
-from dashboard.judging.records import call_row, parse_output, result_row
+from dashboard.judging.records import call_row, parse_output, probe_row, result_row
 from dashboard.judging.secrets import scrub_secrets
 from dashboard.judging.summary import RunSummary, Tally, summary_rows
 from dashboard.judging.targets import Target
@@ -86,16 +86,17 @@ class _Run:
             if target.kind == "preference" and target.shown_first is not None:
                 tally.verdicts.setdefault(target.pair, {})[target.shown_first] = parsed.verdict
             if target in write:
-                rows.append(
-                    result_row(
-                        target,
-                        parsed,
-                        rubric=self.rubric,
-                        rater=judge,
-                        call_id=call_id,
-                        raw_output=raw_output,
-                    )
+                row = result_row(
+                    target,
+                    parsed,
+                    rubric=self.rubric,
+                    rater=judge,
+                    call_id=call_id,
+                    raw_output=raw_output,
                 )
+                if self.plan.probe is not None:
+                    row = probe_row(self.plan.probe, row, item_id=target.item_id)
+                rows.append(row)
         return rows
 
     def _append(self, call: dict[str, Any] | None, results: list[dict[str, Any]]) -> None:
@@ -103,7 +104,9 @@ class _Run:
         # the stored call, but never a call.
         if call is not None:
             self.journal.append(Batch("judge_calls", (call,)))
-        if results:
+        if results and self.plan.probe is not None:  # kept apart from real results
+            self.journal.append(Batch("probes", tuple(results)))
+        elif results:
             table = "preferences" if self.rubric.is_pairwise else "ratings"
             self.journal.append(Batch(table, tuple(results)))
 
@@ -150,6 +153,7 @@ class _Run:
             prompt_tokens=done.prompt_tokens if done else None,
             completion_tokens=done.completion_tokens if done else None,
             cost_usd=done.cost_usd if done else None,
+            model_version=done.model_version if done else None,
         )
         results: list[dict[str, Any]] = []
         if done is None:
@@ -220,7 +224,10 @@ class _Run:
         )
 
     def record_summary(self, summary: RunSummary, started_utc: Any) -> None:
-        selection = json.dumps(dataclasses.asdict(self.plan.selection))
+        chosen = dataclasses.asdict(self.plan.selection)
+        if chosen.get("response_ids") is not None:  # their number, not every id
+            chosen["response_ids"] = len(chosen["response_ids"])
+        selection = json.dumps({**chosen, "probe": self.plan.probe})
         rows = summary_rows(
             summary, started_utc=started_utc, finished_utc=utc_now(), selection_json=selection
         )

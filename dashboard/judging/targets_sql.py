@@ -62,8 +62,10 @@ def select_rating_targets(
     dataset: str | None = None,
     systems: Sequence[str] | None = None,
     task_types: Sequence[str] = (),
+    response_ids: Sequence[str] | None = None,
 ) -> list[RatingTargetRow]:
-    """Every response to rate, with the item fields a prompt needs, in a stable order."""
+    """Every response to rate (of `response_ids` only, when given), with the item fields a
+    prompt needs, in a stable order."""
     where: list[str] = ["TRUE"]
     params: list[Any] = []
     if dataset is not None:
@@ -75,6 +77,9 @@ def select_rating_targets(
     if task_types:
         where.append("list_contains(?::VARCHAR[], i.task_type)")
         params.append(list(task_types))
+    if response_ids is not None:
+        where.append("list_contains(?::VARCHAR[], r.response_id)")
+        params.append(list(response_ids))
     # A response may carry its own history (MT-Bench's turn 2 follows the model's own turn-1
     # answer, which differs per system); else the item's history is the conversation.
     item_columns = [f"i.{c}" for c in _TARGET_COLUMNS if c != "history"]
@@ -157,3 +162,18 @@ def count_pair_targets(
         WHERE a.system = $a AND b.system = $b AND a.response_id <> b.response_id
           AND ($dataset IS NULL OR a.dataset = $dataset)"""
     return int(scalar(con.execute(sql, {"dataset": dataset, "a": system_a, "b": system_b})))
+
+
+def labelled_response_ids(
+    con: Connection, *, dataset: str | None, systems: Sequence[str] | None
+) -> list[str]:
+    """The responses a person gave a scored rating (of any rubric), in a stable order."""
+    sql = """
+        SELECT DISTINCT r.response_id FROM responses r
+        SEMI JOIN current_ratings g ON g.response_id = r.response_id
+             AND g.rater_kind = 'human' AND g.value IS NOT NULL
+        WHERE ($dataset IS NULL OR r.dataset = $dataset)
+          AND ($systems IS NULL OR list_contains($systems, r.system))
+        ORDER BY r.response_id"""
+    params = {"dataset": dataset, "systems": list(systems) if systems else None}
+    return [str(row[0]) for row in con.execute(sql, params).fetchall()]

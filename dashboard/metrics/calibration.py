@@ -26,8 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dashboard.metrics import calibration_sql as sql
-from dashboard.metrics import selection_sql
+from dashboard.metrics import calibration_sql as sql, selection_sql
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.pairwise_calibration import PANEL, PreferenceAgreement, preference_agreements

@@ -22,9 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dashboard.metrics import calibration as calibration_module
-from dashboard.metrics import overview, reference_rules, registry
-from dashboard.metrics import slices as slicing
+from dashboard.metrics import (
+    bias as bias_module,
+    calibration as calibration_module,
+    overview,
+    reference_rules,
+    registry,
+    slices as slicing,
+)
 from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.overview import Overview, SystemRow
@@ -184,6 +189,17 @@ def _preference_metrics(p: calibration_module.PreferenceAgreement) -> dict[str, 
 PAIRWISE_CONVENTIONS = {m.name: m.description for m in registry.PREFERENCE_AGREEMENT_METRICS}
 
 
+def bias_metrics(found: bias_module.Bias) -> dict[str, Entry]:
+    """Each judge's bias measures that have data (`metrics/bias.py`)."""
+    metrics: dict[str, Entry] = {}
+    for judge in found.judges:
+        for metric in registry.BIAS_METRICS:
+            value = getattr(judge, metric.key)
+            if value is not None:
+                metrics[registry.fill(metric.name, judge=judge.judge)] = estimate_entry(value)
+    return metrics
+
+
 @dataclass(frozen=True)
 class SliceNumbers:
     """The Overview's and the Calibration's numbers on one slice of the items."""
@@ -207,6 +223,7 @@ class Numbers:
     calibration: Calibration
     slices: tuple[SliceNumbers, ...]
     json: dict[str, Any]
+    bias: bias_module.Bias | None = None
 
 
 def _metrics(view: Overview, cal: Calibration) -> dict[str, Entry]:
@@ -229,12 +246,22 @@ def metrics_json(
     *,
     slices: Sequence[SliceNumbers] = (),
     pool_raters: bool = False,
+    bias: bias_module.Bias | None = None,
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
     (`Slice.prefix`), and the slices under "by"."""
     selection = view.selection
     found = _metrics(view, cal)
+    notes: dict[str, Any] = {
+        **pairwise_notes(view),
+        "conventions": {"calibration.pairwise": PAIRWISE_CONVENTIONS},
+        "reference_rules": reference_rules.notes(view.reference_rules),
+        "unscored_references": view.unscored_references,
+    }
+    if bias is not None:  # the whole selection's only, never per slice
+        found.update(bias_metrics(bias))
+        notes["bias"] = dict(bias.warnings)
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
@@ -251,12 +278,7 @@ def metrics_json(
         "scale": list(view.scale) if view.scale else None,
         "systems": [row.system for row in view.systems],
         "judges": [j.judge for j in cal.judges],
-        "notes": {
-            **pairwise_notes(view),
-            "conventions": {"calibration.pairwise": PAIRWISE_CONVENTIONS},
-            "reference_rules": reference_rules.notes(view.reference_rules),
-            "unscored_references": view.unscored_references,
-        },
+        "notes": notes,
         "intervals": INTERVALS,
         "metrics": found,
     }
@@ -266,10 +288,16 @@ def metrics_json(
 
 
 def compute_all(
-    store: Store, selection: Selection, *, pool_raters: bool = False, by: str | None = None
+    store: Store,
+    selection: Selection,
+    *,
+    pool_raters: bool = False,
+    by: str | None = None,
+    families: bias_module.Families | None = None,
 ) -> Numbers:
     """The numbers of one selection and, with `by` (an item field), of each of its slices
-    by that field. An unknown field raises `choices.UnknownChoice`."""
+    by that field. An unknown field raises `choices.UnknownChoice`. `families` (default:
+    every panel file's) are the model families self-preference compares."""
     view = overview.overview(store, selection, pool_raters=pool_raters)
     # The overview resolved the default rubric; calibration and the slices use the same one.
     resolved = view.selection
@@ -281,8 +309,9 @@ def compute_all(
         found = [
             SliceNumbers(v.slice, v.n_items, v.overview, c.calibration) for v, c in zip(views, cals)
         ]
-    data = metrics_json(view, cal, slices=found, pool_raters=pool_raters)
-    return Numbers(view, cal, tuple(found), data)
+    judged = bias_module.bias(store, resolved, families=families)
+    data = metrics_json(view, cal, slices=found, pool_raters=pool_raters, bias=judged)
+    return Numbers(view, cal, tuple(found), data, judged)
 
 
 def compute(

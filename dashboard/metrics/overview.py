@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dashboard.metrics import overview_sql as sql
-from dashboard.metrics import reference, registry, selection_sql
+from dashboard.metrics import overview_sql as sql, reference, registry, selection_sql
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate, mean_estimate
 from dashboard.metrics.reference_rules import DatasetRule, rules_of

@@ -19,8 +19,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from dashboard.metrics import qa_rules, reference_qa, registry
-from dashboard.metrics import reference_sql as sql
+from dashboard.metrics import qa_rules, reference_qa, reference_sql as sql, registry
 from dashboard.metrics.registry import Case
 from dashboard.store import Store, transaction
 from dashboard.store.connection import Connection

@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dashboard.metrics import qa_rules, reference, registry
-from dashboard.metrics import reference_sql as sql
+from dashboard.metrics import qa_rules, reference, reference_sql as sql, registry
 from dashboard.store import Store, transaction
 from dashboard.store.connection import Connection
 

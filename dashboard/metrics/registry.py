@@ -15,117 +15,35 @@ its row in docs/metrics.md.
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from dashboard.metrics import qa_rules
+from dashboard.metrics.declarations import (
+    COUNT as COUNT,
+    ELO as ELO,
+    HALLUCINATION_TASKS as HALLUCINATION_TASKS,
+    HIGHER as HIGHER,
+    LOWER as LOWER,
+    MCQA_TASKS as MCQA_TASKS,
+    QA_TASKS as QA_TASKS,
+    SCORE as SCORE,
+    SIGNED as SIGNED,
+    Case as Case,
+    Metric as Metric,
+    ReferenceMetric as ReferenceMetric,
+    hallucinated,
+    has_options,
+    has_references,
+    mcqa_accuracy,
+    mcqa_iou,
+)
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
-from scoring import classification, mcqa
-
-HIGHER, LOWER = "higher", "lower"
-# How a metric's number is written: a 0-1 score, a whole count, an Elo rating, a signed
-# difference in scale points.
-SCORE, COUNT, ELO, SIGNED = "score", "count", "elo", "signed"
 
 # The version of the reference-based metrics' rules (2: EM and F1 by the dataset's rule). Stored
 # scores of another version are computed again (by the next import or `judgeboard score`).
 REFERENCE_VERSION = "2"
-
-QA_TASKS = frozenset({"open_qa", "open_qa_context", "conversational_qa"})
-MCQA_TASKS = frozenset({"mcqa_single", "mcqa_multi"})
-HALLUCINATION_TASKS = frozenset({"hallucination"})
-
-
-@dataclass(frozen=True)
-class Case:
-    """What a reference-based metric sees of one response: the answer and its item's gold."""
-
-    task_type: str
-    answer: str
-    references: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-    gold_letters: tuple[str, ...] = ()
-    rule: str | None = None  # the dataset's reference rule (None: the task's, `qa_rules`)
-
-    @functools.cached_property
-    def chosen(self) -> list[str]:
-        """The MCQA letters the answer picks, read once for every MCQA metric."""
-        return list(mcqa.extract_choices(self.answer, list(self.options)))
-
-
-@dataclass(frozen=True)
-class ReferenceMetric:
-    """A metric computed per response against its item's gold, once (when the response is
-    imported), and stored in `auto_scores` under `stored` (see `metrics/reference.py`).
-    It applies to a response of one of `tasks` for which `applies(case)` holds."""
-
-    stored: str
-    tasks: frozenset[str]
-    score: Callable[[Case], float | None]
-    applies: Callable[[Case], bool] = lambda case: True
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One metric.
-
-    `name` is its dotted pattern and `label` heads its column (a <placeholder> in the label
-    is filled like the name's). `better` is HIGHER, LOWER, or None for a count or a figure
-    whose best value lies in the middle (a bias). `n_label`, when set, heads an extra column
-    with the estimate's n in the tables that show one. A reference-based system metric
-    carries `reference`; `aggregate` says how the per-response values become the system's
-    number: "mean", or "f1", the F1 of the positive class against the items' gold labels.
-    `summary` False keeps a metric out of the summary tables (the Overview's scores, the
-    report's summary): each judge's standings are shown in the standings tables instead.
-    """
-
-    name: str
-    label: str
-    description: str
-    better: str | None = HIGHER
-    style: str = SCORE
-    n_label: str | None = None
-    reference: ReferenceMetric | None = None
-    aggregate: str = "mean"
-    summary: bool = True
-
-    @property
-    def key(self) -> str:
-        """The last part of the name ("em"): how a computed record holds this metric."""
-        return self.name.rsplit(".", 1)[-1]
-
-    @functools.cached_property
-    def pattern(self) -> re.Pattern[str]:
-        """The name as a regular expression; a placeholder matches any non-empty text."""
-        parts = re.split(r"(<[a-z_]+>)", self.name)
-        return re.compile("".join(".+" if p.startswith("<") else re.escape(p) for p in parts))
-
-    def matches(self, name: str) -> bool:
-        return self.pattern.fullmatch(name) is not None
-
-
-def _has_references(case: Case) -> bool:
-    return bool(case.references)
-
-
-def _has_options(case: Case) -> bool:
-    return bool(case.options)
-
-
-def _mcqa_accuracy(case: Case) -> float:
-    return mcqa.accuracy([case.chosen], [case.gold_letters])
-
-
-def _mcqa_iou(case: Case) -> float:
-    return mcqa.iou(case.chosen, case.gold_letters)
-
-
-def _hallucinated(case: Case) -> float | None:
-    verdict = classification.parse_binary_verdict(case.answer)
-    return None if verdict is None else float(verdict)
 
 
 # Standings per group of raters (`standings.py`); the pool keeps the names from before the split.
@@ -197,31 +115,31 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
         "EM",
         "exact match against the reference answers, combined over several by the dataset's "
         "rule (`notes.reference_rules`): the max, or the leave-one-out mean",
-        reference=ReferenceMetric("em", QA_TASKS, qa_rules.em, _has_references),
+        reference=ReferenceMetric("em", QA_TASKS, qa_rules.em, has_references),
     ),
     Metric(
         f"{_S}.f1",
         "F1",
         "token F1 against the reference answers, combined over several by the dataset's rule",
-        reference=ReferenceMetric("f1", QA_TASKS, qa_rules.f1, _has_references),
+        reference=ReferenceMetric("f1", QA_TASKS, qa_rules.f1, has_references),
     ),
     Metric(
         f"{_S}.mcqa_accuracy",
         "MCQA accuracy",
         "multiple-choice accuracy: the letters read from the answer equal the gold letters",
-        reference=ReferenceMetric("mcqa_accuracy", MCQA_TASKS, _mcqa_accuracy, _has_options),
+        reference=ReferenceMetric("mcqa_accuracy", MCQA_TASKS, mcqa_accuracy, has_options),
     ),
     Metric(
         f"{_S}.mcqa_iou",
         "MCQA IoU",
         "the IoU of the chosen letters with the gold letters",
-        reference=ReferenceMetric("mcqa_iou", MCQA_TASKS, _mcqa_iou, _has_options),
+        reference=ReferenceMetric("mcqa_iou", MCQA_TASKS, mcqa_iou, has_options),
     ),
     Metric(
         f"{_S}.hallucination_f1",
         "hallucination F1",
         'F1 of the class "hallucinated" for a hallucination detector',
-        reference=ReferenceMetric("halluc_pred", HALLUCINATION_TASKS, _hallucinated),
+        reference=ReferenceMetric("halluc_pred", HALLUCINATION_TASKS, hallucinated),
         aggregate="f1",
     ),
 )
@@ -395,7 +313,13 @@ PEOPLE_PREFERENCE_METRICS: tuple[Metric, ...] = (
         "two people on the pairs they both judged: Cohen's kappa",
     ),
 )
-
+_BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias"; 0 is best
+    ("length", "length", SIGNED, "rating shift per 100 words beyond people's on the same answers"),
+    ("position", "position", SCORE, "share of non-tie verdicts for the answer shown first (0.5)"),
+    ("self_preference", "self-preference", SIGNED, "own family's systems minus other judges"),
+    ("padding", "padding probe", SIGNED, "rating of the answer plus a fixed true sentence − of it"),
+)
+BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
 ALL_METRICS: tuple[Metric, ...] = (
     *SYSTEM_METRICS,
     *HEAD_TO_HEAD_METRICS,
@@ -404,6 +328,7 @@ ALL_METRICS: tuple[Metric, ...] = (
     *PEOPLE_METRICS,
     *PREFERENCE_AGREEMENT_METRICS,
     *PEOPLE_PREFERENCE_METRICS,
+    *BIAS_METRICS,
 )
 REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
     m.reference for m in SYSTEM_METRICS if m.reference is not None

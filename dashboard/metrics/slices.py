@@ -11,9 +11,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from dashboard.metrics import calibration as calibration_module
-from dashboard.metrics import choices
-from dashboard.metrics import overview as overview_module
+from dashboard.metrics import (
+    calibration as calibration_module,
+    choices,
+    overview as overview_module,
+)
 from dashboard.metrics.calibration import Calibration
 from dashboard.metrics.overview import Overview
 from dashboard.metrics.selection import Selection, Slice

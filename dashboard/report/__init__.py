@@ -16,7 +16,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from dashboard.report import methods, sections, standings
+from dashboard.report import judge_qa, methods, sections, standings
 from dashboard.report.gather import DEFAULT_WORST, ReportData, gather
 from dashboard.report.html import esc, json_block, tag
 from dashboard.report.page import page
@@ -29,6 +29,7 @@ _NAV = (
     ("summary", "Summary"),
     ("histograms", "Histograms"),
     ("calibration", "Calibration"),
+    ("bias", "Judge bias"),
     ("pairwise", "Pairwise"),
     ("worst", "Worst answers"),
     ("methods", "Methods"),
@@ -39,7 +40,7 @@ def _nav(data: ReportData) -> tuple[tuple[str, str], ...]:
     if not data.slices:
         return _NAV
     by = (standings.SLICES_ANCHOR, f"By {data.slices[0].slice.field}")
-    return (*_NAV[:4], by, *_NAV[4:])
+    return (*_NAV[:5], by, *_NAV[5:])
 
 
 def _header(data: ReportData) -> str:
@@ -70,6 +71,7 @@ def render(data: ReportData) -> str:
             sections.summary,
             sections.histograms,
             sections.calibration,
+            judge_qa.bias,
             standings.pairwise,
             standings.slices,
             sections.worst,

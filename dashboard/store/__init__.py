@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Store", "StoreBusy", "WriteResult", "transaction"]
 
 # The order in which spooled tables are applied: calls before the ratings that cite them.
-_APPLY_ORDER = ("judge_calls", "ratings", "preferences")
+_APPLY_ORDER = ("judge_calls", "ratings", "preferences", "probes", "anchors")
 
 
 @dataclass(frozen=True)

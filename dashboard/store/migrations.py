@@ -217,6 +217,42 @@ def m006_reference_rules(con: Any) -> None:
         )""")
 
 
+def m007_judge_qa(con: Any) -> None:
+    # The model version the provider reported for a call (LiteLLM's response `model`), so that
+    # a judge's drift can be traced to a silent model update; NULL where none was reported.
+    con.execute("ALTER TABLE judge_calls ADD COLUMN model_version VARCHAR")
+    # Judge QA probes: the results of re-judging perturbed copies of real responses (padded
+    # with a fixed sentence, or a pair shown in both orders). They live here, never in
+    # `ratings` or `preferences`, so no system metric can read them.
+    con.execute("""
+        CREATE TABLE probes (
+            probe_id        VARCHAR NOT NULL,
+            kind            VARCHAR NOT NULL CHECK (kind IN ('padding', 'order')),
+            judge           VARCHAR NOT NULL,
+            rubric          VARCHAR NOT NULL,
+            rubric_version  VARCHAR NOT NULL,
+            item_id         VARCHAR NOT NULL,
+            response_id     VARCHAR,
+            response_a      VARCHAR,
+            response_b      VARCHAR,
+            shown_first     VARCHAR,
+            value           DOUBLE,
+            verdict         VARCHAR,
+            unscored_reason VARCHAR,
+            call_id         VARCHAR NOT NULL,
+            created_utc     TIMESTAMP NOT NULL
+        )""")
+    # Anchor items: responses re-judged whenever a judge, its model version or a rubric
+    # version changes, so that the judge's own shift can be told from the systems'.
+    con.execute("""
+        CREATE TABLE anchors (
+            anchor_id   VARCHAR NOT NULL,
+            response_id VARCHAR NOT NULL,
+            chosen_by   VARCHAR NOT NULL CHECK (chosen_by IN ('picked', 'sample')),
+            created_utc TIMESTAMP NOT NULL
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),
@@ -224,6 +260,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("judge_runs", m004_judge_runs),
     ("label_provenance", m005_label_provenance),
     ("reference_rules", m006_reference_rules),
+    ("judge_qa", m007_judge_qa),
 ]
 
 

@@ -28,6 +28,8 @@ class Fingerprint(NamedTuple):
     n_judge_calls: int
     n_auto_scores: int
     n_reference_rules: int  # a rule change rescores in place: the counts above stay
+    n_probes: int = 0
+    n_anchors: int = 0
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
@@ -89,6 +91,8 @@ def fingerprint(con: Connection) -> Fingerprint:
                (SELECT max(created_utc) FROM preferences) AS newest_preference_utc,
                (SELECT count(*) FROM judge_calls) AS n_judge_calls,
                (SELECT count(*) FROM auto_scores) AS n_auto_scores,
-               (SELECT count(*) FROM reference_rules) AS n_reference_rules""")
+               (SELECT count(*) FROM reference_rules) AS n_reference_rules,
+               (SELECT count(*) FROM probes) AS n_probes,
+               (SELECT count(*) FROM anchors) AS n_anchors""")
     (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
     return found

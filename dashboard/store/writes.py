@@ -18,7 +18,7 @@ import pyarrow as pa
 from dashboard.ids import utc_now
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
-from dashboard.types import Dataset, Item, JudgeCall, Preference, Rating, Response
+from dashboard.types import Anchor, Dataset, Item, JudgeCall, Preference, Probe, Rating, Response
 
 Row = Mapping[str, Any]
 
@@ -45,6 +45,8 @@ TABLES: dict[str, Table] = {
     "ratings": Table("rating_id", RATING_COLUMNS),
     "preferences": Table("preference_id", PREFERENCE_COLUMNS),
     "judge_calls": Table("call_id", JUDGE_CALL_COLUMNS),
+    "probes": Table("probe_id", tuple(f.name for f in dataclasses.fields(Probe))),
+    "anchors": Table("anchor_id", tuple(f.name for f in dataclasses.fields(Anchor))),
 }
 # The stream a rating or preference belongs to: a new row supersedes the current row of its stream.
 STREAM_KEYS: dict[str, tuple[str, ...]] = {
@@ -218,6 +220,15 @@ def delete_dataset(con: Connection, name: str) -> None:
         "(SELECT response_id FROM responses WHERE dataset = ?) "
         "OR item_id IN (SELECT item_id FROM items WHERE dataset = ?)",
         [name, name],
+    )
+    con.execute(
+        "DELETE FROM probes WHERE item_id IN (SELECT item_id FROM items WHERE dataset = ?)",
+        [name],
+    )
+    con.execute(
+        "DELETE FROM anchors WHERE response_id IN "
+        "(SELECT response_id FROM responses WHERE dataset = ?)",
+        [name],
     )
     con.execute(
         "DELETE FROM auto_scores WHERE response_id IN "

@@ -17,8 +17,7 @@ import os
 import shutil
 
 import pytest
-from playwright.sync_api import Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import Page, TimeoutError as PlaywrightTimeout, expect
 
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest

@@ -160,3 +160,23 @@ def test_errors_are_one_clear_line(store: Store, capsys: Any, tmp_path: Path) ->
     )
     err = capsys.readouterr().err
     assert "api_key is not accepted in a panel file" in err and "sk-inline" not in err
+
+
+def test_labelled_only_judges_just_the_responses_people_rated(
+    store: Store, server: JudgeServer, capsys: Any
+) -> None:
+    from tests import builders
+
+    data = seed(store, n_items=5)  # 10 responses; a person rates 3 of them
+    store.add_ratings(
+        [builders.rating(r, "ana", 3, kind="human") for r in data.responses[:3]], wait_s=5
+    )
+    server.script("cli-labelled", ModelScript())
+    args = judge_args(
+        store, server, "--panel", "openai/cli-labelled", "--rubric", "likert-rag", "--labelled-only"
+    )
+    assert main(args) == 0
+    assert "3 responses" in capsys.readouterr().out
+    assert server.stats("cli-labelled").requests == 3
+    assert main([*args[:-2], "pairwise", "--labelled-only"]) == 2  # pairwise: a clear error
+    assert "use a rating rubric" in capsys.readouterr().err

@@ -90,3 +90,25 @@ def test_the_cache_identity_covers_what_changes_the_output() -> None:
             load_panel("openai/m", overrides=change).judges[0].cache_identity()
             != base.cache_identity()
         )
+
+
+def test_a_panel_file_names_judge_and_system_families() -> None:
+    from dashboard.judging.panel import PanelError, panel_from_toml
+
+    text = """
+[[judges]]
+model = "openai/gpt-4o-mini"
+family = "openai"
+
+[[judges]]
+model = "judgeboard/baseline"
+
+[system_families]
+"rag-gpt" = "openai"
+"""
+    found = panel_from_toml(text)
+    assert found.judge_families() == {"openai/gpt-4o-mini": "openai"}
+    assert found.system_families == {"rag-gpt": "openai"}
+    bad = text.replace('"rag-gpt" = "openai"', '"rag-gpt" = 3')
+    with pytest.raises(PanelError, match="system_families"):
+        panel_from_toml(bad)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import re
 import shutil
 from datetime import datetime
@@ -351,3 +352,18 @@ def test_report_says_where_the_rankings_disagree(store):
     )
     # one note per disagreement (a > b, a > d, d > b), as paragraphs of the pairwise section
     assert html.count('<p class="note">Among the judges, the win rate ranks') == 3
+
+
+def test_the_report_shows_each_judges_bias_from_the_metrics_json(tmp_path: pathlib.Path) -> None:
+    from dashboard.report import gather, render
+    from dashboard.store import Store
+    from tests.builders import item, rating, response
+
+    store = Store(tmp_path / "bias.duckdb", wait_s=20)
+    items = [item("b", n) for n in range(12)]
+    answers = [response(it, "s", " ".join(["w"] * (5 + 3 * n))) for n, it in enumerate(items)]
+    store.add_items(items, answers)
+    store.add_ratings([rating(r, "judge-x", 1 + n % 5) for n, r in enumerate(answers)])
+    html = render(gather(store, dataset="b"))
+    assert 'id="bias"' in html and 'data-metric="bias.judge-x.length"' in html
+    assert "confounded" in html  # no person rated these answers: the raw slope is flagged

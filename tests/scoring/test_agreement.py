@@ -6,8 +6,7 @@ import krippendorff
 import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
-from sklearn.metrics import cohen_kappa_score
-from sklearn.metrics import confusion_matrix as sk_confusion_matrix
+from sklearn.metrics import cohen_kappa_score, confusion_matrix as sk_confusion_matrix
 
 from scoring.agreement import (
     cohen_kappa,

@@ -16,7 +16,7 @@ from dashboard.ids import content_id
 from dashboard.store import Store, migrations
 from dashboard.store.journal import Batch
 from dashboard.store.writes import record_row
-from dashboard.types import Item, JudgeCall, Preference, Rating, Response
+from dashboard.types import Anchor, Item, JudgeCall, Preference, Probe, Rating, Response
 from tests.support.locks import database_held, release
 
 T0 = datetime(2024, 1, 1, 12, 0, 0)
@@ -38,6 +38,8 @@ def test_migrations_produce_the_record_columns(store: Store) -> None:
         ("ratings", Rating),
         ("preferences", Preference),
         ("judge_calls", JudgeCall),
+        ("probes", Probe),
+        ("anchors", Anchor),
     ):
         assert sorted(_columns(store, table)) == sorted(_fields(record)), table
     assert _columns(store, "datasets") == ["name", "description", "source", "created_utc"]

@@ -1,0 +1,111 @@
+"""The shape of a metric's declaration (`Metric`; `ReferenceMetric` for one computed per
+response against its gold, from what it sees of the response, `Case`) and the MCQA and
+hallucination scorers the declarations name. The declarations themselves are `registry.py`;
+the QA metrics (EM, F1) are computed by the dataset's rule, `qa_rules`."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from scoring import classification, mcqa
+
+HIGHER, LOWER = "higher", "lower"
+# How a metric's number is written: a 0-1 score, a whole count, an Elo rating, a signed
+# difference in scale points.
+SCORE, COUNT, ELO, SIGNED = "score", "count", "elo", "signed"
+
+QA_TASKS = frozenset({"open_qa", "open_qa_context", "conversational_qa"})
+MCQA_TASKS = frozenset({"mcqa_single", "mcqa_multi"})
+HALLUCINATION_TASKS = frozenset({"hallucination"})
+
+
+@dataclass(frozen=True)
+class Case:
+    """What a reference-based metric sees of one response: the answer and its item's gold."""
+
+    task_type: str
+    answer: str
+    references: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    gold_letters: tuple[str, ...] = ()
+    rule: str | None = None  # the dataset's reference rule (None: the task's, `qa_rules`)
+
+    @functools.cached_property
+    def chosen(self) -> list[str]:
+        """The MCQA letters the answer picks, read once for every MCQA metric."""
+        return list(mcqa.extract_choices(self.answer, list(self.options)))
+
+
+@dataclass(frozen=True)
+class ReferenceMetric:
+    """A metric computed per response against its item's gold, once (when the response is
+    imported), and stored in `auto_scores` under `stored` (see `metrics/reference.py`).
+    It applies to a response of one of `tasks` for which `applies(case)` holds."""
+
+    stored: str
+    tasks: frozenset[str]
+    score: Callable[[Case], float | None]
+    applies: Callable[[Case], bool] = lambda case: True
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric.
+
+    `name` is its dotted pattern and `label` heads its column (a <placeholder> in the label
+    is filled like the name's). `better` is HIGHER, LOWER, or None for a count or a figure
+    whose best value lies in the middle (a bias). `n_label`, when set, heads an extra column
+    with the estimate's n in the tables that show one. A reference-based system metric
+    carries `reference`; `aggregate` says how the per-response values become the system's
+    number: "mean", or "f1", the F1 of the positive class against the items' gold labels.
+    `summary` False keeps a metric out of the summary tables (the Overview's scores, the
+    report's summary): each judge's standings are shown in the standings tables instead.
+    """
+
+    name: str
+    label: str
+    description: str
+    better: str | None = HIGHER
+    style: str = SCORE
+    n_label: str | None = None
+    reference: ReferenceMetric | None = None
+    aggregate: str = "mean"
+    summary: bool = True
+
+    @property
+    def key(self) -> str:
+        """The last part of the name ("em"): how a computed record holds this metric."""
+        return self.name.rsplit(".", 1)[-1]
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """The name as a regular expression; a placeholder matches any non-empty text."""
+        parts = re.split(r"(<[a-z_]+>)", self.name)
+        return re.compile("".join(".+" if p.startswith("<") else re.escape(p) for p in parts))
+
+    def matches(self, name: str) -> bool:
+        return self.pattern.fullmatch(name) is not None
+
+
+def has_references(case: Case) -> bool:
+    return bool(case.references)
+
+
+def has_options(case: Case) -> bool:
+    return bool(case.options)
+
+
+def mcqa_accuracy(case: Case) -> float:
+    return mcqa.accuracy([case.chosen], [case.gold_letters])
+
+
+def mcqa_iou(case: Case) -> float:
+    return mcqa.iou(case.chosen, case.gold_letters)
+
+
+def hallucinated(case: Case) -> float | None:
+    verdict = classification.parse_binary_verdict(case.answer)
+    return None if verdict is None else float(verdict)

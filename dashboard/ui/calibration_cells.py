@@ -1,0 +1,64 @@
+"""Calibration's drill-down: from a cell of a confusion table to the responses it counts, and
+a filter for judge-versus-person disagreements. The page calls `drilldown_section`."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import ui
+from dashboard.metrics import calibration_cells
+from dashboard.metrics.calibration import Calibration
+from dashboard.metrics.selection import Selection
+from dashboard.ui import pickers
+
+KEY = "jb_cal_cell"
+DISAGREE = "every disagreement"
+
+
+def _rows(pairs: list[calibration_cells.CellPair]) -> list[dict[str, object]]:
+    return [
+        {
+            "response": p.response_id,
+            "person": p.person,
+            "judge's rating": p.judge_value,
+            "person's rating": p.person_value,
+        }
+        for p in pairs
+    ]
+
+
+def drilldown_section(result: Calibration, selection: Selection) -> None:
+    """Pick a judge and a cell (judge's rating, person's rating), or every disagreement, and
+    list the compared pairs behind it."""
+    if not result.judges:
+        return
+    st.markdown("**Behind a cell of the confusion table**")
+    judges = [j.judge for j in result.judges]
+    left, middle, right = st.columns(3)
+    judge = left.selectbox("Judge", judges, key=f"{KEY}_judge")
+    labels = next(j.confusion.labels for j in result.judges if j.judge == judge)
+    options = [DISAGREE, *(f"{a:g}" for a in labels)]
+    judge_value = middle.selectbox("Judge's rating", options, key=f"{KEY}_judge_value")
+    person_value = right.selectbox(
+        "Person's rating",
+        [f"{a:g}" for a in labels],
+        key=f"{KEY}_person_value",
+        disabled=judge_value == DISAGREE,
+    )
+    if judge_value == DISAGREE:
+        pairs = ui.cached(calibration_cells.disagreements, selection, judge)
+        st.caption(f"{len(pairs):,} pairs where {ui.md_escape(judge)} and a person disagree.")
+    else:
+        pairs = ui.cached(
+            calibration_cells.cell_pairs,
+            selection,
+            judge,
+            judge_value=float(judge_value),
+            person_value=float(person_value),
+        )
+        st.caption(
+            f"{len(pairs):,} pairs in the cell: {ui.md_escape(judge)} said {judge_value}, "
+            f"the person {person_value}."
+        )
+    if pairs:
+        pickers.table(_rows(pairs), key=f"{KEY}_table")

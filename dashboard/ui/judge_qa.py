@@ -1,0 +1,144 @@
+"""The Judge QA page's sections (bias, probes, drift) and the Run judges page's "only where
+people rated" option: each a function, so that a page calls it in a line or two."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import ui
+from dashboard.judging import PanelError, PlanError, RubricError, launcher
+from dashboard.judging.probes import DEFAULT_SAMPLE, ORDER, PADDING, PADDING_SENTENCE, plan_probe
+from dashboard.metrics import bias, drift
+from dashboard.metrics.judge_qa_tables import bias_rows, drift_rows
+from dashboard.metrics.selection import Selection
+from dashboard.ui import pickers, runs
+
+PROBE_KEY = "jb_qa_probe"
+
+
+def labelled_only_checkbox(*, key: str = "jb_run_labelled_only") -> bool:
+    """Run judges: judge only the responses people rated."""
+    return st.checkbox(
+        "Only the responses people rated",
+        key=key,
+        help="A new rubric version then costs a few calls, and its agreement with people "
+        "shows on the Calibration page at once (same as `judgeboard judge --labelled-only`).",
+    )
+
+
+def bias_section(selection: Selection) -> bias.Bias:
+    """Each judge's bias with its 95% interval and n, and the warnings that go with it."""
+    st.subheader("Bias")
+    found = ui.cached(bias.bias, selection)
+    if not found.judges:
+        st.info("No judge has rated or compared answers here; run one on **Run judges**.")
+        return found
+    st.caption(
+        "Each cell: estimate [95% bootstrap interval], in scale points (position: a share, "
+        "0.5 is none). Length is per 100 words beyond people's ratings of the same answers; "
+        "self-preference needs the judge's family and the systems' in a panel file "
+        "(docs/judge-qa.md); padding comes from the padding probe below."
+    )
+    pickers.table(bias_rows(found))
+    for name, text in found.warnings.items():
+        st.warning(f"{ui.md_escape(name)}: {ui.md_escape(text)}")
+    return found
+
+
+def _probe_inputs(dataset: str | None) -> tuple[str, str, int, tuple[str, str] | None] | None:
+    names = launcher.panel_names()
+    left, middle, right = st.columns(3)
+    panel = left.selectbox(
+        "Panel file",
+        names,
+        key=f"{PROBE_KEY}_panel",
+        index=names.index("offline") if "offline" in names else 0,
+    )
+    kind = middle.radio("Probe", [PADDING, ORDER], horizontal=True, key=f"{PROBE_KEY}_kind")
+    size = right.number_input(
+        "Sample", min_value=1, value=DEFAULT_SAMPLE, step=10, key=f"{PROBE_KEY}_size"
+    )
+    pairwise = None
+    if kind == ORDER:
+        options = ui.dataset_systems(dataset)
+        if len(options) < 2:
+            st.info("The order probe compares two systems; this dataset has fewer.")
+            return None
+        a, b = st.columns(2)
+        pairwise = (
+            a.selectbox("System A", options, index=0, key=f"{PROBE_KEY}_a"),
+            b.selectbox("System B", options, index=1, key=f"{PROBE_KEY}_b"),
+        )
+    return panel, kind, int(size), pairwise
+
+
+def probe_section(dataset: str | None, rubric: str | None) -> None:
+    """Run a probe: a seeded sample re-judged, perturbed, through the runner and its cache;
+    the page's `rubric` is the default one."""
+    st.subheader("Probes")
+    st.caption(
+        f"Padding adds one fixed sentence to each answer (“{ui.md_escape(PADDING_SENTENCE)}”); "
+        "order asks each pair in both orders. Results are kept apart from real ratings and "
+        "never enter a system's numbers; a probe run again is served from the cache."
+    )
+    chosen = _probe_inputs(dataset)
+    if chosen is None:
+        return
+    panel_name, kind, size, pairwise = chosen
+    rubric_names = [r.name for r in ui.rubrics() if r.is_pairwise == (kind == ORDER)]
+    rubric_name = st.selectbox(
+        "Probe rubric",
+        rubric_names,
+        key=f"{PROBE_KEY}_rubric",
+        index=rubric_names.index(rubric) if rubric in rubric_names else 0,
+        help="The padding probe is read against the judge's ratings of the same rubric.",
+    )
+    if st.button("Run probe", key=f"{PROBE_KEY}_run", disabled=not rubric_name):
+        try:
+            panel = launcher.build_panel(panel_name, source=launcher.PANEL_FILE)
+            chosen_rubric = next(r for r in ui.rubrics() if r.name == rubric_name)
+            if panel is None:  # a panel file always gives one; typed strings are not offered
+                raise PanelError("choose a panel file")
+            plan = ui.call(
+                plan_probe,
+                panel,
+                chosen_rubric,
+                kind=kind,
+                dataset=dataset,
+                pairwise=pairwise,
+                sample_size=size,
+            )
+            runs.start_run(plan, panel)
+        except (PanelError, PlanError, RubricError) as error:
+            st.error(ui.md_escape(error))
+        else:
+            if (stopped := runs.follow_run()) is not None:
+                st.error(ui.md_escape(stopped))
+                return
+            st.rerun()  # the bias table above shows the probe's results
+    if (done := runs.last_run()) is not None:
+        summary = done[0]
+        st.success(
+            f"Probe run {summary.run_id[:12]}: {summary.calls_made:,} calls made, "
+            f"{sum(j.cache_hits for j in summary.judges):,} from the cache."
+        )
+
+
+def drift_section(dataset: str | None, rubric: str | None) -> None:
+    """Anchor items, and each judge's shift between its two latest versions."""
+    st.subheader("Drift on anchor items")
+    found = ui.cached(drift.drift, rubric=rubric, dataset=dataset)
+    st.caption(
+        f"{found.n_anchors:,} anchor responses. Re-judge them whenever a judge, its model "
+        "version or the rubric version changes (Run judges, or `judgeboard judge` with the "
+        "new panel or rubric); a judge's version is its rubric version and the model version "
+        "its provider reported."
+    )
+    size = st.number_input("Seeded sample", min_value=1, value=30, key="jb_qa_anchor_size")
+    if st.button("Add a seeded sample as anchors", key="jb_qa_anchor_add"):
+        ui.write(drift.add_anchors, dataset=dataset, sample_size=int(size))
+        st.rerun()
+    if found.judges:
+        pickers.table(drift_rows(found))
+    else:
+        st.info("No judge has rated under two versions yet.")
