@@ -7,6 +7,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.settings import pages_dir
 from dashboard.store import StoreBusy
+from dashboard.ui import columns
 
 PAGES = pages_dir()
 
@@ -26,6 +27,7 @@ page = st.navigation(
 )
 try:
     ui.begin_run()
+    columns.page_style()
     ui.sidebar()
     page.run()
 except StoreBusy as error:

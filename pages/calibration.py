@@ -5,11 +5,12 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, slices, tables
+from dashboard.metrics import calibration, registry, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import pickers
+from dashboard.ui import columns, pickers
 
 HEATMAPS_PER_ROW = 3
+AGREEMENT = registry.JUDGE_AGREEMENT_METRICS
 
 st.title("Calibration")
 dataset = ui.filters().dataset
@@ -49,7 +50,9 @@ else:
         "rounded to the scale for agreement and kappa. Bias is in scale points."
     )
     if result.judges:
-        pickers.table(tables.judge_agreement_rows(result))
+        columns.fitted_table(
+            tables.judge_agreement_rows(result), AGREEMENT, estimate_px=columns.WIDE_ESTIMATE_PX
+        )
         columns = st.columns(HEATMAPS_PER_ROW)
         for index, judge in enumerate(result.judges):
             with columns[index % HEATMAPS_PER_ROW]:
@@ -99,7 +102,7 @@ if field is not None:
     )
     if judged:
         st.markdown("**Ratings against people**")
-        pickers.table(judged)
+        columns.fitted_table(judged, AGREEMENT, estimate_px=columns.WIDE_ESTIMATE_PX)
     if verdicts:
         st.markdown("**Pairwise verdicts against people**")
         pickers.table(verdicts)
