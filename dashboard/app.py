@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.settings import pages_dir
 from dashboard.store import StoreBusy
-from dashboard.ui import columns
+from dashboard.ui import tables_fit
 
 PAGES = pages_dir()
 
@@ -27,7 +27,7 @@ page = st.navigation(
 )
 try:
     ui.begin_run()
-    columns.page_style()
+    tables_fit.page_style()
     ui.sidebar()
     page.run()
 except StoreBusy as error:

@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import charts, ui
 from dashboard.metrics import calibration, registry, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import columns, pickers
+from dashboard.ui import pickers, tables_fit
 
 HEATMAPS_PER_ROW = 3
 AGREEMENT = registry.JUDGE_AGREEMENT_METRICS
@@ -50,8 +50,8 @@ else:
         "rounded to the scale for agreement and kappa. Bias is in scale points."
     )
     if result.judges:
-        columns.fitted_table(
-            tables.judge_agreement_rows(result), AGREEMENT, estimate_px=columns.WIDE_ESTIMATE_PX
+        tables_fit.fitted_table(
+            tables.judge_agreement_rows(result), AGREEMENT, estimate_px=tables_fit.WIDE_ESTIMATE_PX
         )
         columns = st.columns(HEATMAPS_PER_ROW)
         for index, judge in enumerate(result.judges):
@@ -102,7 +102,7 @@ if field is not None:
     )
     if judged:
         st.markdown("**Ratings against people**")
-        columns.fitted_table(judged, AGREEMENT, estimate_px=columns.WIDE_ESTIMATE_PX)
+        tables_fit.fitted_table(judged, AGREEMENT, estimate_px=tables_fit.WIDE_ESTIMATE_PX)
     if verdicts:
         st.markdown("**Pairwise verdicts against people**")
         pickers.table(verdicts)

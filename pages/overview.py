@@ -5,7 +5,7 @@ import streamlit as st
 from dashboard import charts, ui
 from dashboard.metrics import overview, registry, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import columns, downloads, pickers, standings
+from dashboard.ui import downloads, pickers, standings, tables_fit
 
 st.title("Overview")
 dataset = ui.filters().dataset
@@ -52,9 +52,11 @@ else:
         [(s.slice.value, tables.overview_rows(s.overview, digits=2)) for s in found], field=field
     )
 if rows:
-    for group in columns.split_columns(rows, lead=1 if field is None else 2, shared=("responses",)):
+    for group in tables_fit.split_columns(
+        rows, lead=1 if field is None else 2, shared=("responses",)
+    ):
         st.markdown(f"**{group.title}**")
-        columns.fitted_table(group.rows, registry.SYSTEM_METRICS)
+        tables_fit.fitted_table(group.rows, registry.SYSTEM_METRICS)
 else:
     st.info("No responses in this selection.")
 for piece in found:

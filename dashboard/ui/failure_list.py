@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 
 import streamlit as st
+from streamlit.elements.arrow import DataframeStateInput
 
 from dashboard.review import failures
 
@@ -49,7 +50,9 @@ def table(page: failures.FailurePage, open_id: str | None) -> str | None:
     """The page of the list; a click on a row opens it. Returns the answer to open."""
     ids = [r.response_id for r in page.rows]
     key = table_key(page)
-    default = {"selection": {"rows": [ids.index(open_id)]}} if open_id in ids else None
+    default: DataframeStateInput | None = (
+        {"selection": {"rows": [ids.index(open_id)]}} if open_id in ids else None
+    )
     event = st.dataframe(
         [
             {
