@@ -7,12 +7,19 @@ import streamlit as st
 from dashboard import charts, ui
 from dashboard.metrics import calibration, registry, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import pickers, tables_fit
+from dashboard.ui import links, pickers, tables_fit
+from dashboard.ui.links import Link
 
 HEATMAPS_PER_ROW = 3
 AGREEMENT = registry.JUDGE_AGREEMENT_METRICS
 
+LINKS = (
+    Link(f"{pickers.METRIC_RUBRIC_KEY}_calibration", "rubric"),
+    Link("jb_calibration_by", "by"),
+)
+
 st.title("Calibration")
+links.restore(LINKS)
 dataset = ui.filters().dataset
 if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page.")
@@ -23,6 +30,7 @@ with left:
     rubric = pickers.metric_rubric_selector(dataset, page="calibration")
 with right:
     field = pickers.group_by_selector(dataset, key="jb_calibration_by")
+links.publish(LINKS)
 selection = Selection(dataset, rubric)
 with st.spinner("Computing the agreement…"):
     result = ui.cached(calibration.calibration, selection)

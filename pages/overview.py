@@ -5,9 +5,18 @@ import streamlit as st
 from dashboard import charts, ui
 from dashboard.metrics import overview, registry, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import downloads, pickers, standings, tables_fit
+from dashboard.ui import downloads, links, pickers, standings, tables_fit
+from dashboard.ui.links import Link
+
+LINKS = (
+    Link(f"{pickers.METRIC_RUBRIC_KEY}_overview", "rubric"),
+    Link("jb_overview_systems", "system", links.LIST),
+    Link("jb_overview_by", "by"),
+    Link("jb_overview_pool", "pool", links.BOOL, default=False),
+)
 
 st.title("Overview")
+links.restore(LINKS)
 dataset = ui.filters().dataset
 if not ui.dataset_names():
     st.info(
@@ -23,6 +32,7 @@ with second:
 with third:
     field = pickers.group_by_selector(dataset, key="jb_overview_by")
 pool = pickers.pool_checkbox(key="jb_overview_pool")
+links.publish(LINKS)
 downloads.report_download_button(dataset, rubric=rubric, pool_raters=pool, by=field)
 selection = Selection(dataset, rubric, systems)
 

@@ -60,14 +60,14 @@ def split_columns(
     kind with no column is left out, so a dataset without ratings shows no empty table."""
     if not rows:
         return []
-    names = list(rows[0])
+    names = list(dict.fromkeys(name for row in rows for name in row))  # slices may differ
     leading = [*names[:lead], *(n for n in shared if n in names)]
     groups: dict[str, list[str]] = {RATINGS: [], PAIRWISE: [], REFERENCES: []}
     for name in names:
         if name not in leading:
             groups[_group(name)].append(name)
     return [
-        ColumnGroup(title, [{n: row[n] for n in [*leading, *columns]} for row in rows])
+        ColumnGroup(title, [{n: row.get(n) for n in [*leading, *columns]} for row in rows])
         for title, columns in groups.items()
         if columns
     ]
