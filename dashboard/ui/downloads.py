@@ -40,7 +40,7 @@ def _report_builder(
 
 
 def _export_builder(
-    store: Store, kind: str, fmt: str, dataset: str | None, unrated: bool
+    store: Store, kind: str, fmt: str, dataset: str | None, unrated: bool = True
 ) -> Callable[[], bytes]:
     def build() -> bytes:
         return export_bytes(store, kind, fmt=fmt, dataset=dataset, unrated=unrated)

@@ -298,7 +298,7 @@ def test_responses_nobody_rated_are_rows_without_a_rating(judged_store, tmp_path
     assert all(r["rater"] == r["value"] == r["is_current"] == "" for r in rows)
     assert all(json.loads(r["options"]) and json.loads(r["gold_letters"]) for r in rows)
     assert export_module.export_counts(judged_store, dataset="eo-mcqa") == ExportCounts(
-        ratings=36, preferences=0, without_rating=36
+        ratings=36, preferences=0, without_rating=36, responses=36
     )
 
 
