@@ -7,6 +7,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.settings import pages_dir
 from dashboard.store import StoreBusy
+from dashboard.ui import tables_fit
 
 PAGES = pages_dir()
 
@@ -27,6 +28,7 @@ page = st.navigation(
 )
 try:
     ui.begin_run()
+    tables_fit.page_style()
     ui.sidebar()
     page.run()
 except StoreBusy as error:

@@ -5,13 +5,21 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, panels, slices, tables
+from dashboard.metrics import calibration, panels, registry, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import calibration_cells, pickers
+from dashboard.ui import calibration_cells, links, pickers, tables_fit
+from dashboard.ui.links import Link
 
 HEATMAPS_PER_ROW = 3
+AGREEMENT = registry.JUDGE_AGREEMENT_METRICS
+
+LINKS = (
+    Link(f"{pickers.METRIC_RUBRIC_KEY}_calibration", "rubric"),
+    Link("jb_calibration_by", "by"),
+)
 
 st.title("Calibration")
+links.restore(LINKS)
 dataset = ui.filters().dataset
 if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page.")
@@ -24,6 +32,7 @@ with middle:
     panel = pickers.panel_selector(dataset, rubric, page="calibration")
 with right:
     field = pickers.group_by_selector(dataset, key="jb_calibration_by")
+links.publish(LINKS)
 selection = Selection(dataset, rubric, panel=panel)
 with st.spinner("Computing the agreement…"):
     result = ui.cached(calibration.calibration, selection)
@@ -52,7 +61,9 @@ else:
         "rounded to the scale for agreement and kappa. Bias is in scale points."
     )
     if result.judges:
-        pickers.table(tables.judge_agreement_rows(result))
+        tables_fit.fitted_table(
+            tables.judge_agreement_rows(result), AGREEMENT, estimate_px=tables_fit.WIDE_ESTIMATE_PX
+        )
         columns = st.columns(HEATMAPS_PER_ROW)
         for index, judge in enumerate(result.judges):
             with columns[index % HEATMAPS_PER_ROW]:
@@ -126,7 +137,7 @@ if field is not None:
     )
     if judged:
         st.markdown("**Ratings against people**")
-        pickers.table(judged)
+        tables_fit.fitted_table(judged, AGREEMENT, estimate_px=tables_fit.WIDE_ESTIMATE_PX)
     if verdicts:
         st.markdown("**Pairwise verdicts against people**")
         pickers.table(verdicts)

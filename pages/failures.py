@@ -8,11 +8,24 @@ from dashboard import ui
 from dashboard.review import failures
 from dashboard.review.detail import response_detail
 from dashboard.review.failures import FailureFilter
-from dashboard.ui import pickers, widgets
+from dashboard.ui import failure_list, links, pickers, widgets
+from dashboard.ui.links import Link
 
 ANY = "(any)"
 PAGE_KEY = "failures_page"
-OPEN_KEY = "failures_open"
+OPEN_ID_KEY = failure_list.OPEN_ID_KEY
+LAST_KEY = "failures_last"
+LINKS = (
+    Link(f"{pickers.RUBRIC_KEY}_failures", "rubric"),
+    Link("failures_system", "system", default=ANY),
+    Link("failures_task", "task", default=ANY),
+    Link("failures_judge", "judge", default=ANY),
+    Link("failures_range", "range", links.RANGE, default=(0.0, 1.0)),
+    Link("failures_spread", "spread", links.FLOAT, default=0.0),
+    Link("failures_search", "search"),
+    Link(PAGE_KEY, "page", links.INT, default=1),
+    Link(OPEN_ID_KEY, "item"),
+)
 
 
 def _filters(dataset: str | None) -> FailureFilter | None:
@@ -71,57 +84,23 @@ def _filters(dataset: str | None) -> FailureFilter | None:
     )
 
 
-def _table(page: failures.FailurePage) -> None:
-    st.dataframe(
-        [
-            {
-                "#": page.first + n,
-                "score": r.score,
-                "panel": r.panel,
-                "human": r.human,
-                "spread": r.spread,
-                "system": r.system,
-                "dataset": r.dataset,
-                "task": r.task_type,
-                "question": r.question,
-                "answer": r.answer,
-            }
-            for n, r in enumerate(page.rows)
-        ],
-        hide_index=True,
-        width="stretch",
-        height="content",
-        column_config={
-            name: st.column_config.NumberColumn(format="%.2f")
-            for name in ("score", "panel", "human", "spread")
-        },
-    )
-
-
-def _open(page: failures.FailurePage) -> str | None:
-    labels = {
-        r.response_id: f"#{page.first + n} · {r.system} · "
-        + ("unrated" if r.score is None else f"score {r.score:.2f}")
-        for n, r in enumerate(page.rows)
-    }
-    if st.session_state.get(OPEN_KEY) not in labels:
-        st.session_state[OPEN_KEY] = None
-    return st.selectbox(
-        "Open an answer",
-        list(labels),
-        format_func=lambda response_id: labels[response_id],
-        index=None,
-        key=OPEN_KEY,
-        placeholder="pick a row to see its detail",
-    )
+def _detail(response_id: str) -> None:
+    detail = ui.cached(response_detail, response_id)
+    if detail is None:
+        st.warning("That answer is no longer in the database.")
+        return
+    st.divider()
+    widgets.show_detail(detail, open_contexts=True)
 
 
 def run() -> None:
     st.title("Failures")
     st.caption(
         "The worst-rated answers first. Scores are normalized onto 0–1: a person's "
-        "rating where there is one (the effective score), the judge panel's otherwise."
+        "rating where there is one (the effective score), the judge panel's otherwise. "
+        "Click a row to open its detail; the address bar then links to it."
     )
+    links.restore(LINKS)
     chosen = ui.filters()
     selection = _filters(chosen.dataset)
     if selection is None:
@@ -130,27 +109,24 @@ def run() -> None:
             "the Annotate page."
         )
         return
-    if st.session_state.get("failures_last") != selection:
-        st.session_state["failures_last"] = selection
+    if st.session_state.setdefault(LAST_KEY, selection) != selection:
+        st.session_state[LAST_KEY] = selection
         st.session_state[PAGE_KEY] = 1
-    page = ui.cached(failures.failures, selection, page=st.session_state.get(PAGE_KEY, 1))
-    if not page.total:
+    page = ui.cached(failures.failures, selection, page=st.session_state.get(PAGE_KEY) or 1)
+    open_id = st.session_state.get(OPEN_ID_KEY)
+    if page.total:
+        st.text(f"Answers {page.first}–{page.first + len(page.rows) - 1} of {page.total}")
+        open_id = st.session_state[OPEN_ID_KEY] = failure_list.table(page, open_id)
+        left, right = st.columns([1, 4])
+        with left:
+            widgets.pager(page.total, page_size=page.page_size, key=PAGE_KEY)
+        with right:
+            failure_list.choose(page, open_id)
+    else:
         st.info("No answer matches these filters; widen the score range or clear the search.")
-        return
-    st.text(f"Answers {page.first}–{page.first + len(page.rows) - 1} of {page.total}")
-    _table(page)
-    left, right = st.columns([1, 4])
-    with left:
-        widgets.pager(page.total, page_size=page.page_size, key=PAGE_KEY)
-    with right:
-        response_id = _open(page)
-    if response_id:
-        detail = ui.cached(response_detail, response_id)
-        if detail is None:
-            st.warning("That answer is no longer in the database.")
-        else:
-            st.divider()
-            widgets.show_detail(detail)
+    links.publish(LINKS)
+    if open_id:
+        _detail(open_id)
 
 
 run()

@@ -3,11 +3,20 @@
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import overview, panels, reference_rules, slices, tables
+from dashboard.metrics import overview, panels, reference_rules, registry, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import corrected, downloads, pickers, standings
+from dashboard.ui import corrected, downloads, links, pickers, standings, tables_fit
+from dashboard.ui.links import Link
+
+LINKS = (
+    Link(f"{pickers.METRIC_RUBRIC_KEY}_overview", "rubric"),
+    Link("jb_overview_systems", "system", links.LIST),
+    Link("jb_overview_by", "by"),
+    Link("jb_overview_pool", "pool", links.BOOL, default=False),
+)
 
 st.title("Overview")
+links.restore(LINKS)
 dataset = ui.filters().dataset
 if not ui.dataset_names():
     st.info(
@@ -27,6 +36,7 @@ with panel_column:
     panel = pickers.panel_selector(dataset, rubric, page="overview")
 with pool_column:
     pool = pickers.pool_checkbox(key="jb_overview_pool")
+links.publish(LINKS)
 downloads.report_download_button(dataset, rubric=rubric, pool_raters=pool, by=field, panel=panel)
 selection = Selection(dataset, rubric, systems, panel=panel)
 
@@ -65,7 +75,11 @@ else:
         [(s.slice.value, tables.overview_rows(s.overview, digits=2)) for s in found], field=field
     )
 if rows:
-    pickers.table(rows)
+    for group in tables_fit.split_columns(
+        rows, lead=1 if field is None else 2, shared=("responses",)
+    ):
+        st.markdown(f"**{group.title}**")
+        tables_fit.fitted_table(group.rows, registry.SYSTEM_METRICS)
 else:
     st.info("No responses in this selection.")
 for piece in found:

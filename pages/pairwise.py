@@ -9,11 +9,19 @@ import streamlit as st
 from dashboard import ui
 from dashboard.review import annotation, votes
 from dashboard.review.votes import PairRequest, VoteError
-from dashboard.ui import pickers, standings, widgets
+from dashboard.ui import links, pickers, standings, widgets
+from dashboard.ui.links import Link
 
 POSITION_KEY = "pairwise_position"
 FLASH_KEY = "pairwise_saved"
 CHOICES = {"left": "A (left)", "right": "B (right)", "tie": "Tie"}
+LINKS = (
+    Link("pairwise_system_a", "system"),
+    Link("pairwise_system_b", "against"),
+    Link("pairwise_rubric", "rubric"),
+    Link("pairwise_seed", "seed", links.INT, default=0),
+    Link(POSITION_KEY, "pair", links.INT, default=0),
+)
 
 
 def _request(
@@ -122,6 +130,7 @@ def run() -> None:
         "recorded with your vote. Keyboard: click the choice, change it with the arrow "
         "keys, Tab to the comment, and Enter saves; the next pair loads at once."
     )
+    links.restore(LINKS)
     chosen = ui.filters()
     if flash := st.session_state.pop(FLASH_KEY, None):
         st.success(flash)
@@ -139,9 +148,10 @@ def run() -> None:
         st.info("No pairwise rubric can be used: see the rubric files on the Run judges page.")
         return
     request, rubric = picked
-    if st.session_state.get("pairwise_last") != request:
+    if st.session_state.setdefault("pairwise_last", request) != request:
         st.session_state["pairwise_last"] = request
         st.session_state[POSITION_KEY] = 0
+    links.publish(LINKS)
     try:
         queue = ui.cached(votes.next_pair, request, offset=st.session_state.get(POSITION_KEY, 0))
     except VoteError as error:

@@ -3,12 +3,30 @@
 import streamlit as st
 
 from dashboard import ui
-from dashboard.judging import PanelError, PlanError, RubricError, launcher, rubric_problems
-from dashboard.ui import judge_form, judge_qa, pickers, runs
+from dashboard.judging import (
+    PanelError,
+    PlanError,
+    RubricError,
+    launcher,
+    proposal as proposal_of,
+    rubric_problems,
+)
+from dashboard.ui import judge_form, judge_qa, links, pickers, runs
+from dashboard.ui.links import Link
 
 FILE_CHOICE, MODELS_CHOICE = "A panel file", "Model strings"
+LINKS = (
+    Link("jb_run_source", "source", default=FILE_CHOICE),
+    Link("jb_run_panel", "panel"),
+    Link("jb_run_models", "models"),
+    Link("jb_run_rubric", "rubric"),
+    Link("jb_run_systems", "system", links.LIST),
+    Link("jb_run_system_a", "system_a"),
+    Link("jb_run_system_b", "system_b"),
+)
 
 st.title("Run judges")
+links.restore(LINKS)
 dataset = ui.filters().dataset
 st.caption(f"Dataset: **{ui.md_escape(dataset or 'every dataset')}** (change it in the sidebar).")
 
@@ -18,18 +36,16 @@ judge_form.self_hosted_form(
 source = st.radio("Panel", [FILE_CHOICE, MODELS_CHOICE], horizontal=True, key="jb_run_source")
 if source == FILE_CHOICE:
     names = launcher.panel_names()
-    spec = st.selectbox(
-        "Panel file (data/panels/)",
-        names,
-        key="jb_run_panel",
-        index=names.index("offline") if "offline" in names else 0,
-    )
+    if st.session_state.get("jb_run_panel") not in names:
+        st.session_state["jb_run_panel"] = "offline" if "offline" in names else names[0]
+    spec = st.selectbox("Panel file (data/panels/)", names, key="jb_run_panel")
 else:
     spec = st.text_input(
         "LiteLLM model strings, comma-separated",
         placeholder="openai/gpt-4o-mini, judgeboard/baseline",
         key="jb_run_models",
     )
+links.publish(LINKS)
 kind = launcher.PANEL_FILE if source == FILE_CHOICE else launcher.MODEL_STRINGS
 try:
     panel = launcher.build_panel(spec or "", source=kind)
@@ -48,8 +64,17 @@ rubrics = {r.name: r for r in ui.rubrics()}
 if not rubrics:
     st.info("No rubric file can be used: fix the files above, or add one to data/rubrics/.")
     st.stop()
+profile = ui.cached(proposal_of.data_profile, dataset)
+proposal = proposal_of.propose_rubric(list(rubrics.values()), profile)
+if st.session_state.get("jb_run_rubric") not in rubrics:
+    st.session_state["jb_run_rubric"] = proposal.rubric if proposal else next(iter(rubrics))
 rubric = rubrics[st.selectbox("Rubric", list(rubrics), key="jb_run_rubric")]
 st.caption(ui.md_escape(rubric.description))
+if proposal is not None:
+    st.caption(
+        f"Proposed for this data: **{ui.md_escape(proposal.rubric)}**, because "
+        f"{ui.md_escape(proposal.reason)}."
+    )
 judge_form.rubric_prompt(rubric)
 pairwise = systems = None
 if rubric.is_pairwise:
@@ -65,6 +90,7 @@ if rubric.is_pairwise:
 else:
     systems = pickers.systems_selector(dataset, key="jb_run_systems")
 only_labelled = judge_qa.labelled_only_checkbox() if not rubric.is_pairwise else False
+links.publish(LINKS)
 request = launcher.RunRequest(
     spec, rubric.name, dataset, systems, pairwise, source=kind, labelled_only=only_labelled
 )

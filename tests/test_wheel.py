@@ -238,9 +238,12 @@ def _open_every_page(url: str) -> None:
                 timeout=STEP_TIMEOUT_MS
             )
             settled(page)
+            # The histograms sit below the score tables, under the fold at 1400 x 1000;
+            # plotly draws a chart once it is scrolled to.
+            page.get_by_test_id("stPlotlyChart").first.scroll_into_view_if_needed()
             expect(
                 page.locator(".js-plotly-plot").get_by_text("baseline", exact=True).first
-            ).to_be_visible()
+            ).to_be_visible(timeout=STEP_TIMEOUT_MS)
             links = page.get_by_test_id("stSidebarNav").get_by_role("link")
             expect(links).to_have_count(len(NAV_TITLES))
             for title in (*NAV_TITLES[1:], NAV_TITLES[0]):

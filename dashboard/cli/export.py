@@ -46,6 +46,18 @@ def register(subparsers: Any) -> None:
         help="only this rubric's ratings and preferences (default: every rubric's); every "
         "item and response is still written",
     )
+    parser.add_argument(
+        "--rated-only",
+        action="store_true",
+        help="leave out the rows of responses and items nobody rated (the files then do not "
+        "import back to every item)",
+    )
+    parser.add_argument(
+        "--per-response",
+        action="store_true",
+        help="also write FILE's name with .responses: one row per response, its scores side "
+        "by side (RUBRIC:RATER on the rubric's scale, RUBRIC:effective on 0-1)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -56,7 +68,14 @@ def run(args: argparse.Namespace) -> int:
     require_dataset(store, args.dataset)
     require_rubric(store, args.rubric)
     try:
-        result = export(store, args.out, dataset=args.dataset, rubric=args.rubric)
+        result = export(
+            store,
+            args.out,
+            dataset=args.dataset,
+            rubric=args.rubric,
+            unrated=not args.rated_only,
+            per_response=args.per_response,
+        )
     except ExportError as error:
         raise CommandError(str(error)) from None
     for kind, n in result.rows.items():

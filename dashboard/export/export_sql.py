@@ -69,6 +69,8 @@ _RATING_ROWS = """
     LEFT JOIN ratings g ON g.response_id = r.response_id
         AND ($rubric IS NULL OR g.rubric = $rubric)"""
 _IN_DATASET = "WHERE ($dataset IS NULL OR i.dataset = $dataset)"
+# With $unrated false, the rows without a rating (a response or item nobody rated) are left out.
+_RATED = "AND ($unrated OR g.rating_id IS NOT NULL)"
 _PREFERENCES_WHERE = f"{_IN_DATASET} AND ($rubric IS NULL OR p.rubric = $rubric)"
 
 
@@ -118,7 +120,7 @@ def ratings_select(fmt: str) -> str:
         LEFT JOIN (SELECT DISTINCT supersedes AS id FROM ratings
                    WHERE supersedes IS NOT NULL) s ON s.id = g.rating_id
         LEFT JOIN ({_EFFECTIVE}) e ON e.response_id = g.response_id AND e.rubric = g.rubric
-        {_IN_DATASET}
+        {_IN_DATASET} {_RATED}
         ORDER BY i.dataset, i.item_id, r.system, r.response_id, g.rubric, g.rater_kind,
                  g.rater, g.created_utc, g.rating_id"""
 
@@ -164,7 +166,65 @@ def preferences_select(fmt: str) -> str:
                  p.rater, p.shown_first, p.created_utc, p.preference_id"""
 
 
-_SELECTS = {"ratings": ratings_select, "preferences": preferences_select}
+def prepare_scores(con: Connection, *, dataset: str | None, rubric: str | None) -> None:
+    """The temporary table `export_scores` that `responses_select` reads: a row per scored
+    response, each rater's current score under each rubric in a column `RUBRIC:RATER` (on
+    the rubric's scale) and each rubric's effective score (0–1) in `RUBRIC:effective`.
+    DuckDB's PIVOT names the columns from the data, so no name is spliced into the SQL; it
+    takes no parameters, so the selection is made first, into `export_scores_long`."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE export_scores_long AS
+        WITH mine AS (SELECT r.response_id FROM responses r
+                      WHERE $dataset IS NULL OR r.dataset = $dataset)
+        SELECT response_id, rubric || ':' || rater AS score, value
+        FROM current_ratings JOIN mine USING (response_id)
+        WHERE value IS NOT NULL AND ($rubric IS NULL OR rubric = $rubric)
+        UNION ALL
+        SELECT response_id, rubric || ':effective', effective_score
+        FROM ({_EFFECTIVE}) JOIN mine USING (response_id)
+        WHERE effective_score IS NOT NULL AND ($rubric IS NULL OR rubric = $rubric)""",
+        {"dataset": dataset, "rubric": rubric},
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE export_scores AS "
+        "PIVOT export_scores_long ON score USING first(value) GROUP BY response_id"
+    )
+
+
+def responses_select(fmt: str) -> str:
+    """One row per response with its scores side by side (`prepare_scores` first). With
+    $unrated false, a response without a score is left out."""
+    columns = [
+        "i.dataset",
+        "i.external_id",
+        "i.task_type",
+        "i.question",
+        _column("i.reference_answers", "reference_answers", fmt),
+        "r.system",
+        "r.answer",
+        "r.response_id",
+        "i.item_id",
+    ]
+    return f"""
+        SELECT {", ".join(columns)}, p.* EXCLUDE (response_id)
+        FROM responses r
+        JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset
+        LEFT JOIN export_scores p ON p.response_id = r.response_id
+        {_IN_DATASET} AND ($unrated OR p.response_id IS NOT NULL)
+        ORDER BY i.dataset, i.item_id, r.system, r.response_id"""
+
+
+_SELECTS = {
+    "ratings": ratings_select,
+    "preferences": preferences_select,
+    "responses": responses_select,
+}
+
+
+def _params(sql: str, **values: Any) -> dict[str, Any]:
+    """The named parameters `sql` uses (DuckDB refuses others)."""
+    return {name: value for name, value in values.items() if f"${name}" in sql}
 
 
 @dataclass(frozen=True)
@@ -175,22 +235,36 @@ class ExportCounts:
     ratings: int
     preferences: int
     without_rating: int
+    responses: int = 0
 
     def of(self, kind: str) -> int:
-        """The rows of the file of `kind`, "ratings" or "preferences"."""
-        return {"ratings": self.ratings, "preferences": self.preferences}[kind]
+        """The rows of the file of `kind`: "ratings", "preferences" or "responses"."""
+        return {
+            "ratings": self.ratings,
+            "preferences": self.preferences,
+            "responses": self.responses,
+        }[kind]
 
 
-def count_rows(con: Connection, *, dataset: str | None, rubric: str | None = None) -> ExportCounts:
+def count_rows(
+    con: Connection, *, dataset: str | None, rubric: str | None = None, unrated: bool = True
+) -> ExportCounts:
     """The rows of each file an export of `dataset` (and of `rubric`'s ratings and
     preferences; None: every rubric's) writes (see `ExportCounts`)."""
     cursor = con.execute(
         f"""
-        SELECT count(*) AS ratings, count(*) - count(g.rating_id) AS without_rating,
+        SELECT count(*) FILTER (WHERE $unrated OR g.rating_id IS NOT NULL) AS ratings,
+               CASE WHEN $unrated THEN count(*) - count(g.rating_id) ELSE 0 END
+                   AS without_rating,
+               (SELECT count(*) FROM responses r JOIN items i USING (item_id)
+                {_IN_DATASET} AND ($unrated OR r.response_id IN (
+                    SELECT response_id FROM current_ratings
+                    WHERE value IS NOT NULL AND ($rubric IS NULL OR rubric = $rubric))))
+                   AS responses,
                (SELECT count(*) FROM preferences p JOIN items i USING (item_id)
                 {_PREFERENCES_WHERE}) AS preferences
         {_RATING_ROWS} {_IN_DATASET}""",
-        {"dataset": dataset, "rubric": rubric},
+        {"dataset": dataset, "rubric": rubric, "unrated": unrated},
     )
     (counts,) = fetch(cursor, ExportCounts)  # an aggregate without GROUP BY: one row
     return counts
@@ -204,18 +278,28 @@ def copy_records(
     fmt: str,
     dataset: str | None,
     rubric: str | None = None,
+    unrated: bool = True,
 ) -> int:
-    """Write the ratings file (kind "ratings") or the preferences file to `path`; return
+    """Write the file of `kind` ("ratings", "preferences", "responses") to `path`; return
     its row count."""
-    row = con.execute(
-        f"COPY ({_SELECTS[kind](fmt)}) TO $path {WRITERS[fmt]}",
-        {"dataset": dataset, "rubric": rubric, "path": path},
-    ).fetchone()
+    if kind == "responses":
+        prepare_scores(con, dataset=dataset, rubric=rubric)
+    sql = f"COPY ({_SELECTS[kind](fmt)}) TO $path {WRITERS[fmt]}"
+    params = _params(sql, dataset=dataset, rubric=rubric, unrated=unrated, path=path)
+    row = con.execute(sql, params).fetchone()
     return int(row[0]) if row else 0
 
 
 def read_records(
-    con: Connection, kind: str, *, dataset: str | None, rubric: str | None = None
+    con: Connection,
+    kind: str,
+    *,
+    dataset: str | None,
+    rubric: str | None = None,
+    unrated: bool = True,
 ) -> list[dict[str, Any]]:
     """The rows an export writes, as Python values (for tests and small previews)."""
-    return dicts(con.execute(_SELECTS[kind]("parquet"), {"dataset": dataset, "rubric": rubric}))
+    if kind == "responses":
+        prepare_scores(con, dataset=dataset, rubric=rubric)
+    sql = _SELECTS[kind]("parquet")
+    return dicts(con.execute(sql, _params(sql, dataset=dataset, rubric=rubric, unrated=unrated)))

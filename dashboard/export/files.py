@@ -42,6 +42,9 @@ from dashboard.store import Store, transaction
 log = logging.getLogger(__name__)
 
 KINDS = ("ratings", "preferences")
+# One row per response, its scores side by side: for reading, not for `judgeboard import`.
+RESPONSES = "responses"
+ALL_KINDS = (*KINDS, RESPONSES)
 FORMATS = tuple(export_sql.WRITERS)
 SUFFIXES = {
     ".csv": "csv",
@@ -83,10 +86,10 @@ def export_paths(out: Path) -> dict[str, Path]:
     A name that already ends in .ratings or .preferences is not doubled."""
     suffix = out.suffix
     stem = out.name[: -len(suffix)] if suffix else out.name
-    for kind in KINDS:
+    for kind in ALL_KINDS:
         if stem.endswith(f".{kind}"):
             stem = stem[: -len(kind) - 1]
-    return {kind: out.with_name(f"{stem}.{kind}{suffix}") for kind in KINDS}
+    return {kind: out.with_name(f"{stem}.{kind}{suffix}") for kind in ALL_KINDS}
 
 
 def export(
@@ -95,24 +98,29 @@ def export(
     *,
     dataset: str | None = None,
     rubric: str | None = None,
+    unrated: bool = True,
+    per_response: bool = False,
 ) -> ExportResult:
     """Write the export of `dataset` (None: all) beside `out`: its items, responses and
     ratings to the ratings file, its preferences to the preferences file; with `rubric`,
-    only that rubric's ratings and preferences (every item and response still)."""
+    only that rubric's ratings and preferences (every item and response still). With
+    `unrated` False, the rows of responses and items nobody rated are left out (the files
+    then no longer import back to every item); `per_response` also writes the responses
+    file, one row per response with its scores side by side."""
     out = Path(out)
     fmt = format_of(out)
     paths = export_paths(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     files, rows = {}, {}
     with store.connection() as con, transaction(con):
-        counts = export_sql.count_rows(con, dataset=dataset, rubric=rubric)
-        for kind in KINDS:
+        counts = export_sql.count_rows(con, dataset=dataset, rubric=rubric, unrated=unrated)
+        for kind in (*KINDS, RESPONSES) if per_response else KINDS:
             rows[kind] = counts.of(kind)
             if rows[kind] == 0:
                 continue
             partial = paths[kind].with_name(paths[kind].name + ".partial")
             export_sql.copy_records(
-                con, kind, str(partial), fmt=fmt, dataset=dataset, rubric=rubric
+                con, kind, str(partial), fmt=fmt, dataset=dataset, rubric=rubric, unrated=unrated
             )
             os.replace(partial, paths[kind])  # a reader never sees half a file
             files[kind] = paths[kind]
@@ -120,23 +128,27 @@ def export(
     return ExportResult(fmt, files, rows, counts.without_rating)
 
 
-def export_counts(store: Store, *, dataset: str | None = None) -> ExportCounts:
+def export_counts(
+    store: Store, *, dataset: str | None = None, unrated: bool = True
+) -> ExportCounts:
     """The rows of each file an export of `dataset` would write, and how many rows of the
     ratings file hold no rating."""
     with store.connection() as con:
-        return export_sql.count_rows(con, dataset=dataset)
+        return export_sql.count_rows(con, dataset=dataset, unrated=unrated)
 
 
-def export_bytes(store: Store, kind: str, *, fmt: str, dataset: str | None = None) -> bytes:
+def export_bytes(
+    store: Store, kind: str, *, fmt: str, dataset: str | None = None, unrated: bool = True
+) -> bytes:
     """One kind of export as bytes, for a download button; empty when it has no rows."""
-    if kind not in KINDS or fmt not in FORMATS:
+    if kind not in ALL_KINDS or fmt not in FORMATS:
         raise ExportError(f"unknown export {kind!r} as {fmt!r}")
     with tempfile.TemporaryDirectory(prefix="judgeboard-export-") as directory:
         path = Path(directory) / f"export.{kind}.{fmt}"
         with store.connection() as con:
-            if export_sql.count_rows(con, dataset=dataset).of(kind) == 0:
+            if export_sql.count_rows(con, dataset=dataset, unrated=unrated).of(kind) == 0:
                 return b""
-            export_sql.copy_records(con, kind, str(path), fmt=fmt, dataset=dataset)
+            export_sql.copy_records(con, kind, str(path), fmt=fmt, dataset=dataset, unrated=unrated)
         return path.read_bytes()
 
 

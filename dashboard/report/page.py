@@ -57,6 +57,19 @@ ul.ratings { margin: 8px 0 0; padding-left: 18px; }
 ul.ratings .text { color: var(--muted); }
 .note { color: var(--muted); }
 footer { color: var(--muted); padding: 24px; border-top: 1px solid var(--line); margin-top: 32px; }
+/* On paper a table cannot scroll: it wraps instead (an interval under its value, long
+   headers on several lines), in a smaller type, on a landscape page. */
+@page { size: A4 landscape; margin: 10mm; }
+@media print {
+  header, main, footer { max-width: none; padding: 0; }
+  nav { display: none; }
+  .scroll { overflow: visible; }
+  table.grid { width: 100%; table-layout: fixed; font-size: 9px; }
+  table.grid th, table.grid td { padding: 2px 3px; overflow-wrap: anywhere; }
+  .ci { white-space: normal; display: block; }
+  h2 { break-after: avoid; }
+  tr, article.answer, .figure { break-inside: avoid; }
+}
 """
 
 

@@ -126,26 +126,44 @@ def worst_responses(
 
 def judge_calls_by_judge(con: Connection, *, dataset: str | None) -> list[JudgeUse]:
     """Per judge, model, rubric and version: calls made, failures, tokens and cost. A call
-    belongs to the dataset of the response (or item) it judged."""
+    belongs to the dataset of the response (or item) it judged. A call is one cache key (one
+    prompt to one model): one that failed and succeeded later, in this run or a later one,
+    counts once, as a success; only a call that never succeeded counts as failed. Tokens
+    and cost add up every attempt, the failed ones included."""
     cursor = con.execute(
         """
-        SELECT j.judge, j.model, j.rubric, j.rubric_version, count(*) AS calls,
-               count(*) FILTER (WHERE j.status = 'ok') AS ok_calls,
-               count(*) FILTER (WHERE j.status = 'failed') AS failed_calls,
-               sum(j.prompt_tokens) AS prompt_tokens,
-               sum(j.completion_tokens) AS completion_tokens,
-               sum(j.cost_usd) AS cost_usd,
-               count(*) FILTER (WHERE j.status = 'ok' AND j.cost_usd IS NULL)
+        WITH mine AS (
+            SELECT j.* FROM judge_calls j
+            LEFT JOIN responses r ON r.response_id = j.response_id
+            LEFT JOIN items i ON i.item_id = j.item_id
+            WHERE $dataset IS NULL OR coalesce(r.dataset, i.dataset) = $dataset),
+        per_call AS (
+            SELECT judge, model, rubric, rubric_version, cache_key,
+                   bool_or(status = 'ok') AS succeeded,
+                   sum(prompt_tokens) AS prompt_tokens,
+                   sum(completion_tokens) AS completion_tokens, sum(cost_usd) AS cost_usd,
+                   count(*) FILTER (WHERE status = 'ok' AND cost_usd IS NULL) AS cost_unknown,
+                   count(*) FILTER (WHERE status = 'ok') AS ok_rows,
+                   min(created_utc) AS first_utc, max(created_utc) AS last_utc
+            FROM mine GROUP BY ALL)
+        SELECT judge, model, rubric, rubric_version, count(*) AS calls,
+               count(*) FILTER (WHERE succeeded) AS ok_calls,
+               count(*) FILTER (WHERE NOT succeeded) AS failed_calls,
+               sum(prompt_tokens) AS prompt_tokens,
+               sum(completion_tokens) AS completion_tokens,
+               sum(cost_usd) AS cost_usd,
+               count(*) FILTER (WHERE succeeded AND cost_unknown = ok_rows)
                    AS cost_unknown_calls,
-               min(j.created_utc) AS first_utc, max(j.created_utc) AS last_utc
-        FROM judge_calls j
-        LEFT JOIN responses r ON r.response_id = j.response_id
-        LEFT JOIN items i ON i.item_id = j.item_id
-        WHERE $dataset IS NULL OR coalesce(r.dataset, i.dataset) = $dataset
-        GROUP BY ALL ORDER BY j.judge, j.model, j.rubric, j.rubric_version""",
+               min(first_utc) AS first_utc, max(last_utc) AS last_utc
+        FROM per_call
+        GROUP BY ALL ORDER BY judge, model, rubric, rubric_version""",
         {"dataset": dataset},
     )
-    return fetch(cursor, JudgeUse)
+    return fetch(cursor, JudgeUse, convert={"prompt_tokens": _int, "completion_tokens": _int})
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)  # a sum of INTEGERs comes as HUGEINT
 
 
 def judgements_by_rater(con: Connection, *, dataset: str | None) -> list[RaterUse]:

@@ -19,12 +19,14 @@ from dashboard.judging import Rubric, list_rubrics
 from dashboard.settings import resolve_db_path
 from dashboard.store import Store, StoreBusy
 from dashboard.types import DatasetSummary
+from dashboard.ui import links
 
 T = TypeVar("T")
 
 ALL = "All datasets"
 DATASET_KEY = "jb_dataset"
 ANNOTATOR_KEY = "jb_annotator"
+DATASET_LINK = links.Link(DATASET_KEY, "dataset", default=ALL)
 # The dashboard never holds the file for long: a short wait, then the page says it is busy
 # (a write goes to the spool instead).
 WAIT_S = 10.0
@@ -53,6 +55,7 @@ class Filters:
 def sidebar() -> Filters:
     """Render the dataset filter and the annotator's name; call once per run, from app.py."""
     options = [ALL, *dataset_names()]
+    links.restore([DATASET_LINK])
     if st.session_state.get(DATASET_KEY) not in options:
         st.session_state[DATASET_KEY] = ALL
     with st.sidebar:
@@ -63,6 +66,7 @@ def sidebar() -> Filters:
             placeholder="your name",
             help="Stored with every rating and vote you give.",
         )
+    links.publish([DATASET_LINK])
     return filters()
 
 

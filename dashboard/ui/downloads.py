@@ -14,8 +14,8 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.export.files import (
+    ALL_KINDS,
     FORMATS,
-    KINDS,
     MIME_TYPES,
     download_name,
     export_bytes,
@@ -39,9 +39,11 @@ def _report_builder(
     return build
 
 
-def _export_builder(store: Store, kind: str, fmt: str, dataset: str | None) -> Callable[[], bytes]:
+def _export_builder(
+    store: Store, kind: str, fmt: str, dataset: str | None, unrated: bool = True
+) -> Callable[[], bytes]:
     def build() -> bytes:
-        return export_bytes(store, kind, fmt=fmt, dataset=dataset)
+        return export_bytes(store, kind, fmt=fmt, dataset=dataset, unrated=unrated)
 
     return build
 
@@ -72,25 +74,41 @@ def report_download_button(
     )
 
 
+LABELS = {
+    "ratings": "Ratings",
+    "preferences": "Preferences",
+    "responses": "Responses, scores side by side",
+}
+
+
 def export_download_buttons(dataset: str | None, *, key: str = "jb_export") -> None:
-    """A format choice and one download button per kind (ratings, preferences)."""
+    """A format choice, whether to include what nobody rated, and one download button per
+    kind (ratings, preferences, and one row per response with its scores side by side)."""
     store = ui.get_store()
-    counts = ui.cached(export_counts, dataset=dataset)
     fmt = (
         st.segmented_control("Export format", FORMATS, default=FORMATS[0], key=f"{key}_format")
         or FORMATS[0]
     )
+    unrated = st.checkbox(
+        "Include answers nobody rated",
+        key=f"{key}_unrated",
+        help="With it, the ratings file holds every item and response (a row without a "
+        "rating for each one nobody rated), so that `judgeboard import` rebuilds them all.",
+    )
+    counts = ui.cached(export_counts, dataset=dataset, unrated=unrated)
     st.caption(
         "Every rating and preference, current and superseded, with its provenance "
         "(rater, rubric version, created_utc, is_current); ratings carry the "
-        "response's effective score, and the ratings file also holds every item and "
-        "response nobody rated. `judgeboard import` reads the files back."
+        "response's effective score. `judgeboard import` reads the ratings and "
+        "preferences files back. The responses file has one row per response: each "
+        "rater's current score under each rubric (RUBRIC:RATER) and the effective score "
+        "(RUBRIC:effective, 0–1), side by side."
     )
-    for column, kind in zip(st.columns(len(KINDS)), KINDS):
+    for column, kind in zip(st.columns(len(ALL_KINDS)), ALL_KINDS):
         with column:
             st.download_button(
-                f"{kind.capitalize()} ({counts.of(kind):,} rows, {fmt})",
-                data=_export_builder(store, kind, fmt, dataset),
+                f"{LABELS[kind]} ({counts.of(kind):,} rows, {fmt})",
+                data=_export_builder(store, kind, fmt, dataset, unrated),
                 file_name=download_name(kind, fmt=fmt, dataset=dataset),
                 mime=MIME_TYPES[fmt],
                 on_click="ignore",

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from dashboard import ui
+from dashboard.review import support
 from dashboard.review.detail import RatingEntry, ResponseDetail, describe_time
 from dashboard.types import Item, Response
 
@@ -32,7 +33,7 @@ def _status(entry: RatingEntry) -> str:
     return "current" if entry.current else "superseded"
 
 
-def show_item(item: Item) -> None:
+def show_item(item: Item, *, open_contexts: bool = False) -> None:
     """The question with what the raters saw besides the answer."""
     if item.history:
         turns = [
@@ -52,19 +53,53 @@ def show_item(item: Item) -> None:
         if item.hallucination_gold is not None:
             st.text(f"Hallucinated (gold): {'yes' if item.hallucination_gold else 'no'}")
     if item.reference_answers:
-        ui.show_text("\n\n".join(item.reference_answers), label="Reference answer")
+        show_references(item.reference_answers)
     if item.reference_context or item.document:
-        with st.expander("Reference context"):
+        with st.expander("Reference context", expanded=open_contexts):
             if item.document:
                 st.text(f"Document: {item.document}")
-            ui.show_text(item.reference_context)
+            show_passage(item.reference_context, item.reference_answers)
 
 
-def show_contexts(response: Response) -> None:
+def show_references(answers: Sequence[str]) -> None:
+    """One gold answer as text; several as a numbered list, one block each."""
+    if len(answers) == 1:
+        ui.show_text(answers[0], label="Reference answer")
+        return
+    st.caption(f"Reference answers ({len(answers)}, any one is correct)")
+    for number, answer in enumerate(answers, start=1):
+        ui.show_text(f"{number}. {answer}")
+
+
+def show_passage(text: str | None, references: Sequence[str]) -> None:
+    """A context, with the passage that supports a reference answer highlighted (escaped:
+    nothing in the text becomes a link, an image or HTML); plain text when none is found."""
+    found = support.supporting_passage(text, references)
+    if found is None:
+        ui.show_text(text)
+        return
+    st.markdown(
+        _md_text(found.before)
+        + f":orange-background[{_md_text(found.passage)}]"
+        + _md_text(found.after)
+    )
+    st.caption("Highlighted: the passage that supports the reference answer.")
+
+
+def _md_text(text: str) -> str:
+    # Markdown would join lines: a line break is kept as a hard break.
+    return ui.md_escape(text).replace("\n", "  \n")
+
+
+def show_contexts(
+    response: Response, *, open_contexts: bool = False, references: Sequence[str] = ()
+) -> None:
     if response.contexts:
-        with st.expander(f"Retrieved contexts ({len(response.contexts)})"):
+        label = f"Retrieved contexts ({len(response.contexts)})"
+        with st.expander(label, expanded=open_contexts):
             for number, passage in enumerate(response.contexts, start=1):
-                ui.show_text(passage, label=f"Passage {number}")
+                st.caption(f"Passage {number}")
+                show_passage(passage, references)
 
 
 def show_judge_ratings(detail: ResponseDetail) -> None:
@@ -112,15 +147,19 @@ def show_human_ratings(detail: ResponseDetail) -> None:
             ui.show_text(r.comment, label="Comment")
 
 
-def show_detail(detail: ResponseDetail, *, ratings: bool = True) -> None:
-    """The item, the answer, and (optionally) every judge's and person's rating of it."""
+def show_detail(
+    detail: ResponseDetail, *, ratings: bool = True, open_contexts: bool = False
+) -> None:
+    """The item, the answer, and (optionally) every judge's and person's rating of it;
+    `open_contexts` opens the reference and retrieved contexts (the passage supporting the
+    reference highlighted)."""
     item, response = detail.item, detail.response
     st.text(
         f"{item.dataset} · {response.system} · {item.task_type}"
         + (f" · {item.external_id}" if item.external_id else "")
     )
-    show_item(item)
-    show_contexts(response)
+    show_item(item, open_contexts=open_contexts)
+    show_contexts(response, open_contexts=open_contexts, references=item.reference_answers)
     ui.show_text(response.answer, label="Answer")
     if ratings:
         left, right = st.columns(2)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from dashboard.review import annotation, failures
 from dashboard.review.detail import response_detail
 from dashboard.review.failures_sql import FailureFilter
@@ -120,3 +122,52 @@ def test_a_filter_that_no_longer_applies_is_dropped(app, sample_store):
     assert not app.exception, app.exception
     assert app.selectbox(key="failures_system").value == "(any)"
     assert list(_table(app)["system"]) == ["sys1"]
+
+
+def _response_of(store, external_id, system):
+    with store.connection() as con:
+        return con.execute(
+            "SELECT r.response_id FROM responses r JOIN items i USING (item_id) "
+            "WHERE i.external_id = ? AND r.system = ?",
+            [external_id, system],
+        ).fetchone()[0]
+
+
+def test_a_rag_answer_opens_its_contexts_with_the_supporting_passage_highlighted(app, sample_store):
+    # Not on the list's first page: opened by its link, as a shared one opens it.
+    app.query_params["item"] = _response_of(sample_store, "eo-001", "eo-rag-small")
+    _open(app)
+    expanders = {e.label: e.proto.expanded for e in app.expander}
+    assert expanders["Reference context"] is True
+    assert expanders["Retrieved contexts (2)"] is True
+    highlighted = [m.value for m in app.markdown if ":orange-background[" in m.value]
+    # the reference context and the first retrieved passage (the same text) hold it
+    assert len(highlighted) == 2
+    assert all("Each satellite revisits the same point every 10 days" in h for h in highlighted)
+    # the second retrieved passage does not support the reference: plain text
+    assert any(c.value.startswith("The Harmonized Landsat") for c in app.code)
+
+
+def test_several_gold_answers_are_a_list_and_the_dropdown_names_the_question(app, sample_store):
+    _open(app)
+    labels = app.selectbox(key="failures_open")
+    first = failures.failures(sample_store, FailureFilter(rubric=RUBRIC)).rows[0]
+    assert labels.format_func(first.response_id).startswith(f"#1 · {first.question[:30]}")
+    detail = response_detail(sample_store, first.response_id)
+    assert len(detail.item.reference_answers) > 1
+    labels.set_value(first.response_id).run()
+    code = texts(app, "code")
+    for number, answer in enumerate(detail.item.reference_answers, start=1):
+        assert f"{number}. {answer}" in code
+    assert any(c.startswith("Reference answers (") for c in texts(app, "caption"))
+
+
+def test_an_unrated_cell_is_blank_and_the_table_fits(app):
+    _open(app)
+    frame = app.dataframe[0]
+    assert frame.proto.placeholder == ""  # a missing human score shows nothing, not None
+    assert frame.value["human"].isna().any()
+    config = json.loads(frame.proto.columns)
+    assert config["#"]["pinned"] is True
+    # 990 px of columns and the row boxes fit the ~1034 px the page has at 1400 px
+    assert sum(c.get("width", 0) for c in config.values()) == 990

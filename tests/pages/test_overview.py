@@ -9,7 +9,7 @@ from functools import partial
 from streamlit.testing.v1 import AppTest
 
 from dashboard.ids import new_id
-from dashboard.metrics import choices, overview, tables
+from dashboard.metrics import choices, overview, registry, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Preference, Rating
@@ -28,8 +28,18 @@ def _open(app: AppTest, dataset: str | None = None) -> AppTest:
     return app
 
 
+def _score_tables(app: AppTest):
+    """The tables of "Scores per system" (ratings, pairwise, references: each has the
+    responses column), by system."""
+    return [d.value.set_index("system") for d in app.dataframe if "responses" in d.value.columns]
+
+
 def _table(app: AppTest):
-    return app.dataframe[0].value.set_index("system")
+    """The score tables side by side, as one table."""
+    first, *rest = _score_tables(app)
+    for part in rest:
+        first = first.join(part.drop(columns="responses"))
+    return first
 
 
 def _unrated_response(store: Store, dataset: str, system: str) -> str:
@@ -178,3 +188,31 @@ def test_overview_calibration_run_judges_and_data_render_on_every_dataset(
             app.run()
             assert not app.exception, (page, dataset, app.exception)
             assert not app.error, (page, dataset, [e.value for e in app.error])
+
+
+def test_the_scores_are_split_by_kind_with_the_system_pinned(app: AppTest) -> None:
+    _open(app, "eo-rag")
+    titles = [m.value for m in app.markdown if m.value.startswith("**")]
+    assert titles[:3] == ["**Ratings**", "**Pairwise**", "**Against the references**"]
+    ratings, pairwise, references = _score_tables(app)
+    assert "effective" in ratings.columns and "F1" not in ratings.columns
+    assert "win rate (judges)" in pairwise.columns and "effective" not in pairwise.columns
+    assert list(references.columns) == ["responses", "EM", "F1"]
+    frame = next(d for d in app.dataframe if "responses" in d.value.columns)
+    config = json.loads(frame.proto.columns)
+    assert config["system"]["pinned"] is True
+    effective = next(m for m in registry.SYSTEM_METRICS if m.label == "effective")
+    assert config["effective"]["help"] == effective.description
+
+
+def test_a_dataset_without_ratings_shows_its_reference_metrics_alone(app: AppTest) -> None:
+    for dataset, metrics in (
+        ("eo-mcqa", ["MCQA accuracy", "MCQA IoU"]),
+        ("eo-hallucination", ["hallucination F1"]),
+    ):
+        _open(app, dataset)
+        (table,) = _score_tables(app)  # one table: no empty ratings or pairwise one
+        assert list(table.columns) == ["responses", *metrics]
+        assert all(v.strip("—") for column in metrics for v in table[column])
+        titles = [m.value for m in app.markdown if m.value.startswith("**")]
+        assert "**Ratings**" not in titles and "**Against the references**" in titles

@@ -70,3 +70,16 @@ def test_data_offers_the_exports_built_on_press(app_for, judged_store: Store, me
     app.get("button_group")[0].set_value("jsonl").run()
     jsonl = _buttons(app)[f"Ratings ({counts.ratings:,} rows, jsonl)"]
     assert _press(media, jsonl).count(b"\n") == counts.ratings
+
+
+def test_the_data_page_leaves_out_what_nobody_rated_unless_asked(app):
+    from tests.pages.helpers import open_page, page_path
+
+    open_page(app, page_path("data"), dataset="eo-mcqa")
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert "Ratings (0 rows, csv)" in labels  # nobody rated eo-mcqa's answers
+    assert "Responses, scores side by side (0 rows, csv)" in labels
+    app.checkbox(key="jb_export_unrated").check().run()
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert "Ratings (36 rows, csv)" in labels
+    assert "Responses, scores side by side (36 rows, csv)" in labels

@@ -22,12 +22,15 @@ def test_buttons_render_with_row_counts(judged_store, monkeypatch):
     at = AppTest.from_function(_page, default_timeout=60).run()
     assert not at.exception
     labels = [b.proto.label for b in at.get("download_button")]
-    counts = export_counts(judged_store, dataset="eo-rag")
+    # what nobody rated is left out unless asked; every eo-rag answer is rated
+    counts = export_counts(judged_store, dataset="eo-rag", unrated=False)
     assert counts.ratings == 162  # 120 judge ratings and 42 human labels
+    assert counts.responses == 120
     assert labels == [
         "Download report (HTML)",
         f"Ratings ({counts.ratings:,} rows, csv)",
         f"Preferences ({counts.preferences:,} rows, csv)",
+        f"Responses, scores side by side ({counts.responses:,} rows, csv)",
     ]
 
 

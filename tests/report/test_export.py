@@ -249,6 +249,7 @@ def test_paths_and_formats():
     assert paths == {
         "ratings": Path("/x/results.ratings.parquet"),
         "preferences": Path("/x/results.preferences.parquet"),
+        "responses": Path("/x/results.responses.parquet"),
     }
     assert export_paths(Path("r.ratings.csv"))["preferences"] == Path("r.preferences.csv")
     assert [format_of(Path(f"a.{s}")) for s in ("csv", "JSONL", "ndjson", "pq")] == [
@@ -304,7 +305,7 @@ def test_responses_nobody_rated_are_rows_without_a_rating(judged_store, tmp_path
     assert all(r["rater"] == r["value"] == r["is_current"] == "" for r in rows)
     assert all(json.loads(r["options"]) and json.loads(r["gold_letters"]) for r in rows)
     assert export_module.export_counts(judged_store, dataset="eo-mcqa") == ExportCounts(
-        ratings=36, preferences=0, without_rating=36
+        ratings=36, preferences=0, without_rating=36, responses=36
     )
 
 
@@ -315,3 +316,49 @@ def test_help_says_what_the_export_holds(capsys):
     assert "every item and response" in text
     assert "response nobody rated" in text
     assert "with no options" in text
+
+
+def test_rated_only_leaves_out_what_nobody_rated(judged_store, tmp_path, capsys):
+    out = tmp_path / "mcqa.csv"
+    args = ["--db", str(judged_store.path), "export", "--dataset", "eo-mcqa", "--out", str(out)]
+    assert main([*args, "--rated-only"]) == 0
+    assert "ratings: 0 rows (no file written)" in capsys.readouterr().out
+    assert not (tmp_path / "mcqa.ratings.csv").exists()
+    rag = export(judged_store, tmp_path / "rag.jsonl", dataset="eo-rag", unrated=False)
+    whole = export(judged_store, tmp_path / "all.jsonl", unrated=False)
+    with judged_store.connection() as con:
+        rated = con.execute("SELECT count(*) FROM ratings").fetchone()[0]
+    # every rating, and no row without one
+    assert whole.rows["ratings"] == rated and whole.without_rating == 0
+    assert rag.rows["ratings"] > 0
+
+
+def test_one_row_per_response_with_its_scores_side_by_side(judged_store, tmp_path, capsys):
+    out = tmp_path / "wide.csv"
+    args = ["--db", str(judged_store.path), "export", "--dataset", "eo-rag", "--out", str(out)]
+    assert main([*args, "--per-response"]) == 0
+    assert "responses: 120 rows" in capsys.readouterr().out
+    with open(tmp_path / "wide.responses.csv", newline="", encoding="utf-8") as handle:
+        rows = {r["response_id"]: r for r in csv.DictReader(handle)}
+    assert len(rows) == 120
+    with judged_store.connection() as con:
+        current = con.execute(
+            "SELECT response_id, rater, value FROM current_ratings JOIN responses "
+            "USING (response_id) WHERE dataset = 'eo-rag' AND rubric = 'likert-rag' "
+            "AND value IS NOT NULL"
+        ).fetchall()
+    assert current
+    for response_id, rater, value in current:
+        assert float(rows[response_id][f"likert-rag:{rater}"]) == value
+    # the effective score: people's mean where someone rated, else the panel's (0-1)
+    view = overview.overview(judged_store, Selection("eo-rag", "likert-rag"))
+    for system in view.systems:
+        scores = [
+            float(r["likert-rag:effective"]) for r in rows.values() if r["system"] == system.system
+        ]
+        assert sum(scores) / len(scores) == pytest.approx(system.score("effective").value)
+    # an unrated response is a row with empty scores only when asked for
+    with judged_store.connection() as con:
+        wide = export_sql.read_records(con, "responses", dataset="eo-mcqa", unrated=True)
+        rated = export_sql.read_records(con, "responses", dataset="eo-mcqa", unrated=False)
+    assert len(wide) == 36 and rated == []

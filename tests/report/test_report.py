@@ -7,7 +7,7 @@ import os
 import pathlib
 import re
 import shutil
-from datetime import datetime
+from datetime import datetime, timedelta
 from html.parser import HTMLParser
 
 import pytest
@@ -15,7 +15,7 @@ import pytest
 from dashboard.cli import main
 from dashboard.ids import new_id
 from dashboard.metrics import registry
-from dashboard.report import METRICS_ELEMENT_ID, build_report, write_report
+from dashboard.report import METRICS_ELEMENT_ID, build_report, report_sql, write_report
 from dashboard.report.gather import JudgeUse, cost_text
 from dashboard.report.html import metric_text
 from dashboard.types import JudgeCall, Preference
@@ -367,3 +367,64 @@ def test_the_report_shows_each_judges_bias_from_the_metrics_json(tmp_path: pathl
     html = render(gather(store, dataset="b"))
     assert 'id="bias"' in html and 'data-metric="bias.judge-x.length"' in html
     assert "confounded" in html  # no person rated these answers: the raw slope is flagged
+
+
+def test_the_summary_table_prints_without_being_cut(judged_store, chromium, tmp_path):
+    """Printed (A4 landscape: about 1050 px wide at 96 dpi), the summary table of every
+    dataset, its widest, fits the page: no cell runs past the table's box."""
+    path = write_report(judged_store, tmp_path / "report.html")
+    page = chromium.new_page(viewport={"width": 1050, "height": 900})
+    try:
+        page.goto(path.as_uri())
+        page.emulate_media(media="print")
+        table = page.locator("#summary table")
+        width = table.evaluate("t => t.getBoundingClientRect().right")
+        assert table.evaluate("t => t.scrollWidth <= t.clientWidth + 1")
+        cells = table.locator("th, td")
+        rights = cells.evaluate_all("cs => cs.map(c => c.getBoundingClientRect().right)")
+        assert rights and max(rights) <= width + 1 and width <= 1050
+        assert table.locator("th").last.inner_text().strip()  # the last column is there
+    finally:
+        page.close()
+
+
+def test_a_call_that_failed_then_succeeded_counts_as_a_success(store):
+    """Three attempts of one prompt (k1: failed, failed, then ok in a later run) and one
+    prompt that never succeeded (k2): 2 calls, 1 failed; the tokens of every attempt count
+    (10 + 10 + 12 + 7 in)."""
+    toy = builders.two_systems(store)
+    first, second = toy["good"][0], toy["good"][1]
+
+    def call(call_id, key, run, status, response, tokens, minute):
+        return JudgeCall(
+            call_id,
+            key,
+            run,
+            "j1",
+            "openai/some-model",
+            "likert-rag",
+            "1",
+            "h",
+            "rating",
+            status,
+            response_id=response.response_id,
+            prompt_tokens=tokens,
+            completion_tokens=1,
+            cost_usd=0.5 if status == "ok" else None,
+            created_utc=builders.T0 + timedelta(minutes=minute),
+        )
+
+    store.add_judge_calls(
+        [
+            call("c1", "k1", "run1", "failed", first, 10, 0),
+            call("c2", "k1", "run1", "failed", first, 10, 1),
+            call("c3", "k1", "run2", "ok", first, 12, 2),
+            call("c4", "k2", "run2", "failed", second, 7, 3),
+        ]
+    )
+    with store.connection() as con:
+        (use,) = report_sql.judge_calls_by_judge(con, dataset="toy")
+    assert (use.calls, use.ok_calls, use.failed_calls) == (2, 1, 1)
+    assert (use.prompt_tokens, use.completion_tokens, use.cost_unknown_calls) == (39, 4, 0)
+    html = build_report(store, dataset="toy", generated_utc=WHEN)
+    assert "2 (1 failed)" in re.sub(r"<[^>]+>", " ", html[html.index('<section id="methods">') :])
