@@ -67,12 +67,14 @@ def judged_store(judged_db_path: Path, tmp_path: Path) -> Store:
     return Store(copy_db(judged_db_path, tmp_path / DB_NAME), wait_s=TEST_WAIT_S)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(judged_db_path: Path) -> Iterator[object]:
-    """Debian's Chromium, driven by Playwright, for the whole session.
+    """Debian's Chromium, driven by Playwright, for one test module.
 
-    Playwright's sync API keeps an event loop running on this thread, and building the
-    sample database runs the judges with asyncio.run, so the database is built first.
+    Playwright's sync API keeps an event loop running on this thread while it is open, and
+    building the sample database (and `judgeboard judge`) run the judges with asyncio.run: the
+    database is built first, and the browser closes with the module, so that tests run after
+    it in any order can still call asyncio.run.
     """
     from playwright.sync_api import sync_playwright
 
