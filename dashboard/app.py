@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.settings import pages_dir
-from dashboard.store import StoreBusy
+from dashboard.store import StoreError
 
 PAGES = pages_dir()
 
@@ -28,10 +28,5 @@ try:
     ui.begin_run()
     ui.sidebar()
     page.run()
-except StoreBusy as error:
-    st.warning(
-        "The database is in use by another process; this page works again once that "
-        "process is done."
-    )
-    st.text(str(error))  # it names the file, which is not Markdown
-    st.button("Retry")
+except StoreError as error:  # the disk, the database file or its journal: one line, no trace
+    ui.show_fault(error)

@@ -21,6 +21,7 @@ from dashboard.report.gather import DEFAULT_WORST, ReportData, gather
 from dashboard.report.html import esc, json_block, tag
 from dashboard.report.page import page
 from dashboard.store import Store
+from dashboard.store.errors import os_fault
 
 __all__ = ["DEFAULT_WORST", "ReportData", "build_report", "gather", "render", "write_report"]
 
@@ -108,6 +109,10 @@ def write_report(
         store, dataset=dataset, rubric=rubric, worst_n=worst_n, generated_utc=generated_utc
     )
     partial = target.with_name(target.name + ".partial")
-    partial.write_text(html, encoding="utf-8")
-    os.replace(partial, target)
+    try:
+        partial.write_text(html, encoding="utf-8")
+        os.replace(partial, target)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise os_fault(OSError(error.errno, error.strerror, str(target))) from error
     return target

@@ -17,7 +17,7 @@ import streamlit as st
 
 from dashboard.judging import Rubric, list_rubrics
 from dashboard.settings import resolve_db_path
-from dashboard.store import Store, StoreBusy
+from dashboard.store import Store, StoreBusy, StoreError
 from dashboard.types import DatasetSummary
 
 T = TypeVar("T")
@@ -25,16 +25,18 @@ T = TypeVar("T")
 ALL = "All datasets"
 DATASET_KEY = "jb_dataset"
 ANNOTATOR_KEY = "jb_annotator"
-# The dashboard never holds the file for long: a short wait, then the page says it is busy
-# (a write goes to the spool instead).
+# The dashboard never holds the file for long: a short wait, then the page says it is busy.
 WAIT_S = 10.0
+# A save that cannot get the file at once goes to the journal: the person is told at once
+# that it is saved and applied when the file is free.
+SPOOL_WAIT_S = 0.1
 # While another process holds the file, a run shows what was read last rather than waiting.
-FINGERPRINT_WAIT_S = 2.0
+FINGERPRINT_WAIT_S = 0.1
 
 
 @st.cache_resource(show_spinner=False)
 def _store_for(path: str) -> Store:
-    return Store(path, wait_s=WAIT_S)
+    return Store(path, wait_s=WAIT_S, spool_wait_s=SPOOL_WAIT_S)
 
 
 def get_store() -> Store:
@@ -129,6 +131,16 @@ def write(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     result = fn(get_store(), *args, **kwargs)
     after_write(pending=bool(getattr(result, "pending", False)))
     return result
+
+
+def show_fault(error: StoreError) -> None:
+    """A fault of the disk, the database file or its journal, as its one line (app.py shows
+    it in place of the page)."""
+    if isinstance(error, StoreBusy):
+        st.warning(md_escape(error))
+        st.button("Retry")
+    else:
+        st.error(md_escape(error))
 
 
 def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
