@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dashboard.export.formulas import is_judgeboard_csv
 from dashboard.ids import utc_now
 from dashboard.ingest import load_sql, read_sql
 from dashboard.ingest.errors import IngestError
@@ -54,8 +55,9 @@ def stage_plan(plan: FilePlan, fmt: Format) -> StagePlan:
     reader = read_sql.reader_sql(
         plan.kind, size_bytes=plan.size_bytes, full_sample=plan.full_sample
     )
+    restore = is_judgeboard_csv(plan.kind, plan.columns.file_columns)
     return StagePlan(
-        reader, plan.kind == "csv", fmt.shape, fmt.task_rule, tuple(fields), extras, params
+        reader, plan.kind == "csv", fmt.shape, fmt.task_rule, tuple(fields), extras, params, restore
     )
 
 
