@@ -16,6 +16,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from dashboard.partials import clear_stale, partial_path
 from dashboard.report import methods, sections
 from dashboard.report.gather import DEFAULT_WORST, ReportData, gather
 from dashboard.report.html import esc, json_block, tag
@@ -108,7 +109,8 @@ def write_report(
     html = build_report(
         store, dataset=dataset, rubric=rubric, worst_n=worst_n, generated_utc=generated_utc
     )
-    partial = target.with_name(target.name + ".partial")
+    clear_stale(target)
+    partial = partial_path(target)
     try:
         partial.write_text(html, encoding="utf-8")
         os.replace(partial, target)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from dashboard.ids import utc_now
+from dashboard.partials import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -52,20 +53,10 @@ def _encode(batch: Batch) -> str:
     return json.dumps({"table": batch.table, "rows": list(batch.rows)}, default=_default) + "\n"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _of_dead_process(path: Path) -> bool:
     """A journal file named for a process (`<stem>.<pid>.open`) that no longer runs."""
     pid = path.stem.rsplit(".", 1)[-1]
-    return pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid))
+    return pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid))
 
 
 class Journal:
