@@ -10,7 +10,9 @@ from dashboard.store import StoreError
 
 PAGES = pages_dir()
 
-st.set_page_config(page_title="judgeboard", page_icon=":material/balance:", layout="wide")
+# An emoji icon becomes a data: URL in the browser; a :material/…: one would be fetched from
+# a font host on the internet, and the dashboard asks no host but its own.
+st.set_page_config(page_title="judgeboard", page_icon="⚖️", layout="wide")
 page = st.navigation(
     [
         st.Page(

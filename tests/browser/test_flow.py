@@ -15,10 +15,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -26,17 +22,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest
-from dashboard.settings import app_script
 from dashboard.store import Store
 from tests.browser.support import (
     STEP_TIMEOUT_MS,
     VIEWPORT,
-    free_port,
     go,
     log_tail,
     settled,
-    stop,
-    wait_for_health,
 )
 from tests.paths import REPO_ROOT
 
@@ -49,42 +41,6 @@ ANNOTATOR = "Browser Tester"
 COMMENT = "typed in the browser"
 MAX_SHOT_HEIGHT = 3200
 DETAIL_SHOT_HEIGHT = 1500
-
-
-@pytest.fixture
-def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """`streamlit run` of the app script (dashboard/app.py) on a free port of 127.0.0.1, on a
-    copy of the sample database; yields (base URL, server log). Killed by its PID at the end."""
-    port = free_port()
-    log = tmp_path / "streamlit.log"
-    env = {**os.environ, "JUDGEBOARD_DB": str(sample_store.path)}
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(app_script()),
-        "--server.address",
-        "127.0.0.1",
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            command, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-        )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for_health(url, process, log)
-        yield url, log
-    finally:
-        stop(process)
 
 
 def _shoot(page: Page, name: str, *, whole: bool = True) -> None:
