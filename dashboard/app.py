@@ -27,8 +27,9 @@ page = st.navigation(
     ]
 )
 try:
-    ui.begin_run()
-    ui.sidebar()
-    page.run()
+    with ui.page_run():  # one open database for the whole run (see ui.page_run)
+        ui.begin_run()
+        ui.sidebar()
+        page.run()
 except StoreError as error:  # the disk, the database file or its journal: one line, no trace
     ui.show_fault(error)

@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,6 +77,7 @@ class Store:
         self.write_lock = threading.RLock()
         # Files applied whose removal the journal folder refused: not applied again.
         self._applied_stuck: set[Path] = set()
+        self._local = threading.local()  # a thread's `kept_open` connection
 
     @property
     def path(self) -> Path:
@@ -92,19 +93,53 @@ class Store:
         """An open connection; pending writes are applied first, so every read sees them.
         When they cannot be applied now (a full disk, a read-only file), the read goes on
         without them and they stay in the journal."""
+        self._keep_open(wait_s)
         with self.db.connect(wait_s=wait_s) as con:
             try:
-                self._apply_pending(con)
+                self._apply_pending(con, live_journals=False)
             except StoreError as error:
                 log.warning("pending writes stay in %s: %s", self.spool.directory, error)
             yield con
 
-    def _apply_pending(self, con: Connection) -> int:
+    @contextmanager
+    def kept_open(self) -> Iterator[None]:
+        """Within the block, this thread's connections share one open instance of the file:
+        the first opens it (waiting like any other), the others need no lock and find
+        DuckDB's buffers warm, and the file is released when the block ends. For a unit of
+        work made of many short reads, such as one run of a dashboard page: while a judge
+        run merges every 1.5 s, each of them would otherwise wait for the file anew."""
+        if getattr(self._local, "keeper", None) is not None:
+            yield  # already inside
+            return
+        with ExitStack() as stack:
+            self._local.keeper = stack
+            self._local.opened = False
+            try:
+                yield
+            finally:
+                self._local.keeper = None
+
+    def let_go(self) -> None:
+        """Close this thread's `kept_open` connection now, before a long wait inside the
+        block (a page following a judge run); a later connection opens it again."""
+        keeper: ExitStack | None = getattr(self._local, "keeper", None)
+        if keeper is not None and self._local.opened:
+            keeper.close()
+            self._local.opened = False
+
+    def _keep_open(self, wait_s: float | None) -> None:
+        """Open the connection that `kept_open` keeps, on the first connection it wraps."""
+        keeper: ExitStack | None = getattr(self._local, "keeper", None)
+        if keeper is not None and not self._local.opened:
+            keeper.enter_context(self.db.connect(wait_s=wait_s))
+            self._local.opened = True
+
+    def _apply_pending(self, con: Connection, *, live_journals: bool = True) -> int:
         if self.db.read_only or not self.spool.directory.is_dir():
             return 0
         added = 0
         with self.write_lock:
-            for path in self.spool.ready_files():
+            for path in self.spool.ready_files(live_journals=live_journals):
                 if path not in self._applied_stuck:
                     added += self._apply_file(con, path)
         return added

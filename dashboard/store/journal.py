@@ -7,8 +7,9 @@ Two writers use it:
   SIGKILL loses nothing it has paid for.
 
 Files live in `<db>.pending/`. A closed file `*.jsonl` is complete: whichever process next holds
-the database applies it and deletes it. A journal still being written is `*.<pid>.open`; it is
-applied only after it is closed, or once the process that wrote it is gone. Each line is one
+the database applies it and deletes it (a reader leaves a closed journal `*.<pid>.jsonl` to
+its writer while that runs). A journal still being written is `*.<pid>.open`; it is applied
+only after it is closed, or once the process that wrote it is gone. Each line is one
 JSON object `{"table": ..., "rows": [...]}`; a torn last line (a write cut by a kill) is skipped.
 Applying is idempotent: every row carries its id, and the store skips ids it already has.
 """
@@ -57,6 +58,12 @@ def _of_dead_process(path: Path) -> bool:
     """A journal file named for a process (`<stem>.<pid>.open`) that no longer runs."""
     pid = path.stem.rsplit(".", 1)[-1]
     return pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid))
+
+
+def _of_live_process(path: Path) -> bool:
+    """A closed journal (`<stem>-<hex>.<pid>.jsonl`) of another process that still runs."""
+    pid = path.stem.rsplit(".", 1)[-1] if "." in path.stem else ""
+    return pid.isdigit() and int(pid) != os.getpid() and pid_alive(int(pid))
 
 
 class Journal:
@@ -135,7 +142,8 @@ class Journal:
         if not written:
             self._path.unlink(missing_ok=True)
             return None
-        closed = self._spool.directory / f"{self._stem}-{uuid.uuid4().hex[:8]}.jsonl"
+        # The writer's pid stays in the name: while it runs, the file is its own to merge.
+        closed = self._spool.directory / f"{self._stem}-{uuid.uuid4().hex[:8]}.{os.getpid()}.jsonl"
         os.replace(self._path, closed)
         return closed
 
@@ -188,14 +196,17 @@ class Spool:
     def journal(self, stem: str, *, reserve_bytes: int = 0) -> Journal:
         return Journal(self, stem, reserve_bytes=reserve_bytes)
 
-    def ready_files(self) -> list[Path]:
-        """Files any process may apply now: closed files, and journals of dead processes."""
+    def ready_files(self, *, live_journals: bool = True) -> list[Path]:
+        """Files a process may apply now: closed files, and journals of dead processes.
+        `live_journals=False` leaves out the closed journals of a writer that still runs (a
+        judge run merges its own; a reader need not do that work for it)."""
         if not self.directory.is_dir():
             return []
         ready = []
         for path in sorted(self.directory.iterdir()):
             if path.suffix == ".jsonl":
-                ready.append(path)
+                if live_journals or not _of_live_process(path):
+                    ready.append(path)
             elif path.suffix in (".open", ".reserve") and _of_dead_process(path):
                 if path.suffix == ".open":
                     ready.append(path)

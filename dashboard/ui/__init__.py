@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -79,6 +80,13 @@ def filters() -> Filters:
 FINGERPRINT_KEY = "jb_fingerprint"
 LAST_FINGERPRINT_KEY = "jb_last_fingerprint"
 RUBRICS_KEY = "jb_rubrics"
+
+
+def page_run() -> AbstractContextManager[None]:
+    """The block of one script run (app.py): the reads it makes that miss the cache share
+    one open database, so a page waits for the file at most once, even while a judge run
+    merges its results every 1.5 s; a run that reads only cached results opens nothing."""
+    return get_store().kept_open()
 
 
 def begin_run() -> None:

@@ -57,6 +57,7 @@ def follow_run() -> str | None:
     if running is None:
         return None
     future, progress, panel = running
+    ui.get_store().let_go()  # no file held while the judges work: the CLI may need it
     bar = st.progress(0.0, text="starting…")
     while not future.done():
         done, total = progress.counts
