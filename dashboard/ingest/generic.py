@@ -5,7 +5,7 @@ from __future__ import annotations
 from dashboard.export.formulas import is_judgeboard_csv
 from dashboard.ids import utc_now
 from dashboard.ingest import load_sql, read_sql
-from dashboard.ingest.errors import IngestError
+from dashboard.ingest.errors import IngestError, reader_reason
 from dashboard.ingest.formats import FORMATS, PAIR, PREFERENCE, RATING, SINGLE, Format
 from dashboard.ingest.locate import jsonl_line, locate
 from dashboard.ingest.plan import Counts, FilePlan
@@ -66,8 +66,8 @@ def read_error(plan: FilePlan, fmt: Format | None, error: Exception) -> IngestEr
     found = locate(plan.path, plan.kind, fmt, plan.mapping)
     if found is not None:
         return found
-    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return IngestError(f"cannot read the file: {first}", file=plan.path, file_kind=plan.kind)
+    reason = reader_reason(str(error))
+    return IngestError(f"cannot read the file: {reason}", file=plan.path, file_kind=plan.kind)
 
 
 def check_stage(
@@ -111,6 +111,35 @@ def check_ids(con: Connection, plan: FilePlan, fmt: Format, rows: load_sql.Rows)
     )
 
 
+def check_scales(con: Connection, plan: FilePlan, fmt: Format, rows: load_sql.Rows) -> None:
+    """A rubric has one scale: a rating on another scale than the stored ratings of its
+    rubric, or than an earlier record's, is refused, naming both scales."""
+    found = load_sql.scale_conflict(con, rows)
+    if found is None:
+        return
+    where = "the ratings already stored" if found.other_index < 0 else None
+    raise IngestError(
+        scale_message(found, where or f"record {found.other_index + 1} of this file"),
+        file=plan.path,
+        record=found.index + 1,
+        field=source_name(fmt, plan, _index_of(fmt, "scale_low")),
+        line=jsonl_line(plan.path, found.index + 1) if plan.kind == "jsonl" else None,
+        file_kind=plan.kind,
+    )
+
+
+def scale_message(found: load_sql.ScaleConflict, where: str) -> str:
+    return (
+        f"rubric {found.rubric!r} is on the scale {found.scale_low:g}–{found.scale_high:g} "
+        f"here, but on {found.other_low:g}–{found.other_high:g} in {where}; a rubric keeps one "
+        "scale in every dataset: give this one another rubric name, or fix its scale"
+    )
+
+
+def _index_of(fmt: Format, name: str) -> int:
+    return next(i for i, f in enumerate(fmt.fields) if f.name == name)
+
+
 def _stage(
     con: Connection,
     plan: FilePlan,
@@ -150,6 +179,8 @@ def import_generic(
         check_stage(con, plan, fmt, rows=rows)
     if load_sql.has_external_ids(con) and load_sql.has_conflict(con):
         check_ids(con, plan, fmt, rows)
+    if fmt.shape == RATING and load_sql.has_scale_conflict(con):
+        check_scales(con, plan, fmt, rows)
     datasets = tuple(load_sql.datasets_of(con, "_stage"))
     counts = insert_stage(con, plan, fmt, datasets)
     read_sql.drop(con, "_stage")

@@ -18,6 +18,7 @@ from dashboard.ingest.detect import (
     file_kind,
     list_files,
     mapped_columns,
+    near_miss,
 )
 from dashboard.ingest.errors import IngestError
 from dashboard.ingest.generic import import_generic, read_error
@@ -122,6 +123,10 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
     mapping = dict(options.mapping)
     columns = mapped_columns(path, described, mapping)
     fmt = options.fmt or detect_format(columns)
+    nearly = None if options.fmt else near_miss(columns, fmt)
+    if nearly is not None:
+        instead = f"--format {fmt} to import it as {fmt}" if fmt else "--format to say what it is"
+        raise IngestError(f"{nearly}; fix the file, or pass {instead}", file=path)
     if fmt is None:
         if options.directory is not None:
             return None

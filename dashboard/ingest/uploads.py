@@ -33,10 +33,21 @@ def parse_mapping_lines(text: str) -> dict[str, str]:
         raise UploadError(str(error)) from None
 
 
+# A file name may take 255 bytes on most file systems; the upload's is cut to fit, keeping its
+# extension (which picks the reader).
+MAX_NAME_BYTES = 255
+
+
 def _safe_name(name: str) -> str:
-    """The file's own name, without any folder a browser might send."""
-    base = Path(name.replace("\\", "/")).name.strip()
-    return base if base not in ("", ".", "..") else "upload"
+    """The file's own name, without any folder a browser might send or a NUL byte, cut to a
+    length the file system takes."""
+    base = Path(name.replace("\\", "/").replace("\x00", "")).name.strip()
+    if base in ("", ".", ".."):
+        return "upload"
+    suffix = Path(base).suffix if len(Path(base).suffix.encode()) < 32 else ""
+    stem = base[: len(base) - len(suffix)] if suffix else base
+    room = MAX_NAME_BYTES - len(suffix.encode())
+    return stem.encode()[:room].decode("utf-8", errors="ignore").rstrip() + suffix
 
 
 def import_upload(

@@ -14,9 +14,17 @@ from __future__ import annotations
 from dashboard.ingest import read_sql
 from dashboard.ingest.adapters import alpaca_eval, llmbar, mt_bench, nq_open, pandalm
 from dashboard.ingest.adapters.common import TEMP_TABLES, Adapter
+from dashboard.ingest.errors import IngestError
+from dashboard.ingest.generic import read_error
 from dashboard.ingest.plan import Counts, FilePlan
-from dashboard.store.connection import Connection
+from dashboard.store.connection import Connection, DatabaseError
 
+_KIND_NAMES = {
+    "json": "a JSON array",
+    "jsonl": "JSON lines",
+    "csv": "a CSV file",
+    "parquet": "a Parquet file",
+}
 # In detection order: the first whose keys a file has.
 ADAPTERS: dict[str, Adapter] = {
     a.name: a
@@ -42,8 +50,24 @@ def dataset_for(plan: FilePlan) -> str:
 
 def import_adapter(con: Connection, plan: FilePlan) -> tuple[Counts, int, tuple[str, ...]]:
     """Import one file of a real set; return (counts, records, datasets)."""
+    adapter = ADAPTERS[plan.fmt]
+    if plan.kind != adapter.kind:
+        raise IngestError(
+            f"has the columns of {adapter.name}, whose files are {_KIND_NAMES[adapter.kind]}, "
+            f"but it is {_KIND_NAMES[plan.kind]}: convert it back, or pass --format with one of "
+            "the general formats (docs/formats.md)",
+            file=plan.path,
+        )
+    if not any(keys <= plan.columns.names for keys in adapter.detect):  # --format said so
+        needs = " or ".join(f"({', '.join(sorted(keys))})" for keys in adapter.detect)
+        raise IngestError(
+            f"is not a {adapter.name} file: those have the columns {needs}", file=plan.path
+        )
     dataset = dataset_for(plan)
-    counts, records = ADAPTERS[plan.fmt].run(con, plan, dataset)
+    try:
+        counts, records = adapter.run(con, plan, dataset)
+    except DatabaseError as error:  # a value of another type than the set's: which record
+        raise read_error(plan, adapter.checks, error) from None
     read_sql.drop(con, *TEMP_TABLES)
     return counts, records, (dataset,)
 

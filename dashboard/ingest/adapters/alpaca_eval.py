@@ -12,6 +12,7 @@ from dashboard.ingest.adapters.common import (
     stage_prefs,
     write,
 )
+from dashboard.ingest.formats import NUMBER, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
@@ -78,4 +79,14 @@ ADAPTER = Adapter(
     (frozenset({"instruction", "generator_1", "generator_2", "preference"}),),
     "alpaca-eval",
     import_file,
+    kinds={
+        "instruction": TEXT,
+        "output_1": TEXT,
+        "output_2": TEXT,
+        "generator_1": TEXT,
+        "generator_2": TEXT,
+        "dataset": TEXT,
+        "annotator": TEXT,
+        "preference": NUMBER,
+    },
 )

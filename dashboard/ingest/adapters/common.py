@@ -9,12 +9,14 @@ or NULL. Ids are content hashes of the source fields, so importing a file again 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from dashboard.ids import utc_now
 from dashboard.ingest import load_sql, read_sql
-from dashboard.ingest.generic import read_error
+from dashboard.ingest.errors import IngestError
+from dashboard.ingest.formats import SINGLE, Field, Format
+from dashboard.ingest.generic import read_error, scale_message
 from dashboard.ingest.ids_sql import content_id_sql, item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.ingest.stage_sql import ITEM_STAGE_COLUMNS
@@ -56,13 +58,23 @@ class Adapter:
     """One published set: the keys that only its files have, the dataset it goes into by
     default, and how one of its files imports (returning its counts and records). Files with
     `late(columns)` true import after the others of a folder (a judge file that joins to
-    stored pairs)."""
+    stored pairs). Its SQL reads the `kind` of file the set is published in, and no other."""
 
     name: str
     detect: tuple[frozenset[str], ...]
     default_dataset: str
     run: Importer
     late: Callable[[frozenset[str]], bool] = lambda columns: False
+    kind: str = "json"  # the file kind its published files come in: "json" or "jsonl"
+    # The kind of each column its SQL reads (formats.py's kinds): a record whose value is of
+    # another type is named when DuckDB cannot use it.
+    kinds: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def checks(self) -> Format:
+        """The types of its columns, as a format for `locate` to check records against."""
+        fields = tuple(Field(name, kind, name) for name, kind in self.kinds.items())
+        return Format(self.name, SINGLE, "context", fields, self.detect)
 
 
 def item_select(given: dict[str, str]) -> str:
@@ -125,5 +137,18 @@ def write(
         ("preferences", preferences, load_sql.insert_preferences),
     ):
         if relation is not None:
+            if table == "ratings":
+                _check_scales(con, plan, relation)
             counts.add(table, insert(con, relation, now=now))
     return counts
+
+
+def _check_scales(con: Connection, plan: FilePlan, relation: str) -> None:
+    """A published set's rubric keeps its scale: refused if stored ratings of the same
+    rubric name are on another one (`generic.check_scales` for the general formats)."""
+    if not load_sql.has_scale_conflict(con, relation):
+        return
+    found = load_sql.scale_conflict(con, load_sql.Rows(relation, "rowid"))
+    if found is not None:
+        where = "the ratings already stored" if found.other_index < 0 else "this file"
+        raise IngestError(scale_message(found, where), file=plan.path)

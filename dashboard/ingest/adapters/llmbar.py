@@ -15,6 +15,7 @@ from dashboard.ingest.adapters.common import (
     stage_prefs,
     write,
 )
+from dashboard.ingest.formats import TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
@@ -84,4 +85,10 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
     return counts, load_sql.record_count(con, "_stage")
 
 
-ADAPTER = Adapter("llmbar", (frozenset({"input", "output_1", "output_2"}),), "llmbar", import_file)
+ADAPTER = Adapter(
+    "llmbar",
+    (frozenset({"input", "output_1", "output_2"}),),
+    "llmbar",
+    import_file,
+    kinds={"input": TEXT, "output_1": TEXT, "output_2": TEXT},
+)

@@ -21,6 +21,7 @@ from dashboard.ingest.adapters.common import (
     write,
 )
 from dashboard.ingest.errors import IngestError
+from dashboard.ingest.formats import KEY, STRINGS, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.ids_sql import item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
@@ -203,5 +204,16 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
 
 
 ADAPTER = Adapter(
-    "mt_bench", (frozenset({"question_id", "judgment", "user_prompt"}),), "mt-bench", import_file
+    "mt_bench",
+    (frozenset({"question_id", "judgment", "user_prompt"}),),
+    "mt-bench",
+    import_file,
+    kind="jsonl",
+    kinds={
+        "question_id": KEY,
+        "model": TEXT,
+        "judge": STRINGS,
+        "user_prompt": TEXT,
+        "judgment": TEXT,
+    },
 )

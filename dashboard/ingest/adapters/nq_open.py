@@ -12,6 +12,7 @@ from dashboard.ingest.adapters.common import (
     run_stage,
     write,
 )
+from dashboard.ingest.formats import STRINGS, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.ids_sql import item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
@@ -92,5 +93,16 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
 
 
 ADAPTER = Adapter(
-    "nq_open", (frozenset({"question", "def_correct_predictions"}),), "nq-open", import_file
+    "nq_open",
+    (frozenset({"question", "def_correct_predictions"}),),
+    "nq-open",
+    import_file,
+    kind="jsonl",
+    kinds={
+        "question": TEXT,
+        "answer": STRINGS,
+        "def_correct_predictions": STRINGS,
+        "poss_correct_predictions": STRINGS,
+        "def_incorrect_predictions": STRINGS,
+    },
 )

@@ -21,6 +21,7 @@ from dashboard.ingest.adapters.common import (
     write,
 )
 from dashboard.ingest.errors import IngestError
+from dashboard.ingest.formats import KEY, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
@@ -180,4 +181,5 @@ ADAPTER = Adapter(
     "pandalm",
     import_file,
     late=lambda columns: "annotator1" not in columns,
+    kinds={"idx": KEY, "instruction": TEXT, "input": TEXT, "response1": TEXT, "response2": TEXT},
 )
