@@ -102,8 +102,13 @@ def confusion_heatmap(confusion: Confusion, *, judge: str) -> go.Figure:
     return fig
 
 
-def win_rate_matrix(head_to_head: Sequence[HeadToHead]) -> go.Figure:
-    """Row system's win rate over the column system (a tie counts half)."""
+def _titled(title: str, raters: str | None) -> str:
+    return f"{title}: {plain(raters)}" if raters else title
+
+
+def win_rate_matrix(head_to_head: Sequence[HeadToHead], *, raters: str | None = None) -> go.Figure:
+    """Row system's win rate over the column system (a tie counts half); `raters` names
+    whose verdicts they are, in the title."""
     systems = sorted({h.system_a for h in head_to_head} | {h.system_b for h in head_to_head})
     lookup = {(h.system_a, h.system_b): h.win_rate for h in head_to_head}
     z = [[lookup[(a, b)].value if (a, b) in lookup else None for b in systems] for a in systems]
@@ -124,13 +129,14 @@ def win_rate_matrix(head_to_head: Sequence[HeadToHead]) -> go.Figure:
             hovertemplate="%{y} over %{x}: %{z:.3f}<extra></extra>",
         )
     )
-    fig.update_layout(title="Win rate of row over column", height=340, **_LAYOUT)
+    fig.update_layout(title=_titled("Win rate of row over column", raters), height=340, **_LAYOUT)
     fig.update_yaxes(autorange="reversed")
     return fig
 
 
-def bradley_terry_ratings(standings: Sequence[Standing]) -> go.Figure:
-    """Elo-scale ratings with their bootstrap intervals, best first."""
+def bradley_terry_ratings(standings: Sequence[Standing], *, raters: str | None = None) -> go.Figure:
+    """Elo-scale ratings with their bootstrap intervals, best first; `raters` names whose
+    battles they were fitted to, in the title."""
     shown = [s for s in standings if not math.isnan(s.rating)]
     fig = go.Figure(
         go.Scatter(
@@ -148,7 +154,9 @@ def bradley_terry_ratings(standings: Sequence[Standing]) -> go.Figure:
         )
     )
     fig.update_layout(
-        title="Bradley–Terry rating (Elo scale, mean 1000)", height=120 + 40 * len(shown), **_LAYOUT
+        title=_titled("Bradley–Terry rating (Elo scale, mean 1000)", raters),
+        height=120 + 40 * len(shown),
+        **_LAYOUT,
     )
     fig.update_yaxes(autorange="reversed")
     return fig

@@ -20,6 +20,12 @@ TASK_TYPES: tuple[str, ...] = (
     "pairwise",
 )
 VERDICTS: tuple[str, ...] = ("A", "B", "tie")
+# How the responses a person labelled were chosen: a random sample (uniform, or with each
+# response's inclusion probability recorded), every response (a census), a targeted pick
+# (worst first, disagreement, by hand), or not known. Only random and census labels are a
+# sample an estimate may be corrected with (docs/metrics.md, "Judge-corrected estimates").
+SELECTIONS: tuple[str, ...] = ("random", "census", "targeted", "unknown")
+SAMPLED_SELECTIONS: tuple[str, ...] = ("random", "census")
 
 
 @dataclass(frozen=True)
@@ -144,6 +150,14 @@ class Rating:
     supersedes: str | None = None
     overrides: str | None = None
     call_id: str | None = None
+    # How the response was chosen for this label (`SELECTIONS`; None: not recorded, counted as
+    # unknown), the chance it had to be chosen when `selection` is "random" and the sample was
+    # not uniform, the labelling campaign it belongs to, and whether the person saw no
+    # judge's or other person's label before saving it. Judges leave them None.
+    selection: str | None = None
+    inclusion_probability: float | None = None
+    campaign: str | None = None
+    blind: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +185,14 @@ class Preference:
     comment: str | None = None
     supersedes: str | None = None
     call_id: str | None = None
+    # How the response was chosen for this verdict (`SELECTIONS`; None: not recorded, counted as
+    # unknown), the chance it had to be chosen when `selection` is "random" and the sample was
+    # not uniform, the labelling campaign it belongs to, and whether the person saw no
+    # judge's or other person's label before saving it. Judges leave them None.
+    selection: str | None = None
+    inclusion_probability: float | None = None
+    campaign: str | None = None
+    blind: bool | None = None
 
 
 @dataclass(frozen=True)

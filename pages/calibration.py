@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, tables
+from dashboard.metrics import calibration, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
 
@@ -17,9 +17,14 @@ if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page.")
     st.stop()
 
-rubric = pickers.rubric_selector(dataset, page="calibration")
+left, right = st.columns(2)
+with left:
+    rubric = pickers.metric_rubric_selector(dataset, page="calibration")
+with right:
+    field = pickers.group_by_selector(dataset, key="jb_calibration_by")
+selection = Selection(dataset, rubric)
 with st.spinner("Computing the agreement…"):
-    result = ui.cached(calibration.calibration, Selection(dataset, rubric.name if rubric else None))
+    result = ui.cached(calibration.calibration, selection)
 
 st.subheader("Ratings against people")
 if not result.judges and not result.n_human_labels:
@@ -76,3 +81,27 @@ else:
     if result.human_preferences:
         st.markdown("**People with one another** (pairs both judged)")
         pickers.table(tables.rater_pair_rows(result.human_preferences, statistic="kappa"))
+
+if field is not None:
+    shown = ui.md_escape(field)
+    st.subheader(f"By {shown}")
+    with st.spinner(f"Computing the agreement per {shown}…"):
+        found = ui.cached(slices.calibration_by, selection, field)
+    st.caption(
+        f"The same numbers on the items of each value of {shown} (the items without it "
+        "together, as (none))."
+    )
+    judged = tables.sliced_rows(
+        [(s.slice.value, tables.judge_agreement_rows(s.calibration)) for s in found], field=field
+    )
+    verdicts = tables.sliced_rows(
+        [(s.slice.value, tables.preference_rows(s.calibration)) for s in found], field=field
+    )
+    if judged:
+        st.markdown("**Ratings against people**")
+        pickers.table(judged)
+    if verdicts:
+        st.markdown("**Pairwise verdicts against people**")
+        pickers.table(verdicts)
+    if not judged and not verdicts:
+        st.info(f"No value of {shown} has items that both a judge and a person rated.")

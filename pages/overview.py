@@ -3,9 +3,9 @@
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import overview, tables
+from dashboard.metrics import overview, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import downloads, pickers
+from dashboard.ui import downloads, pickers, standings
 
 st.title("Overview")
 dataset = ui.filters().dataset
@@ -14,47 +14,56 @@ if not ui.dataset_names():
         "The database is empty. Import a file on the **Data** page (or `judgeboard import PATH`)."
     )
     st.stop()
-downloads.report_download_button(dataset)
 
-left, right = st.columns(2)
-with left:
-    rubric = pickers.rubric_selector(dataset, page="overview")
-with right:
+first, second, third = st.columns(3)
+with first:
+    rubric = pickers.metric_rubric_selector(dataset, page="overview")
+with second:
     systems = pickers.systems_selector(dataset, key="jb_overview_systems")
-if rubric is None:
-    st.info(
-        "No ratings yet on this selection. Run the judges on the **Run judges** page, or "
-        "rate answers on the **Annotate** page; the reference-based metrics are below."
-    )
+with third:
+    field = pickers.group_by_selector(dataset, key="jb_overview_by")
+pool = pickers.pool_checkbox(key="jb_overview_pool")
+downloads.report_download_button(dataset, rubric=rubric, pool_raters=pool, by=field)
+selection = Selection(dataset, rubric, systems)
 
 with st.spinner("Computing the metrics…"):
-    view = ui.cached(
-        overview.overview, Selection(dataset, rubric.name if rubric else None, systems)
+    view = ui.cached(overview.overview, selection, pool_raters=pool)
+if not view.histograms:
+    st.info(
+        "No ratings yet on this selection under this rubric. Run the judges on the **Run "
+        "judges** page, or rate answers on the **Annotate** page; the reference-based "
+        "metrics are below."
     )
 st.subheader("Scores per system")
 st.caption(
     "Each cell: mean [95% bootstrap interval]. Judge, panel, human and effective "
     "scores are normalized to 0–1; the effective score is the human rating where "
     "there is one, the panel's otherwise. *Panel skipped* counts judge ratings that "
-    "did not parse. Win rate counts a tie as half a win."
+    "did not parse. Win rates (a tie counts half a win) and Bradley–Terry ratings are "
+    "per rater kind, judges and people apart, unless pooled."
 )
-rows = tables.overview_rows(view, digits=2)
+found: tuple[slices.OverviewSlice, ...] = ()
+if field is None:
+    rows = tables.overview_rows(view, digits=2)
+else:
+    with st.spinner(f"Computing the metrics per {ui.md_escape(field)}…"):
+        found = ui.cached(slices.overview_by, selection, field, pool_raters=pool)
+    rows = tables.sliced_rows(
+        [(s.slice.value, tables.overview_rows(s.overview, digits=2)) for s in found], field=field
+    )
 if rows:
     pickers.table(rows)
 else:
     st.info("No responses in this selection.")
+for piece in found:
+    for disagreement in piece.overview.pairwise.disagreements:
+        value = tables.slice_text(piece.slice.value)
+        st.warning(ui.md_escape(f"{field} = {value}: {disagreement.text}"))
 
 if view.histograms:
     st.subheader("Rating histograms")
     st.plotly_chart(charts.rating_histograms(view.histograms, scale=view.scale), width="stretch")
 
-if view.pairwise.bradley_terry:
+if view.pairwise.groups:
     st.subheader("Pairwise standings")
-    left, right = st.columns(2)
-    with left:
-        st.plotly_chart(charts.bradley_terry_ratings(view.pairwise.bradley_terry), width="stretch")
-        pickers.table(tables.standings_rows(view))
-    with right:
-        st.plotly_chart(charts.win_rate_matrix(view.pairwise.head_to_head), width="stretch")
-    if view.pairwise.note:
-        st.caption(ui.md_escape(view.pairwise.note))
+    standings.show_standings(view.pairwise, key="jb_overview_raters")

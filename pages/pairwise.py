@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from dashboard import charts, ui
+from dashboard import ui
 from dashboard.review import annotation, votes
 from dashboard.review.votes import PairRequest, VoteError
-from dashboard.ui import widgets
+from dashboard.ui import pickers, standings, widgets
 
 POSITION_KEY = "pairwise_position"
 FLASH_KEY = "pairwise_saved"
@@ -100,18 +100,19 @@ def _form(view: votes.PairView, request: PairRequest, rubric: annotation.Rubric)
 
 def _standings(dataset: str | None) -> None:
     st.header("Standings")
-    found = ui.cached(votes.standings, dataset=dataset)
-    if not found.head_to_head:
+    first, second = st.columns(2)
+    with first:
+        rubric = pickers.verdict_rubric_selector(dataset, key="pairwise_standings_rubric")
+    with second:
+        pool = pickers.pool_checkbox(key="pairwise_standings_pool")
+    found = ui.cached(votes.standings, dataset=dataset, rubric=rubric, pool_raters=pool)
+    if not found.groups:
         st.info(
             "No pairwise verdicts yet — vote above, or run a pairwise rubric on the Run "
             "judges page."
         )
         return
-    if found.note:
-        st.text(found.note)
-    left, right = st.columns(2)
-    left.plotly_chart(charts.win_rate_matrix(found.head_to_head), width="stretch")
-    right.plotly_chart(charts.bradley_terry_ratings(found.bradley_terry), width="stretch")
+    standings.show_standings(found, key="pairwise_standings_raters")
 
 
 def run() -> None:

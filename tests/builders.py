@@ -65,18 +65,26 @@ def preference(
     kind: str = "llm",
     shown_first: str = "A",
     minutes: int = 0,
+    rubric: str = "pairwise",
 ) -> Preference:
     reason = None if verdict is not None else "no verdict marker found"
     return Preference(
         content_id(
-            a.response_id, b.response_id, kind, rater, shown_first, str(verdict), str(minutes)
+            a.response_id,
+            b.response_id,
+            kind,
+            rater,
+            shown_first,
+            str(verdict),
+            str(minutes),
+            *([rubric] if rubric != "pairwise" else []),  # the ids of older tests stay
         ),
         it.item_id,
         a.response_id,
         b.response_id,
         kind,
         rater,
-        "pairwise",
+        rubric,
         "1",
         verdict,
         shown_first,

@@ -1,5 +1,5 @@
 """What every `judgeboard` subcommand shares: the error it reports as one line, the store named
-by --db, and the check that a --dataset exists."""
+by --db, and the checks that a --dataset and a --rubric exist."""
 
 from __future__ import annotations
 
@@ -31,4 +31,67 @@ def require_dataset(store: Store, name: str | None) -> None:
         raise CommandError(f"no dataset named {name!r} (datasets: {', '.join(known) or 'none'})")
 
 
-__all__ = ["CommandError", "StoreBusy", "open_store", "require_dataset"]
+def require_rubric(store: Store, name: str | None) -> None:
+    """A misspelt --rubric is an error naming the closest rubrics, as for --dataset."""
+    from dashboard.metrics.choices import UnknownChoice, require_rubric
+
+    try:
+        require_rubric(store, name)
+    except UnknownChoice as error:
+        raise CommandError(str(error)) from None
+
+
+def require_field(store: Store, dataset: str | None, field: str | None) -> None:
+    """A --by field that no item of the dataset has is an error listing the fields there."""
+    if field is None:
+        return
+    from dashboard.metrics.choices import UnknownChoice, require_field
+    from dashboard.metrics.selection import Selection
+
+    try:
+        require_field(store, Selection(dataset), field)
+    except UnknownChoice as error:
+        raise CommandError(str(error)) from None
+
+
+def add_rubric_option(parser: argparse.ArgumentParser) -> None:
+    """--rubric of the commands that compute metrics (metrics, report)."""
+    parser.add_argument(
+        "--rubric",
+        metavar="NAME",
+        help="only this rubric's ratings and pairwise verdicts count (default: the ratings "
+        "of the rubric with the most ratings, and the pairwise verdicts of every rubric)",
+    )
+
+
+def add_pool_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pool-raters",
+        dest="pool_raters",
+        action="store_true",
+        help="also report win rates and Bradley–Terry ratings pooled over people and judges "
+        "(systems.<system>.win_rate, .bradley_terry; by default they are per rater kind and "
+        "per judge only)",
+    )
+
+
+def add_by_option(parser: argparse.ArgumentParser, *, what: str) -> None:
+    parser.add_argument(
+        "--by",
+        metavar="FIELD",
+        help=f"{what} again for each value of an item field: dataset, task_type or a key of "
+        "the items' metadata (category, turn, ...)",
+    )
+
+
+__all__ = [
+    "CommandError",
+    "StoreBusy",
+    "add_by_option",
+    "add_pool_option",
+    "add_rubric_option",
+    "open_store",
+    "require_dataset",
+    "require_field",
+    "require_rubric",
+]

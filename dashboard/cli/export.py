@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dashboard.cli.common import CommandError, open_store, require_dataset
+from dashboard.cli.common import CommandError, open_store, require_dataset, require_rubric
 
 EPILOG = (
     "Two files go beside FILE, named FILE's name with .ratings and .preferences before the "
@@ -40,6 +40,12 @@ def register(subparsers: Any) -> None:
         help="the format follows the suffix",
     )
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
+    parser.add_argument(
+        "--rubric",
+        metavar="NAME",
+        help="only this rubric's ratings and preferences (default: every rubric's); every "
+        "item and response is still written",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -48,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     require_dataset(store, args.dataset)
+    require_rubric(store, args.rubric)
     try:
-        result = export(store, args.out, dataset=args.dataset)
+        result = export(store, args.out, dataset=args.dataset, rubric=args.rubric)
     except ExportError as error:
         raise CommandError(str(error)) from None
     for kind, n in result.rows.items():

@@ -3,6 +3,8 @@
     judgeboard metrics --dataset eo-rag --json
     judgeboard metrics --dataset eo-rag --fail-under systems.eo-rag-large.effective=0.7 \\
         --fail-under 'calibration.*.kappa_quadratic=0.4' --fail-over 'calibration.*.bias=0.5'
+    judgeboard metrics --dataset mt-bench --by category \\
+        --fail-under 'by.category=*.systems.gpt-4.win_rate.judges=0.5'
 
 Exit status: 0 when every gate holds, 1 when a metric fails one (or has no value), 2 for a bad
 option or an unknown metric name.
@@ -15,9 +17,18 @@ import json
 import sys
 from typing import Any
 
-from dashboard.cli.common import CommandError, open_store, require_dataset
+from dashboard.cli.common import (
+    CommandError,
+    add_by_option,
+    add_pool_option,
+    add_rubric_option,
+    open_store,
+    require_dataset,
+    require_field,
+    require_rubric,
+)
 from dashboard.metrics import registry
-from dashboard.metrics.gates import OVER, UNDER, Gate, GateError, failures, parse_gate
+from dashboard.metrics.gates import OVER, PARTS, UNDER, Gate, GateError, failures, parse_gate
 
 FAILED_STATUS = 1
 
@@ -31,7 +42,8 @@ def names_help() -> str:
         lines.append(f"  {m.name:<{width}}  {m.label}{better}")
     lines.append(
         "A NAME may use * and ? (shell-style): every metric it matches must pass. A NAME "
-        "ending in .low, .high or .n gates that part of the metric."
+        "ending in .low, .high or .n gates that part of the metric. With --by FIELD, every "
+        "metric is also named per slice: by.FIELD=VALUE.NAME."
     )
     return "\n".join(lines)
 
@@ -45,11 +57,9 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
-    parser.add_argument(
-        "--rubric",
-        metavar="NAME",
-        help="rubric of the scores (default: the one with the most ratings)",
-    )
+    add_rubric_option(parser)
+    add_pool_option(parser)
+    add_by_option(parser, what="every metric")
     parser.add_argument("--json", action="store_true", help="print JSON (default: a table)")
     parser.add_argument(
         "--fail-under",
@@ -69,6 +79,28 @@ def register(subparsers: Any) -> None:
         "flip rate or a bias (repeatable)",
     )
     parser.set_defaults(handler=run)
+
+
+# The pooled standings' names (the names of win rates and Bradley–Terry ratings before they
+# were per rater kind) exist only with --pool-raters.
+_POOLED = tuple(m for m in registry.ALL_METRICS if m.name.endswith((".win_rate", ".bradley_terry")))
+
+
+def _gate_error(error: GateError, gates: list[Gate], *, pooled: bool) -> CommandError:
+    """The gate's error, saying where the pooled names went when a gate names one."""
+    names = [g.pattern for g in gates] + [
+        stem
+        for g in gates
+        if (parts := g.pattern.rpartition("."))[2] in PARTS
+        for stem in parts[:1]
+    ]
+    if pooled or not any(registry.declared(n) in _POOLED for n in names):
+        return CommandError(str(error))
+    return CommandError(
+        f"{error}; win rates and Bradley–Terry ratings are named per rater kind (.judges, "
+        ".people) and per judge (.judge.NAME): the names pooled over people and judges "
+        "exist only with --pool-raters"
+    )
 
 
 def gates_of(args: argparse.Namespace) -> list[Gate]:
@@ -97,7 +129,10 @@ def table_lines(data: dict[str, Any]) -> list[str]:
         )
         n = "" if m["n"] is None else str(m["n"])
         lines.append(f"{name:<{width}}  {_fmt(m['value']):>9}  {interval:>21}  {n:>6}")
-    return lines
+    notes = [d["note"] for d in data["notes"]["rank_disagreements"]]
+    for piece in data.get("by", {}).get("slices", []):
+        notes += [f"{piece['prefix']} {d['note']}" for d in piece["notes"]["rank_disagreements"]]
+    return lines + [f"note: {note}" for note in notes]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,11 +142,15 @@ def run(args: argparse.Namespace) -> int:
     gates = gates_of(args)
     store = open_store(args)
     require_dataset(store, args.dataset)
-    _, _, data = metrics_json.compute(store, Selection(args.dataset, args.rubric))
+    require_rubric(store, args.rubric)
+    require_field(store, args.dataset, args.by)
+    _, _, data = metrics_json.compute(
+        store, Selection(args.dataset, args.rubric), pool_raters=args.pool_raters, by=args.by
+    )
     try:
         failed = failures(data["metrics"], gates)  # an unknown name fails before any output
     except GateError as error:
-        raise CommandError(str(error)) from None
+        raise _gate_error(error, gates, pooled=args.pool_raters) from None
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:

@@ -1,6 +1,7 @@
 """`judgeboard report`: one self-contained HTML file for reviews (opens offline, fetches nothing).
 
 judgeboard report --dataset eo-rag --out report.html
+judgeboard report --dataset mt-bench --by category --out report.html
 """
 
 from __future__ import annotations
@@ -8,7 +9,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dashboard.cli.common import open_store, require_dataset
+from dashboard.cli.common import (
+    add_by_option,
+    add_pool_option,
+    add_rubric_option,
+    open_store,
+    require_dataset,
+    require_field,
+    require_rubric,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -20,11 +29,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, metavar="FILE.html", help="where to write it")
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
-    parser.add_argument(
-        "--rubric",
-        metavar="NAME",
-        help="rubric of the scores (default: the one with the most ratings)",
-    )
+    add_rubric_option(parser)
+    add_pool_option(parser)
+    add_by_option(parser, what="a section of the numbers")
     parser.add_argument(
         "--worst",
         type=int,
@@ -40,7 +47,17 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     require_dataset(store, args.dataset)
+    require_rubric(store, args.rubric)
+    require_field(store, args.dataset, args.by)
     worst = DEFAULT_WORST if args.worst is None else max(0, args.worst)
-    path = write_report(store, args.out, dataset=args.dataset, rubric=args.rubric, worst_n=worst)
+    path = write_report(
+        store,
+        args.out,
+        dataset=args.dataset,
+        rubric=args.rubric,
+        worst_n=worst,
+        pool_raters=args.pool_raters,
+        by=args.by,
+    )
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0

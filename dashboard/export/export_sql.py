@@ -49,6 +49,8 @@ _TEXT_JSON_COLUMNS = frozenset(
 _ITEM_FIELDS = tuple(f for f in ITEM_FIELDS if f.name != "item_id")
 _JUDGEMENT_FIELDS = ("rater_kind", "rater", "rubric", "rubric_version")
 _NOTE_FIELDS = ("unscored_reason", "explanation", "raw_output", "comment")
+# How a label's response was chosen, its campaign and blindness (the import reads them back).
+_PROVENANCE_FIELDS = ("selection", "inclusion_probability", "campaign", "blind")
 
 # The effective score of each response under each rubric (`scores_sql`), and where it comes
 # from: people, or the judges' panel.
@@ -61,11 +63,15 @@ _EFFECTIVE = f"""
     GROUP BY response_id, rubric"""
 # The rows of the ratings file: every rating with its response and item, every response
 # nobody rated, and every item without responses.
+# With $rubric, only that rubric's ratings: a response rated under other rubrics alone is a
+# row without a rating.
 _RATING_ROWS = """
     FROM items i
     LEFT JOIN responses r ON r.item_id = i.item_id AND r.dataset = i.dataset
-    LEFT JOIN ratings g ON g.response_id = r.response_id"""
-_IN_DATASET = "WHERE $dataset IS NULL OR i.dataset = $dataset"
+    LEFT JOIN ratings g ON g.response_id = r.response_id
+        AND ($rubric IS NULL OR g.rubric = $rubric)"""
+_IN_DATASET = "WHERE ($dataset IS NULL OR i.dataset = $dataset)"
+_PREFERENCES_WHERE = f"{_IN_DATASET} AND ($rubric IS NULL OR p.rubric = $rubric)"
 
 
 def _column(expr: str, name: str, fmt: str) -> str:
@@ -96,6 +102,7 @@ def ratings_select(fmt: str) -> str:
         "g.scale_low",
         "g.scale_high",
         *(f"g.{c}" for c in _NOTE_FIELDS),
+        *(f"g.{c}" for c in _PROVENANCE_FIELDS),
         _column("g.created_utc", "created_utc", fmt),
         "g.rating_id",
         "g.supersedes",
@@ -136,6 +143,7 @@ def preferences_select(fmt: str) -> str:
         "p.verdict",
         "p.shown_first",
         *(f"p.{c}" for c in _NOTE_FIELDS),
+        *(f"p.{c}" for c in _PROVENANCE_FIELDS),
         _column("p.created_utc", "created_utc", fmt),
         "p.preference_id",
         "p.supersedes",
@@ -153,7 +161,7 @@ def preferences_select(fmt: str) -> str:
         JOIN responses rb ON rb.response_id = p.response_b
         LEFT JOIN (SELECT DISTINCT supersedes AS id FROM preferences
                    WHERE supersedes IS NOT NULL) s ON s.id = p.preference_id
-        {_IN_DATASET}
+        {_PREFERENCES_WHERE}
         ORDER BY i.dataset, p.item_id, p.response_a, p.response_b, p.rubric, p.rater_kind,
                  p.rater, p.shown_first, p.created_utc, p.preference_id"""
 
@@ -175,15 +183,16 @@ class ExportCounts:
         return {"ratings": self.ratings, "preferences": self.preferences}[kind]
 
 
-def count_rows(con: Connection, *, dataset: str | None) -> ExportCounts:
-    """The rows of each file an export of `dataset` writes (see `ExportCounts`)."""
+def count_rows(con: Connection, *, dataset: str | None, rubric: str | None = None) -> ExportCounts:
+    """The rows of each file an export of `dataset` (and of `rubric`'s ratings and
+    preferences; None: every rubric's) writes (see `ExportCounts`)."""
     cursor = con.execute(
         f"""
         SELECT count(*) AS ratings, count(*) - count(g.rating_id) AS without_rating,
-               (SELECT count(*) FROM preferences p JOIN items i USING (item_id) {_IN_DATASET})
-                   AS preferences
+               (SELECT count(*) FROM preferences p JOIN items i USING (item_id)
+                {_PREFERENCES_WHERE}) AS preferences
         {_RATING_ROWS} {_IN_DATASET}""",
-        {"dataset": dataset},
+        {"dataset": dataset, "rubric": rubric},
     )
     (counts,) = fetch(cursor, ExportCounts)  # an aggregate without GROUP BY: one row
     return counts
@@ -206,10 +215,18 @@ def _csv_safe(con: Connection, select: str, params: dict[str, Any]) -> str:
     return f"SELECT {', '.join(outer)} FROM ({select})"
 
 
-def copy_records(con: Connection, kind: str, path: str, *, fmt: str, dataset: str | None) -> int:
+def copy_records(
+    con: Connection,
+    kind: str,
+    path: str,
+    *,
+    fmt: str,
+    dataset: str | None,
+    rubric: str | None = None,
+) -> int:
     """Write the ratings file (kind "ratings") or the preferences file to `path`; return
     its row count. CSV text is neutralized for spreadsheets; JSONL and Parquet keep it exact."""
-    params: dict[str, Any] = {"dataset": dataset}
+    params: dict[str, Any] = {"dataset": dataset, "rubric": rubric}
     select = _SELECTS[kind](fmt)
     if fmt == "csv":
         select = _csv_safe(con, select, params)
@@ -218,6 +235,8 @@ def copy_records(con: Connection, kind: str, path: str, *, fmt: str, dataset: st
     return int(row[0]) if row else 0
 
 
-def read_records(con: Connection, kind: str, *, dataset: str | None) -> list[dict[str, Any]]:
+def read_records(
+    con: Connection, kind: str, *, dataset: str | None, rubric: str | None = None
+) -> list[dict[str, Any]]:
     """The rows an export writes, as Python values (for tests and small previews)."""
-    return dicts(con.execute(_SELECTS[kind]("parquet"), {"dataset": dataset}))
+    return dicts(con.execute(_SELECTS[kind]("parquet"), {"dataset": dataset, "rubric": rubric}))

@@ -91,17 +91,22 @@ def export_paths(out: Path) -> dict[str, Path]:
 
 
 def export(
-    store: Store, out: str | os.PathLike[str], *, dataset: str | None = None
+    store: Store,
+    out: str | os.PathLike[str],
+    *,
+    dataset: str | None = None,
+    rubric: str | None = None,
 ) -> ExportResult:
     """Write the export of `dataset` (None: all) beside `out`: its items, responses and
-    ratings to the ratings file, its preferences to the preferences file."""
+    ratings to the ratings file, its preferences to the preferences file; with `rubric`,
+    only that rubric's ratings and preferences (every item and response still)."""
     out = Path(out)
     fmt = format_of(out)
     paths = export_paths(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     files, rows = {}, {}
     with store.connection() as con, transaction(con):
-        counts = export_sql.count_rows(con, dataset=dataset)
+        counts = export_sql.count_rows(con, dataset=dataset, rubric=rubric)
         for kind in KINDS:
             rows[kind] = counts.of(kind)
             if rows[kind] == 0:
@@ -109,7 +114,9 @@ def export(
             clear_stale(paths[kind])
             partial = partial_path(paths[kind])
             try:
-                export_sql.copy_records(con, kind, str(partial), fmt=fmt, dataset=dataset)
+                export_sql.copy_records(
+                    con, kind, str(partial), fmt=fmt, dataset=dataset, rubric=rubric
+                )
             except BaseException:
                 partial.unlink(missing_ok=True)
                 raise

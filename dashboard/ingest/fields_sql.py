@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dashboard.ingest.formats import (
+    FLAG,
     HISTORY,
     KEY,
     LABEL,
@@ -24,8 +25,10 @@ from dashboard.ingest.formats import (
     OBJECT,
     OPTIONS,
     PASSAGE,
+    PROBABILITY,
     RATER_KIND,
     SCALAR_TEXT,
+    SELECTION,
     SIDE,
     STRINGS,
     TASK,
@@ -34,6 +37,7 @@ from dashboard.ingest.formats import (
     TIMESTAMP,
     VERDICT,
 )
+from dashboard.types import SELECTIONS
 
 PARAGRAPH = "chr(10) || chr(10)"
 _NUMERIC = (
@@ -71,6 +75,8 @@ _HISTORY_JSON = '[{"role": "VARCHAR", "content": "VARCHAR"}]'
 _LETTERS_TEXT = r"^\s*[A-Za-z](\s*[,;/ ]\s*[A-Za-z])*\s*$"
 _LABEL_TRUE = "('true', 'yes', 'hallucinated', '1')"
 _LABEL_FALSE = "('false', 'no', 'faithful', '0')"
+_FLAG_TRUE = "('true', 'yes', '1')"
+_FLAG_FALSE = "('false', 'no', '0')"
 
 
 def quote(identifier: str) -> str:
@@ -170,7 +176,7 @@ def _fast_path(kind: str, col: str, raw_type: str, *, csv: bool) -> FieldSql | N
     if kind == NUMBER and base in _NUMERIC:
         value = f"CAST({col} AS DOUBLE)"
         return FieldSql(value, f"(CASE WHEN NOT isfinite({value}) THEN {_not_finite(value)} END)")
-    if kind == LABEL and raw_type == "BOOLEAN":
+    if kind in (LABEL, FLAG) and raw_type == "BOOLEAN":
         return FieldSql(col, "NULL")
     if kind == TIMESTAMP and base == "TIMESTAMP":
         return FieldSql(f"CAST({col} AS TIMESTAMP)", "NULL")
@@ -267,6 +273,25 @@ def _label(j: str) -> tuple[str, str]:
     )
 
 
+def _flag(j: str) -> tuple[str, str]:
+    s = f"lower(trim({j} ->> '$'))"
+    return (
+        f"(CASE WHEN {s} IN {_FLAG_TRUE} THEN true WHEN {s} IN {_FLAG_FALSE} THEN false END)",
+        f"(CASE WHEN json_type({j}) IN ('ARRAY', 'OBJECT') OR NOT ({s} IN {_FLAG_TRUE} "
+        f"OR {s} IN {_FLAG_FALSE}) THEN 'expected true/yes/1 or false/no/0, got ' "
+        f"|| ({j})::VARCHAR END)",
+    )
+
+
+def _probability(j: str) -> tuple[str, str]:
+    number, _ = _number(j)
+    value = f"(CASE WHEN {number} > 0 AND {number} <= 1 THEN {number} END)"
+    return value, (
+        f"(CASE WHEN {value} IS NULL THEN 'expected a probability in (0, 1], got ' "
+        f"|| ({j})::VARCHAR END)"
+    )
+
+
 def _number(j: str) -> tuple[str, str]:
     value = (
         f"(CASE WHEN json_type({j}) NOT IN ('ARRAY', 'OBJECT', 'BOOLEAN') "
@@ -360,6 +385,11 @@ _JSON_BUILDERS = {
     VERDICT: _choice({"A": "A", "B": "B", "TIE": "tie"}, "A, B or tie"),
     SIDE: _choice({"A": "A", "B": "B"}, "A or B"),
     RATER_KIND: _choice({"LLM": "llm", "HUMAN": "human"}, "llm or human"),
+    SELECTION: _choice(
+        {s.upper(): s for s in SELECTIONS}, ", ".join(SELECTIONS[:-1]) + " or " + SELECTIONS[-1]
+    ),
+    PROBABILITY: _probability,
+    FLAG: _flag,
 }
 
 # The SQL type of each kind's normalized value, for a field the file does not have.
@@ -380,6 +410,9 @@ VALUE_TYPES = {
     VERDICT: "VARCHAR",
     SIDE: "VARCHAR",
     RATER_KIND: "VARCHAR",
+    SELECTION: "VARCHAR",
+    PROBABILITY: "DOUBLE",
+    FLAG: "BOOLEAN",
     OBJECT: "JSON",
 }
 

@@ -28,6 +28,9 @@ HISTORY = "history"  # [{"role", "content"}, ...] or alternating user/assistant 
 VERDICT = "verdict"  # "A", "B" or "tie"
 SIDE = "side"  # "A" or "B"
 RATER_KIND = "rater_kind"  # "llm" or "human"
+SELECTION = "selection"  # how a label's response was chosen: dashboard.types.SELECTIONS
+PROBABILITY = "probability"  # a number in (0, 1]
+FLAG = "flag"  # true/yes/1 or false/no/0
 TASK = "task"  # one of dashboard.types.TASK_TYPES
 TIMESTAMP = "timestamp"  # an ISO date-time
 OBJECT = "object"  # a JSON object (metadata), or its JSON text
@@ -98,6 +101,13 @@ _ITEM = tuple(
     for f in ITEM_FIELDS
     if f.name != "item_id"
 )
+# How the labelled response was chosen, and the campaign and blindness of the label.
+_PROVENANCE = (
+    _f("selection", SELECTION),
+    _f("inclusion_probability", PROBABILITY),
+    _f("campaign", TEXT),
+    _f("blind", FLAG),
+)
 _JUDGEMENT = (
     _f("rater_kind", RATER_KIND, required=True),
     _f("rater", TEXT, required=True),
@@ -109,6 +119,7 @@ _JUDGEMENT = (
     _f("comment", TEXT),
     _f("created_utc", TIMESTAMP),
     _f("supersedes", KEY),
+    *_PROVENANCE,
 )
 
 RAG = Format(
@@ -185,6 +196,7 @@ PAIRWISE = Format(
         _f("rater_kind", RATER_KIND),
         _f("rubric", TEXT),
         _f("explanation", TEXT),
+        *_PROVENANCE,
         _f("id", KEY, "external_id"),
     ),
     (frozenset({"answer_a", "answer_b"}),),

@@ -36,6 +36,10 @@ JUDGEMENT_COLUMNS = (
     "supersedes",
     "call_id",
     "created_utc",
+    "selection",
+    "inclusion_probability",
+    "campaign",
+    "blind",
 )
 RATING_COLUMNS = (
     "rating_id",

@@ -17,6 +17,7 @@ from typing import Any
 
 from dashboard.ingest.errors import MAX_JSON_DEPTH, NESTED_TOO_DEEP, IngestError
 from dashboard.ingest.formats import (
+    FLAG,
     HISTORY,
     KEY,
     LABEL,
@@ -25,6 +26,7 @@ from dashboard.ingest.formats import (
     OBJECT,
     OPTIONS,
     PASSAGE,
+    PROBABILITY,
     SCALAR_TEXT,
     STRINGS,
     TEXT,
@@ -56,6 +58,8 @@ _EXPECTED = {
     LETTERS: 'option letters such as "B", "A, C" or ["A", "C"]',
     HISTORY: 'a list of turns {"role": "user"|"assistant", "content": text} or of strings',
     LABEL: "true/yes/hallucinated/1 or false/no/faithful/0",
+    FLAG: "true/yes/1 or false/no/0",
+    PROBABILITY: "a probability in (0, 1]",
     OBJECT: "a JSON object",
 }
 
@@ -84,6 +88,8 @@ def type_problem(kind: str, value: Any) -> str | None:
         NUMBER: isinstance(value, (int, float, str)) and not isinstance(value, bool),
         HISTORY: isinstance(value, list),
         LABEL: not isinstance(value, (list, dict)),
+        FLAG: not isinstance(value, (list, dict)),
+        PROBABILITY: isinstance(value, (int, float, str)) and not isinstance(value, bool),
         OBJECT: isinstance(value, (dict, str)),  # an object, or its JSON text
     }.get(kind, True)
     return None if ok else f"expected {_EXPECTED.get(kind, kind)}, got {_name(value)}"

@@ -52,6 +52,10 @@ _JUDGEMENT = {
     "created_utc": "TIMESTAMP",
     "supersedes": "VARCHAR",
     "call_id": "VARCHAR",
+    "selection": "VARCHAR",
+    "inclusion_probability": "DOUBLE",
+    "campaign": "VARCHAR",
+    "blind": "BOOLEAN",
 }
 _RATING = {
     "value": "DOUBLE",

@@ -7,7 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.selection_sql import PREFERENCE_PAIRS, RATED
+from dashboard.metrics.selection_sql import (
+    PREFERENCE_PAIRS,
+    PREFERENCE_PARAMS,
+    RATED,
+    RATED_PARAMS,
+)
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch
 
@@ -48,7 +53,7 @@ def labelled_preferences(con: Connection, sel: Selection) -> list[LabelledPair]:
                       AND h.item_id = p.item_id AND h.response_a = p.response_a
                       AND h.response_b = p.response_b)
         ORDER BY ALL""",
-        sel.params("dataset", "systems"),
+        sel.params(*PREFERENCE_PARAMS),
     )
     return fetch(cursor, LabelledPair)
 
@@ -62,6 +67,6 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
         SELECT response_id, rater_kind, rater, value FROM rated
         WHERE response_id IN (SELECT response_id FROM rated WHERE rater_kind = 'human')
         ORDER BY ALL""",
-        sel.params("dataset", "systems", "rubric"),
+        sel.params(*RATED_PARAMS),
     )
     return fetch(cursor, LabelledRating)

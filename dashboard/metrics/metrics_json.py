@@ -9,21 +9,27 @@ it at all (no human label on a system) is absent.
 
 The names are the patterns declared in `registry.py` with their placeholders filled; they
 are listed in docs/metrics.md. `<judge>` is a judge's name or `panel`. Names are looked up
-whole, so a system name that holds a dot is fine.
+whole, so a system name that holds a dot is fine. Win rates and Bradley–Terry ratings are
+per group of raters (`standings.py`); the pooled ones appear only with `pool_raters`. With
+`by` (an item field), every metric appears again for each slice of the items by that field,
+under the slice's prefix: `by.category=coding.systems.x.effective`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dashboard.metrics import calibration as calibration_module
 from dashboard.metrics import overview, registry
+from dashboard.metrics import slices as slicing
 from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.overview import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, Metric
-from dashboard.metrics.selection import Selection
+from dashboard.metrics.selection import Selection, Slice
 from dashboard.store import Store
 
 SCHEMA_VERSION = 1
@@ -69,29 +75,57 @@ def count_entry(n: int) -> Entry:
 def _system_metrics(row: SystemRow) -> dict[str, Entry]:
     found: dict[str, Entry] = {}
     for metric in registry.SYSTEM_METRICS:
-        if "<judge>" in metric.name:
+        key = registry.row_key(metric)
+        if key == "judge.<judge>":
             for judge, mean in sorted(row.judges.items()):
                 name = registry.fill(metric.name, system=row.system, judge=judge)
                 found[name] = estimate_entry(mean)
-            continue
-        name = registry.fill(metric.name, system=row.system)
-        if metric.style == COUNT:
-            if metric.key in row.counts:
-                found[name] = count_entry(row.counts[metric.key])
-        elif (estimate := row.score(metric.key)) is not None:
-            found[name] = estimate_entry(estimate)
+        elif "<judge>" in key:
+            head = key.split("<judge>")[0]
+            for filled, per_judge in row.scores.items():
+                if filled.startswith(head):
+                    judge = filled.removeprefix(head)
+                    found[registry.fill(metric.name, system=row.system, judge=judge)] = (
+                        estimate_entry(per_judge)
+                    )
+        elif metric.style == COUNT:
+            if key in row.counts:
+                found[registry.fill(metric.name, system=row.system)] = count_entry(row.counts[key])
+        elif (estimate := row.score(key)) is not None:
+            found[registry.fill(metric.name, system=row.system)] = estimate_entry(estimate)
     return found
+
+
+# The pooled head-to-head name; each group of raters adds its suffix (`Standings`).
+_HEAD_TO_HEAD = "pairwise.<system>.<opponent>.win_rate"
 
 
 def _overview_metrics(view: Overview) -> dict[str, Entry]:
     found: dict[str, Entry] = {}
     for row in view.systems:
         found.update(_system_metrics(row))
-    (head_to_head,) = registry.HEAD_TO_HEAD_METRICS
-    for h in view.pairwise.head_to_head:
-        name = registry.fill(head_to_head.name, system=h.system_a, opponent=h.system_b)
-        found[name] = estimate_entry(h.win_rate)
+    for group in view.pairwise.groups:
+        for h in group.head_to_head:
+            name = registry.fill(_HEAD_TO_HEAD, system=h.system_a, opponent=h.system_b)
+            found[name + group.name_suffix] = estimate_entry(h.win_rate)
     return found
+
+
+def pairwise_notes(view: Overview) -> dict[str, Any]:
+    """Why a group's Bradley–Terry ratings are undefined, and where the win rate and
+    Bradley–Terry rank two systems differently (naming them, and why)."""
+    return {
+        "pairwise": {g.raters: g.note for g in view.pairwise.groups if g.note},
+        "rank_disagreements": [
+            {
+                "raters": d.raters,
+                "win_rate_above": d.win_rate_above,
+                "bradley_terry_above": d.bradley_terry_above,
+                "note": d.text,
+            }
+            for d in view.pairwise.disagreements
+        ],
+    }
 
 
 def _per(metrics: tuple[Metric, ...], record: Any, **names: str) -> dict[str, Entry]:
@@ -144,28 +178,105 @@ def _preference_metrics(p: calibration_module.PreferenceAgreement) -> dict[str, 
     }
 
 
-def metrics_json(view: Overview, cal: Calibration) -> dict[str, Any]:
-    """The selection, the scale and every metric under its stable flat name."""
-    selection = view.selection
+@dataclass(frozen=True)
+class SliceNumbers:
+    """The Overview's and the Calibration's numbers on one slice of the items."""
+
+    slice: Slice
+    n_items: int
+    overview: Overview
+    calibration: Calibration
+
+    @property
+    def prefix(self) -> str:
+        return self.slice.prefix
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """Everything `judgeboard metrics` prints: the whole selection's numbers, each slice's
+    (with `--by`), and the JSON of them all."""
+
+    overview: Overview
+    calibration: Calibration
+    slices: tuple[SliceNumbers, ...]
+    json: dict[str, Any]
+
+
+def _metrics(view: Overview, cal: Calibration) -> dict[str, Entry]:
+    return {**_overview_metrics(view), **_calibration_metrics(cal)}
+
+
+def _slice_entry(s: SliceNumbers) -> dict[str, Any]:
     return {
+        "value": s.slice.value,
+        "prefix": s.prefix,
+        "items": s.n_items,
+        "systems": [row.system for row in s.overview.systems],
+        "notes": pairwise_notes(s.overview),
+    }
+
+
+def metrics_json(
+    view: Overview,
+    cal: Calibration,
+    *,
+    slices: Sequence[SliceNumbers] = (),
+    pool_raters: bool = False,
+) -> dict[str, Any]:
+    """The selection, the scale and every metric under its stable flat name; with
+    `slices`, every metric of each slice again under the slice's prefix
+    (`Slice.prefix`), and the slices under "by"."""
+    selection = view.selection
+    found = _metrics(view, cal)
+    for s in slices:
+        found.update(
+            {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
+        )
+    data: dict[str, Any] = {
         "schema": SCHEMA_VERSION,
         "selection": {
             "dataset": selection.dataset,
             "rubric": selection.rubric,
+            "preference_rubric": selection.preference_rubric,
             "systems": list(selection.systems) if selection.systems else None,
+            "pool_raters": pool_raters,
         },
         "scale": list(view.scale) if view.scale else None,
         "systems": [row.system for row in view.systems],
         "judges": [j.judge for j in cal.judges],
-        "notes": {"pairwise": view.pairwise.note},
+        "notes": pairwise_notes(view),
         "intervals": INTERVALS,
-        "metrics": {**_overview_metrics(view), **_calibration_metrics(cal)},
+        "metrics": found,
     }
+    if slices:
+        data["by"] = {"field": slices[0].slice.field, "slices": [_slice_entry(s) for s in slices]}
+    return data
 
 
-def compute(store: Store, selection: Selection) -> tuple[Overview, Calibration, dict[str, Any]]:
+def compute_all(
+    store: Store, selection: Selection, *, pool_raters: bool = False, by: str | None = None
+) -> Numbers:
+    """The numbers of one selection and, with `by` (an item field), of each of its slices
+    by that field. An unknown field raises `choices.UnknownChoice`."""
+    view = overview.overview(store, selection, pool_raters=pool_raters)
+    # The overview resolved the default rubric; calibration and the slices use the same one.
+    resolved = view.selection
+    cal = calibration_module.calibration(store, resolved)
+    found = []
+    if by is not None:
+        views = slicing.overview_by(store, resolved, by, pool_raters=pool_raters)
+        cals = slicing.calibration_by(store, resolved, by)
+        found = [
+            SliceNumbers(v.slice, v.n_items, v.overview, c.calibration) for v, c in zip(views, cals)
+        ]
+    data = metrics_json(view, cal, slices=found, pool_raters=pool_raters)
+    return Numbers(view, cal, tuple(found), data)
+
+
+def compute(
+    store: Store, selection: Selection, *, pool_raters: bool = False, by: str | None = None
+) -> tuple[Overview, Calibration, dict[str, Any]]:
     """Overview, calibration and their JSON for one selection (the CLI's and report's path)."""
-    view = overview.overview(store, selection)
-    # The overview resolved the default rubric; calibration must use the same one.
-    cal = calibration_module.calibration(store, view.selection)
-    return view, cal, metrics_json(view, cal)
+    numbers = compute_all(store, selection, pool_raters=pool_raters, by=by)
+    return numbers.overview, numbers.calibration, numbers.json

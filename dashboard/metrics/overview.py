@@ -20,7 +20,7 @@ from dashboard.metrics import reference, registry, selection_sql
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate, mean_estimate
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.standings import Pairwise, Standing, standings_of
+from dashboard.metrics.standings import Pairwise, Standing, Standings, standings_of
 from dashboard.store import Store
 from scoring import classification
 
@@ -39,10 +39,11 @@ class Histogram:
 
 @dataclass(frozen=True)
 class SystemRow:
-    """One system's line in the metric tables. `scores` holds its estimates by the key of
-    their declaration in `registry.SYSTEM_METRICS` (panel, human, effective, win_rate,
-    bradley_terry, em, ...; absent where no data backs one), `judges` each judge's mean,
-    `counts` its counts (n_responses; panel_skipped where the panel scored it)."""
+    """One system's line in the metric tables. `scores` holds its estimates by their name
+    after "systems.<system>." in `registry.SYSTEM_METRICS`, placeholders filled (panel,
+    effective, win_rate.judges, bradley_terry.people, win_rate.judge.<judge>, em, ...;
+    absent where no data backs one), in the registry's order; `judges` each judge's mean
+    rating, `counts` its counts (n_responses; panel_skipped where the panel scored it)."""
 
     system: str
     n_responses: int
@@ -180,8 +181,24 @@ def _standing_estimate(standing: Standing) -> Estimate:
     return Estimate(standing.rating, standing.low, standing.high, standing.n_battles)
 
 
-def overview(store: Store, selection: Selection) -> Overview:
-    """Every number of the Overview page for one selection (dataset, rubric, systems)."""
+def _standing_scores(groups: Sequence[Standings]) -> dict[str, dict[str, Estimate]]:
+    """Each system's win rate and Bradley–Terry rating per group of raters, under their
+    names (win_rate.judges, bradley_terry.judge.<judge>, win_rate for the pool, ...)."""
+    scores: dict[str, dict[str, Estimate]] = defaultdict(dict)
+    for group in groups:
+        for system, estimate in group.win_rates.items():
+            scores[system][f"win_rate{group.name_suffix}"] = estimate
+        for standing in group.bradley_terry:
+            scores[standing.system][f"bradley_terry{group.name_suffix}"] = _standing_estimate(
+                standing
+            )
+    return scores
+
+
+def overview(store: Store, selection: Selection, *, pool_raters: bool = False) -> Overview:
+    """Every number of the Overview page for one selection (dataset, rubric, systems,
+    slice); the standings of everyone pooled, people and judges alike, only when
+    `pool_raters`."""
     selection = with_default_rubric(store, selection)
     means = registry.stored_names(aggregate="mean")
     f1s = [m for m in registry.SYSTEM_METRICS if m.reference and m.aggregate == "f1"]
@@ -208,17 +225,15 @@ def overview(store: Store, selection: Selection) -> Overview:
     for key, cells in detections.items():
         for system, estimate in _detection_f1(cells).items():
             scores[system][key] = estimate
-    pairs, wins = standings_of(preference_rows)
-    for system, estimate in wins.items():
-        scores[system]["win_rate"] = estimate
-    for standing in pairs.bradley_terry:
-        scores[standing.system]["bradley_terry"] = _standing_estimate(standing)
+    pairs = standings_of(preference_rows, pool_raters=pool_raters)
+    for system, found in _standing_scores(pairs.groups).items():
+        scores[system].update(found)
     rows = tuple(
         SystemRow(
             system=s.system,
             n_responses=s.n_responses,
             judges=judges.get(s.system, {}),
-            scores=_in_declared_order(scores.get(s.system, {})),
+            scores=_in_declared_order(s.system, scores.get(s.system, {})),
             panel_skipped=skips.get(s.system, 0),
         )
         for s in systems
@@ -226,6 +241,10 @@ def overview(store: Store, selection: Selection) -> Overview:
     return Overview(selection, _scale_of(rating_rows), rows, tuple(histograms), pairs)
 
 
-def _in_declared_order(found: Mapping[str, Estimate]) -> dict[str, Estimate]:
-    order = [m.key for m in registry.SYSTEM_METRICS]
-    return {key: found[key] for key in order if key in found}
+def _in_declared_order(system: str, found: Mapping[str, Estimate]) -> dict[str, Estimate]:
+    def place(key: str) -> tuple[int, str]:
+        metric = registry.declared(f"systems.{system}.{key}")
+        order = registry.SYSTEM_METRICS
+        return (order.index(metric) if metric in order else len(order), key)
+
+    return {key: found[key] for key in sorted(found, key=place)}

@@ -5,7 +5,7 @@ Nothing here returns one row per rating. Each query groups millions of rows into
 bootstrap intervals with `scoring`. The only per-unit reads are bounded by the number of
 human labels, which is what calibration is about (`calibration_sql.py`).
 
-Parameters are named (`$dataset`, `$rubric`, `$systems`); None means "all".
+Parameters are named as in `selection_sql`; None means "all".
 """
 
 from __future__ import annotations
@@ -15,7 +15,14 @@ from dataclasses import dataclass
 
 from dashboard.metrics import scores_sql as scores
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.selection_sql import PREFERENCE_PAIRS, RATED, SELECTED
+from dashboard.metrics.selection_sql import (
+    PREFERENCE_PAIRS,
+    PREFERENCE_PARAMS,
+    RATED,
+    RATED_PARAMS,
+    SELECTED,
+    SELECTED_PARAMS,
+)
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch
 
@@ -86,7 +93,7 @@ def rating_histograms(con: Connection, sel: Selection) -> list[RatingBin]:
         f"""
         SELECT system, rater_kind, rater, value, count(*) AS count, scale_low, scale_high
         FROM ({RATED}) GROUP BY ALL ORDER BY ALL""",
-        sel.params("dataset", "systems", "rubric"),
+        sel.params(*RATED_PARAMS),
     )
     return fetch(cursor, RatingBin)
 
@@ -117,7 +124,7 @@ def response_score_histograms(
             UNION ALL SELECT system, 'effective', coalesce(human, panel) FROM selected)
         SELECT system, kind, round(v, 9) AS value, count(*) AS count FROM scores
         WHERE v IS NOT NULL GROUP BY ALL ORDER BY ALL""",
-        sel.params("dataset", "systems", "rubric"),
+        sel.params(*RATED_PARAMS),
     )
     return fetch(cursor, ScoreBin)
 
@@ -139,7 +146,7 @@ def reference_histograms(
         FROM auto_scores a JOIN ({SELECTED}) s USING (response_id)
         WHERE a.version = $version AND list_contains($metrics, a.metric)
         GROUP BY ALL ORDER BY ALL""",
-        {**sel.params("dataset", "systems"), "version": version, "metrics": list(metrics)},
+        {**sel.params(*SELECTED_PARAMS), "version": version, "metrics": list(metrics)},
     )
     return fetch(cursor, ReferenceBin)
 
@@ -157,7 +164,7 @@ def detection_counts(
         WHERE a.version = $version AND a.metric = $metric
           AND i.hallucination_gold IS NOT NULL
         GROUP BY ALL ORDER BY ALL""",
-        {**sel.params("dataset", "systems"), "version": version, "metric": metric},
+        {**sel.params(*SELECTED_PARAMS), "version": version, "metric": metric},
     )
     return fetch(cursor, DetectionCell)
 
@@ -173,6 +180,6 @@ def preference_outcomes(con: Connection, sel: Selection) -> list[PairOutcome]:
         JOIN responses ra ON ra.response_id = p.response_a
         JOIN responses rb ON rb.response_id = p.response_b
         GROUP BY ALL ORDER BY ALL""",
-        sel.params("dataset", "systems"),
+        sel.params(*PREFERENCE_PARAMS),
     )
     return fetch(cursor, PairOutcome)

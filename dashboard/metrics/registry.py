@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
 from scoring import classification, mcqa, qa
 
 HIGHER, LOWER = "higher", "lower"
@@ -75,6 +76,8 @@ class Metric:
     with the estimate's n in the tables that show one. A reference-based system metric
     carries `reference`; `aggregate` says how the per-response values become the system's
     number: "mean", or "f1", the F1 of the positive class against the items' gold labels.
+    `summary` False keeps a metric out of the summary tables (the Overview's scores, the
+    report's summary): each judge's standings are shown in the standings tables instead.
     """
 
     name: str
@@ -85,6 +88,7 @@ class Metric:
     n_label: str | None = None
     reference: ReferenceMetric | None = None
     aggregate: str = "mean"
+    summary: bool = True
 
     @property
     def key(self) -> str:
@@ -130,6 +134,24 @@ def _hallucinated(case: Case) -> float | None:
     return None if verdict is None else float(verdict)
 
 
+# Standings per group of raters (`standings.py`); the pool keeps the names from before the split.
+_ONE_JUDGE = ".judge.<judge>"
+_RATER_GROUPS = (
+    (".judges", " (judges)", "; from the judges' verdicts"),
+    (".people", " (people)", "; from people's verdicts"),
+    (_ONE_JUDGE, ": <judge>", "; from one judge's verdicts"),
+    ("", " (pooled)", "; POOLED, only with --pool-raters: people's and judges' verdicts together"),
+)
+
+
+def _per_rater(name: str, label: str, text: str, *, style: str = SCORE) -> tuple[Metric, ...]:
+    """A standings metric once per group of raters; each judge's stays out of the summaries."""
+    return tuple(
+        Metric(name + tail, label + shown, text + whose, style=style, summary=tail != _ONE_JUDGE)
+        for tail, shown, whose in _RATER_GROUPS
+    )
+
+
 _S = "systems.<system>"
 SYSTEM_METRICS: tuple[Metric, ...] = (
     Metric(f"{_S}.n_responses", "responses", "number of responses (a count)", None, COUNT),
@@ -163,15 +185,17 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
         "mean effective score: people's rating of a response where there is one, the "
         "panel's otherwise",
     ),
-    Metric(
+    *_per_rater(
         f"{_S}.win_rate",
         "win rate",
-        "pairwise win rate against every opponent; a tie counts half; mean over evaluators",
+        "pairwise win rate against every opponent, a tie counting half: each evaluator's, then "
+        "the mean over the evaluators (EVE); `n` counts verdicts",
     ),
-    Metric(
+    *_per_rater(
         f"{_S}.bradley_terry",
         "Bradley–Terry",
-        "Bradley–Terry rating on the Elo scale (mean 1000); `n` is the number of battles",
+        "Bradley–Terry rating on the Elo scale (mean 1000), fitted to the battles; `n` is the "
+        "system's number of battles",
         style=ELO,
     ),
     Metric(
@@ -207,12 +231,11 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
     ),
 )
 
-HEAD_TO_HEAD_METRICS: tuple[Metric, ...] = (
-    Metric(
-        "pairwise.<system>.<opponent>.win_rate",
-        "win rate",
-        "head-to-head win rate of one system over another",
-    ),
+_H = "pairwise.<system>.<opponent>"
+HEAD_TO_HEAD_METRICS: tuple[Metric, ...] = _per_rater(
+    f"{_H}.win_rate",
+    "win rate",
+    "head-to-head win rate of one system over another, a tie counting half, mean over evaluators",
 )
 
 _C = "calibration.<judge>"
@@ -332,9 +355,20 @@ REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
 def declared(name: str) -> Metric | None:
     """The declaration a computed metric's name fits (None: no metric is called so). Names
     may hold dots, so several patterns can fit; the most specific one (the most literal
-    text) is the one meant."""
+    text) is the one meant. A slice's name (`Slice.prefix`) fits its metric's declaration."""
+    if not name.startswith(SLICE_PREFIX):
+        return _declared_whole(name)
+    return next(filter(None, map(_declared_whole, unsliced_names(name))), None)
+
+
+def _declared_whole(name: str) -> Metric | None:
     fits = [m for m in ALL_METRICS if m.matches(name)]
     return max(fits, key=lambda m: len(re.sub(r"<[a-z_]+>", "", m.name)), default=None)
+
+
+def row_key(metric: Metric) -> str:
+    """A system metric's name after "systems.<system>." ("win_rate.judges"): its row's key."""
+    return metric.name.removeprefix(f"{_S}.")
 
 
 def fill(text: str, **values: str) -> str:

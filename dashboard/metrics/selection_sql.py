@@ -1,7 +1,11 @@
-"""The selection every metric query starts from, as SQL fragments, and the rubrics rated on it.
+"""The selection every metric query starts from, as SQL fragments, and what a selection can
+be made of: the rubrics rated (or judged pairwise) on it, the item fields it can be sliced by.
 
-A selection is one dataset (or all) and some systems (or all), with a rubric for ratings.
-Parameters are named (`$dataset`, `$rubric`, `$systems`); None means "all".
+A selection is one dataset (or all), some systems (or all) and one slice of the items (or
+all), with a rubric for ratings and one (or all) for pairwise verdicts. Parameters are named
+(`$dataset`, `$systems`, `$slice_field`, `$slice_value`, `$rubric`, `$preference_rubric`);
+None means "all". A query binds exactly the parameters it uses: `SELECTED_PARAMS` for one
+that reads `SELECTED`, `RATED_PARAMS` and `PREFERENCE_PARAMS` for the other two.
 """
 
 from __future__ import annotations
@@ -12,11 +16,28 @@ from dashboard.metrics.selection import Selection
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, fetch_one
 
-# The selected responses: one dataset (or all) and some systems (or all).
-SELECTED = """
-    SELECT response_id, item_id, system FROM responses
-    WHERE ($dataset IS NULL OR dataset = $dataset)
-      AND ($systems IS NULL OR list_contains($systems, system))"""
+
+def item_field(param: str) -> str:
+    """The text of an item's field named by the bound parameter `param` (a code constant:
+    "$slice_field"): an item column (`selection.ITEM_COLUMNS`), else the metadata key of
+    that name, read through a JSON pointer built from the bound text (so no name is ever
+    spliced into SQL; "~" and "/" in a key are escaped as RFC 6901 says). NULL where the item
+    has no such key or a JSON null."""
+    return f"""CASE {param} WHEN 'dataset' THEN i.dataset WHEN 'task_type' THEN i.task_type
+        ELSE json_extract_string(
+            i.metadata, '/' || replace(replace({param}, '~', '~0'), '/', '~1')) END"""
+
+
+# The selected responses: one dataset (or all), some systems (or all), and the items of one
+# slice (or all): those whose field $slice_field has the text $slice_value (NULL: none).
+SELECTED = f"""
+    SELECT r.response_id, r.item_id, r.system FROM responses r
+    WHERE ($dataset IS NULL OR r.dataset = $dataset)
+      AND ($systems IS NULL OR list_contains($systems, r.system))
+      AND ($slice_field IS NULL OR r.item_id IN (
+          SELECT i.item_id FROM items i
+          WHERE {item_field("$slice_field")} IS NOT DISTINCT FROM $slice_value))"""
+SELECTED_PARAMS = ("dataset", "systems", "slice_field", "slice_value")
 
 # Current ratings of the chosen rubric on the selected responses.
 RATED = f"""
@@ -24,8 +45,10 @@ RATED = f"""
            g.scale_low, g.scale_high
     FROM current_ratings g JOIN ({SELECTED}) s USING (response_id)
     WHERE g.rubric = $rubric"""
+RATED_PARAMS = (*SELECTED_PARAMS, "rubric")
 
-
+# Current pairwise verdicts on two selected responses, of the rubric asked for (or of every
+# rubric): one row per pair and rater, with its verdict in each presentation order.
 PREFERENCE_PAIRS = f"""
     SELECT p.item_id, p.response_a, p.response_b, p.rater_kind, p.rater,
            any_value(p.verdict) FILTER (WHERE p.shown_first = 'A') AS shown_a_first,
@@ -34,7 +57,9 @@ PREFERENCE_PAIRS = f"""
     FROM current_preferences p
     SEMI JOIN ({SELECTED}) s ON s.response_id = p.response_a
     SEMI JOIN ({SELECTED}) t ON t.response_id = p.response_b
+    WHERE $preference_rubric IS NULL OR p.rubric = $preference_rubric
     GROUP BY ALL"""
+PREFERENCE_PARAMS = (*SELECTED_PARAMS, "preference_rubric")
 
 
 @dataclass(frozen=True)
@@ -61,7 +86,7 @@ class SystemCount:
 
 def rubric_scales(con: Connection, sel: Selection) -> list[RubricScale]:
     """The rubrics with current ratings on the selection, most used first."""
-    if sel.dataset is None and sel.systems is None:
+    if sel.dataset is None and sel.systems is None and sel.slice is None:
         # Every dataset, every system: no need to join millions of ratings to their responses.
         # (Only ratings a judge run wrote after its dataset was deleted lack one.)
         return fetch(
@@ -77,7 +102,7 @@ def rubric_scales(con: Connection, sel: Selection) -> list[RubricScale]:
                count(*) AS n_ratings
         FROM current_ratings g JOIN ({SELECTED}) s USING (response_id)
         GROUP BY g.rubric ORDER BY n_ratings DESC, g.rubric""",
-        sel.params("dataset", "systems"),
+        sel.params(*SELECTED_PARAMS),
     )
     return fetch(cursor, RubricScale)
 
@@ -103,6 +128,70 @@ def selected_systems(con: Connection, sel: Selection) -> list[SystemCount]:
         f"""
         SELECT system, count(*) AS n_responses FROM ({SELECTED})
         GROUP BY system ORDER BY system""",
-        sel.params("dataset", "systems"),
+        sel.params(*SELECTED_PARAMS),
     )
     return fetch(cursor, SystemCount)
+
+
+@dataclass(frozen=True)
+class RubricCount:
+    rubric: str
+    n: int
+
+
+def verdict_rubrics(con: Connection, sel: Selection) -> list[RubricCount]:
+    """The rubrics with current pairwise verdicts on the selection, most used first."""
+    cursor = con.execute(
+        f"""
+        SELECT p.rubric, count(*) AS n FROM current_preferences p
+        SEMI JOIN ({SELECTED}) s ON s.response_id = p.response_a
+        GROUP BY p.rubric ORDER BY n DESC, p.rubric""",
+        sel.params(*SELECTED_PARAMS),
+    )
+    return fetch(cursor, RubricCount)
+
+
+def rubric_names(con: Connection) -> list[str]:
+    """Every rubric that some rating or pairwise verdict was given under, by name."""
+    cursor = con.execute("""
+        SELECT rubric FROM ratings UNION SELECT rubric FROM preferences ORDER BY rubric""")
+    return [str(row[0]) for row in cursor.fetchall()]
+
+
+@dataclass(frozen=True)
+class SliceCount:
+    """One value of an item field on the selection (None: no value), with its items."""
+
+    value: str | None
+    n_items: int
+
+
+def item_fields(con: Connection, sel: Selection) -> list[str]:
+    """The metadata keys that hold a value (not a JSON null) on some item of the selection's
+    responses, by name."""
+    cursor = con.execute(
+        f"""
+        WITH keyed AS (
+            SELECT i.metadata, unnest(json_keys(i.metadata)) AS field FROM items i
+            WHERE json_type(i.metadata) = 'OBJECT'
+              AND i.item_id IN (SELECT item_id FROM ({SELECTED})))
+        SELECT DISTINCT field FROM keyed
+        WHERE json_extract_string(
+            metadata, '/' || replace(replace(field, '~', '~0'), '/', '~1')) IS NOT NULL
+        ORDER BY field""",
+        sel.params(*SELECTED_PARAMS),
+    )
+    return [str(row[0]) for row in cursor.fetchall()]
+
+
+def slice_values(con: Connection, sel: Selection, *, field: str) -> list[SliceCount]:
+    """Each value the field `field` takes on the items of the selection's responses, with
+    the number of those items; the items without it last, as value None."""
+    cursor = con.execute(
+        f"""
+        SELECT {item_field("$field")} AS value, count(*) AS n_items FROM items i
+        WHERE i.item_id IN (SELECT item_id FROM ({SELECTED}))
+        GROUP BY ALL ORDER BY value NULLS LAST""",
+        {**sel.params(*SELECTED_PARAMS), "field": field},
+    )
+    return fetch(cursor, SliceCount)

@@ -16,6 +16,8 @@ from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import Estimate
 from dashboard.metrics.overview import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, ELO, SIGNED, Metric
+from dashboard.metrics.selection import NO_VALUE
+from dashboard.metrics.standings import Standings
 
 Row = dict[str, Any]
 EMPTY = "—"
@@ -49,23 +51,27 @@ def _has_data(estimate: Estimate | None) -> bool:
 
 
 def _system_value(row: SystemRow, metric: Metric) -> Estimate | int | None:
+    key = registry.row_key(metric)
     if metric.style == COUNT:
-        return row.counts.get(metric.key)
-    return row.score(metric.key)
+        return row.counts.get(key)
+    return row.score(key)
 
 
 def overview_rows(overview: Overview, *, digits: int = 2) -> list[Row]:
-    """One row per system, a column per system metric of the registry that some system has
-    (each judge's mean in a column of its own), in the registry's order."""
+    """One row per system, a column per system metric of the registry's summary that some
+    system has (each judge's mean in a column of its own), in the registry's order."""
     judges = sorted({name for row in overview.systems for name in row.judges})
     columns: list[Metric] = [
         m
         for m in registry.SYSTEM_METRICS
-        if "<judge>" in m.name
-        or any(
-            (v := _system_value(row, m)) is not None
-            and (not isinstance(v, Estimate) or _has_data(v))
-            for row in overview.systems
+        if m.summary
+        and (
+            "<judge>" in m.name
+            or any(
+                (v := _system_value(row, m)) is not None
+                and (not isinstance(v, Estimate) or _has_data(v))
+                for row in overview.systems
+            )
         )
     ]
     rows = []
@@ -89,16 +95,30 @@ def overview_rows(overview: Overview, *, digits: int = 2) -> list[Row]:
     return rows
 
 
-def standings_rows(overview: Overview) -> list[Row]:
-    """Bradley–Terry standings, best first, with their intervals and the battles behind them."""
+def slice_text(value: str | None) -> str:
+    """A slice's value as the tables write it: `selection.NO_VALUE` for the items without."""
+    return NO_VALUE if value is None else value
+
+
+def sliced_rows(slices: Sequence[tuple[str | None, Sequence[Row]]], *, field: str) -> list[Row]:
+    """Rows of several slices in one table: each row led by its slice's value under the
+    field's name."""
+    return [{field: slice_text(value), **row} for value, rows in slices for row in rows]
+
+
+def standings_rows(standings: Standings, *, digits: int = 2) -> list[Row]:
+    """One group's standings, best Bradley–Terry rating first: the rating and the win rate,
+    each with its interval, and the battles behind them."""
     return [
         {
             "system": s.system,
-            "rating": "—" if math.isnan(s.rating) else f"{s.rating:.0f}",
-            "95% CI": "—" if math.isnan(s.low) else f"[{s.low:.0f}, {s.high:.0f}]",
+            "Bradley–Terry": estimate_text(
+                Estimate(s.rating, s.low, s.high, s.n_battles), registry.ELO
+            ),
+            "win rate": estimate_text(standings.win_rates.get(s.system), digits=digits),
             "battles": s.n_battles,
         }
-        for s in overview.pairwise.bradley_terry
+        for s in standings.bradley_terry
     ]
 
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from dashboard.partials import clear_stale, partial_path
-from dashboard.report import methods, sections
+from dashboard.report import methods, sections, standings
 from dashboard.report.gather import DEFAULT_WORST, ReportData, gather
 from dashboard.report.html import esc, json_block, tag
 from dashboard.report.page import page
@@ -37,14 +37,26 @@ _NAV = (
 )
 
 
+def _nav(data: ReportData) -> tuple[tuple[str, str], ...]:
+    if not data.slices:
+        return _NAV
+    by = (standings.SLICES_ANCHOR, f"By {data.slices[0].slice.field}")
+    return (*_NAV[:4], by, *_NAV[4:])
+
+
 def _header(data: ReportData) -> str:
     scope = data.selection.dataset or "all datasets"
     rubric = data.selection.rubric or "no rubric"
+    verdicts = data.selection.preference_rubric or "every rubric"
+    pooled = (
+        " (and pooled over people and judges)" if data.metrics["selection"]["pool_raters"] else ""
+    )
     meta = (
-        f"{scope} · rubric {rubric} · {len(data.overview.systems)} systems · generated "
+        f"{scope} · ratings of rubric {rubric} · pairwise verdicts of {verdicts}{pooled} · "
+        f"{len(data.overview.systems)} systems · generated "
         f"{data.generated_utc:%Y-%m-%d %H:%M} UTC"
     )
-    links = "".join(tag("a", esc(label), href=f"#{anchor}") for anchor, label in _NAV)
+    links = "".join(tag("a", esc(label), href=f"#{anchor}") for anchor, label in _nav(data))
     return (
         tag("h1", esc(f"judgeboard report: {scope}"))
         + tag("p", esc(meta), class_="meta")
@@ -60,7 +72,8 @@ def render(data: ReportData) -> str:
             sections.summary,
             sections.histograms,
             sections.calibration,
-            sections.pairwise,
+            standings.pairwise,
+            standings.slices,
             sections.worst,
             methods.methods,
         )
@@ -86,11 +99,23 @@ def build_report(
     rubric: str | None = None,
     worst_n: int = DEFAULT_WORST,
     generated_utc: datetime | None = None,
+    pool_raters: bool = False,
+    by: str | None = None,
 ) -> str:
-    """The report of `dataset` (None: every dataset) under `rubric` (None: the rubric with
-    the most ratings), with the `worst_n` worst-rated answers."""
+    """The report of `dataset` (None: every dataset) under `rubric` (None: the ratings of
+    the rubric with the most ratings and the verdicts of every rubric), with the `worst_n`
+    worst-rated answers; the standings pooled over people and judges too when
+    `pool_raters`; a section per slice of the items by the field `by`."""
     return render(
-        gather(store, dataset=dataset, rubric=rubric, worst_n=worst_n, generated_utc=generated_utc)
+        gather(
+            store,
+            dataset=dataset,
+            rubric=rubric,
+            worst_n=worst_n,
+            generated_utc=generated_utc,
+            pool_raters=pool_raters,
+            by=by,
+        )
     )
 
 
@@ -102,12 +127,20 @@ def write_report(
     rubric: str | None = None,
     worst_n: int = DEFAULT_WORST,
     generated_utc: datetime | None = None,
+    pool_raters: bool = False,
+    by: str | None = None,
 ) -> Path:
     """Build the report (see `build_report`) and write it to `path` (UTF-8); return the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     html = build_report(
-        store, dataset=dataset, rubric=rubric, worst_n=worst_n, generated_utc=generated_utc
+        store,
+        dataset=dataset,
+        rubric=rubric,
+        worst_n=worst_n,
+        generated_utc=generated_utc,
+        pool_raters=pool_raters,
+        by=by,
     )
     clear_stale(target)
     partial = partial_path(target)

@@ -14,6 +14,7 @@ from typing import Any
 from dashboard.ids import utc_now
 from dashboard.metrics import metrics_json
 from dashboard.metrics.calibration import Calibration
+from dashboard.metrics.metrics_json import SliceNumbers
 from dashboard.metrics.overview import Overview
 from dashboard.metrics.selection import Selection
 from dashboard.report import report_sql as sql
@@ -44,6 +45,7 @@ class ReportData:
     calls: tuple[JudgeUse, ...]
     raters: tuple[RaterUse, ...]
     generated_utc: datetime
+    slices: tuple[SliceNumbers, ...] = ()  # with `by`: each slice's numbers
 
 
 def gather(
@@ -53,9 +55,15 @@ def gather(
     rubric: str | None = None,
     worst_n: int = DEFAULT_WORST,
     generated_utc: datetime | None = None,
+    pool_raters: bool = False,
+    by: str | None = None,
 ) -> ReportData:
-    """Read what a report of `dataset` (None: every dataset) shows."""
-    view, cal, numbers = metrics_json.compute(store, Selection(dataset, rubric))
+    """Read what a report of `dataset` (None: every dataset) shows; with `by` (an item
+    field), each slice's numbers too."""
+    found = metrics_json.compute_all(
+        store, Selection(dataset, rubric), pool_raters=pool_raters, by=by
+    )
+    view, cal, numbers = found.overview, found.calibration, found.json
     chosen = view.selection.rubric
     with store.connection() as con:
         worst = (
@@ -74,6 +82,7 @@ def gather(
         tuple(calls),
         tuple(raters),
         generated_utc or utc_now(),
+        found.slices,
     )
 
 

@@ -6,8 +6,12 @@ flat name, the one `judgeboard metrics --json` prints, so the report and the com
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from dashboard import charts
 from dashboard.metrics import registry
+from dashboard.metrics.calibration import Calibration
+from dashboard.metrics.overview import Overview
 from dashboard.report.gather import RatingNote, ReportData, WorstAnswer
 from dashboard.report.html import (
     EMPTY,
@@ -36,51 +40,76 @@ def _numbers(data: ReportData) -> dict:
     return data.metrics["metrics"]
 
 
-def summary_columns(data: ReportData) -> list[tuple[str, str, str]]:
-    """(header, name after "systems.<system>.", number style) of every system metric of the
-    registry, each judge's in a column of its own, that holds a number for some system."""
-    judges = sorted({j for row in data.overview.systems for j in row.judges})
+@dataclass(frozen=True)
+class Scope:
+    """What a table shows: the whole selection's numbers, or a slice's (their names in the
+    metrics JSON carry the slice's `prefix`)."""
+
+    overview: Overview
+    calibration: Calibration
+    numbers: dict
+    prefix: str = ""
+
+    def name(self, name: str) -> str:
+        return self.prefix + name
+
+
+def whole(data: ReportData) -> Scope:
+    return Scope(data.overview, data.calibration, _numbers(data))
+
+
+def _summary_columns(view: Overview, numbers: dict, prefix: str = "") -> list[tuple[str, str, str]]:
+    judges = sorted({j for row in view.systems for j in row.judges})
     columns = []
     for metric in registry.SYSTEM_METRICS:
-        suffix = metric.name.removeprefix("systems.<system>.")
+        if not metric.summary:
+            continue
+        suffix = registry.row_key(metric)
         for judge in judges if "<judge>" in suffix else [None]:
             filled = registry.fill(suffix, judge=judge) if judge else suffix
             label = registry.fill(metric.label, judge=judge) if judge else metric.label
             columns.append((header(label), filled, metric.style))
-    numbers = _numbers(data)
     return [
         c
         for c in columns
-        if any(f"systems.{s.system}.{c[1]}" in numbers for s in data.overview.systems)
+        if any(f"{prefix}systems.{s.system}.{c[1]}" in numbers for s in view.systems)
     ]
 
 
-def summary(data: ReportData) -> str:
-    columns = summary_columns(data)
-    numbers = _numbers(data)
+def summary_columns(data: ReportData) -> list[tuple[str, str, str]]:
+    """(header, name after "systems.<system>.", number style) of every system metric of the
+    registry's summary, each judge's in a column of its own, that holds a number for some
+    system."""
+    return _summary_columns(data.overview, _numbers(data))
+
+
+def summary_table(scope: Scope) -> str:
+    columns = _summary_columns(scope.overview, scope.numbers, scope.prefix)
     rows = [
         [
             th_row(row.system),
             *(
-                metric_cell(numbers, f"systems.{row.system}.{name}", style)
+                metric_cell(scope.numbers, scope.name(f"systems.{row.system}.{name}"), style)
                 for _, name, style in columns
             ),
         ]
-        for row in data.overview.systems
+        for row in scope.overview.systems
     ]
-    if not rows:
+    return table(["System", *(c[0] for c in columns)], rows, class_="grid wide")
+
+
+def summary(data: ReportData) -> str:
+    if not data.overview.systems:
         return section("summary", "Summary", paragraph("No responses in this selection."))
     intro = paragraph(
         "Each cell: mean [95% bootstrap interval]. Judge, panel, people and effective scores "
         "are normalized to 0–1; the effective score is people's rating where there is one, "
-        "the panel's otherwise. Win rate counts a tie as half a win; Bradley–Terry ratings "
-        "are on the Elo scale (mean 1000)."
+        "the panel's otherwise. Win rates (a tie counts half a win, then the mean over the "
+        "evaluators) and Bradley–Terry ratings (Elo scale, mean 1000) are per rater kind: "
+        "the judges' verdicts and people's are never pooled unless the report was asked to "
+        "pool them (then the columns marked pooled)."
     )
-    return section(
-        "summary",
-        "Summary",
-        intro + table(["System", *(c[0] for c in columns)], rows, class_="grid wide"),
-    )
+    return section("summary", "Summary", intro + summary_table(whole(data)))
 
 
 def histograms(data: ReportData) -> str:
@@ -92,19 +121,20 @@ def histograms(data: ReportData) -> str:
     return section("histograms", "Rating histograms", body)
 
 
-def _agreement_table(data: ReportData) -> str:
-    numbers = _numbers(data)
+def agreement_table(scope: Scope) -> str:
     rows = [
         [
             th_row(j.judge),
             td(j.n_pairs, class_="num"),
             td(j.n_responses, class_="num"),
             *(
-                metric_cell(numbers, registry.fill(m.name, judge=j.judge), m.style)
+                metric_cell(
+                    scope.numbers, scope.name(registry.fill(m.name, judge=j.judge)), m.style
+                )
                 for m in _AGREEMENT
             ),
         ]
-        for j in data.calibration.judges
+        for j in scope.calibration.judges
     ]
     headers = ["Judge", "Pairs", "Responses", *(header(m.label) for m in _AGREEMENT)]
     return table(headers, rows, caption="Each judge (and the panel) against people")
@@ -176,7 +206,7 @@ def calibration(data: ReportData) -> str:
                 "Intervals: 95% bootstrap over the compared (judge, person) pairs."
             )
         )
-        parts.append(_agreement_table(data))
+        parts.append(agreement_table(whole(data)))
         heatmaps = "".join(
             figure(charts.confusion_heatmap(j.confusion, judge=j.judge), f"fig-confusion-{n}")
             for n, j in enumerate(cal.judges)
@@ -194,53 +224,6 @@ def calibration(data: ReportData) -> str:
     if cal.preferences:
         parts.append(_preference_table(data))
     return section("calibration", "Calibration", "".join(parts))
-
-
-def _standings_table(data: ReportData) -> str:
-    numbers = _numbers(data)
-    rows = [
-        [
-            th_row(s.system),
-            td(s.n_battles, class_="num"),
-            metric_cell(numbers, f"systems.{s.system}.bradley_terry", "elo"),
-            metric_cell(numbers, f"systems.{s.system}.win_rate", "score"),
-        ]
-        for s in data.overview.pairwise.bradley_terry
-    ]
-    return table(["System", "Battles", "Bradley–Terry", "Win rate"], rows, caption="Standings")
-
-
-def _head_to_head_table(data: ReportData) -> str:
-    numbers = _numbers(data)
-    rows = [
-        [
-            th_row(h.system_a),
-            td(h.system_b),
-            metric_cell(numbers, f"pairwise.{h.system_a}.{h.system_b}.win_rate", "score"),
-            td(h.win_rate.n, class_="num"),
-        ]
-        for h in data.overview.pairwise.head_to_head
-    ]
-    return table(["System", "Opponent", "Win rate", "Verdicts"], rows, caption="Head to head")
-
-
-def pairwise(data: ReportData) -> str:
-    found = data.overview.pairwise
-    if not found.head_to_head:
-        return section("pairwise", "Pairwise", paragraph("No pairwise verdicts on this selection."))
-    parts = [
-        tag(
-            "div",
-            figure(charts.win_rate_matrix(found.head_to_head), "fig-win-rates")
-            + figure(charts.bradley_terry_ratings(found.bradley_terry), "fig-bradley-terry"),
-            class_="figures two",
-        ),
-        _standings_table(data),
-        _head_to_head_table(data),
-    ]
-    if found.note:
-        parts.append(paragraph(found.note, class_="note"))
-    return section("pairwise", "Pairwise win rates and Bradley–Terry ratings", "".join(parts))
 
 
 def _rating_line(note: RatingNote) -> str:

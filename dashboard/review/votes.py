@@ -151,7 +151,14 @@ def vote(
     return Saved(preference, pending=result.pending is not None)
 
 
-def standings(store: Store, *, dataset: str | None = None) -> Pairwise:
+def standings(
+    store: Store,
+    *,
+    dataset: str | None = None,
+    rubric: str | None = None,
+    pool_raters: bool = False,
+) -> Pairwise:
     """The head-to-head win rates and Bradley–Terry ratings of the dataset's pairwise
-    verdicts, people's and judges' (the Pairwise page's standings)."""
-    return pairwise_standings(store, Selection(dataset))
+    verdicts (of `rubric` alone, or of every rubric), per rater kind and per judge, and
+    pooled over people and judges when `pool_raters` (the Pairwise page's standings)."""
+    return pairwise_standings(store, Selection(dataset, rubric), pool_raters=pool_raters)

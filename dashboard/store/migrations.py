@@ -188,11 +188,29 @@ def m004_judge_runs(con: Any) -> None:
         )""")
 
 
+def m005_label_provenance(con: Any) -> None:
+    # How each label's response was chosen (`dashboard.types.SELECTIONS`), its inclusion
+    # probability in a non-uniform random sample, its labelling campaign, and whether it was
+    # given blind. NULL on every row written before: their selection is unknown.
+    for table in ("ratings", "preferences"):
+        for column, sql_type in _PROVENANCE_COLUMNS:
+            con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}")
+
+
+_PROVENANCE_COLUMNS = (
+    ("selection", "VARCHAR"),
+    ("inclusion_probability", "DOUBLE"),
+    ("campaign", "VARCHAR"),
+    ("blind", "BOOLEAN"),
+)
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),
     ("auto_scores", m003_auto_scores),
     ("judge_runs", m004_judge_runs),
+    ("label_provenance", m005_label_provenance),
 ]
 
 

@@ -8,6 +8,7 @@ store is captured before, on the page's thread, since the callable has no Stream
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
@@ -27,11 +28,13 @@ def report_file_name(dataset: str | None) -> str:
     return download_name("report", fmt="html", dataset=dataset)
 
 
-def _report_builder(store: Store, dataset: str | None) -> Callable[[], bytes]:
+def _report_builder(
+    store: Store, dataset: str | None, options: dict[str, Any] | None = None
+) -> Callable[[], bytes]:
     def build() -> bytes:
         from dashboard.report import build_report  # plotly.js is read only when asked for
 
-        return build_report(store, dataset=dataset).encode("utf-8")
+        return build_report(store, dataset=dataset, **(options or {})).encode("utf-8")
 
     return build
 
@@ -43,11 +46,20 @@ def _export_builder(store: Store, kind: str, fmt: str, dataset: str | None) -> C
     return build
 
 
-def report_download_button(dataset: str | None, *, key: str = "jb_report_download") -> None:
-    """A button that downloads the HTML report of `dataset` (None: all datasets)."""
+def report_download_button(
+    dataset: str | None,
+    *,
+    rubric: str | None = None,
+    pool_raters: bool = False,
+    by: str | None = None,
+    key: str = "jb_report_download",
+) -> None:
+    """A button that downloads the HTML report of `dataset` (None: all datasets), under the
+    page's rubric, pooling and grouping (see `dashboard.report.build_report`)."""
+    options = {"rubric": rubric, "pool_raters": pool_raters, "by": by}
     st.download_button(
         "Download report (HTML)",
-        data=_report_builder(ui.get_store(), dataset),
+        data=_report_builder(ui.get_store(), dataset, options),
         file_name=report_file_name(dataset),
         mime="text/html",
         on_click="ignore",

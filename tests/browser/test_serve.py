@@ -49,9 +49,11 @@ def test_first_serve_opens_on_the_rated_sample(page: Page, tmp_path: Path) -> No
             timeout=STEP_TIMEOUT_MS
         )
         settled(page)
+        # Streamlit mounts plotly lazily: on a loaded machine the chart may come seconds
+        # after the script run ends, so this waits as long as any step.
         expect(
             page.locator(".js-plotly-plot").get_by_text("baseline", exact=True).first
-        ).to_be_visible()
+        ).to_be_visible(timeout=STEP_TIMEOUT_MS)
         # The sidebar's dataset filter lists the sample's datasets.
         chooser = page.get_by_role("combobox", name="Dataset")
         chooser.focus()

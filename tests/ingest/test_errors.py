@@ -12,7 +12,7 @@ import pytest
 
 from dashboard.ingest import IngestError, import_path
 from dashboard.store import Store
-from tests.ingest.conftest import Writer, snapshot, write_jsonl
+from tests.ingest.conftest import Writer, query, snapshot, write_jsonl
 
 GOOD = {"question": "q1", "answer": "a1", "gt_answer": "r1", "contexts": ["c"]}
 
@@ -254,6 +254,19 @@ def _rating(**extra: object) -> dict[str, object]:
         ({"value": None}, "field 'value': is missing (an unscored rating needs unscored_reason)"),
         ({"rater_kind": "robot"}, "field 'rater_kind': expected llm or human, got \"robot\""),
         ({"value": "high"}, "field 'value': expected a number, got \"high\""),
+        (
+            {"selection": "worst"},
+            "field 'selection': expected random, census, targeted or unknown, got \"worst\"",
+        ),
+        (
+            {"selection": "random", "inclusion_probability": 1.5},
+            "field 'inclusion_probability': expected a probability in (0, 1], got 1.5",
+        ),
+        (
+            {"selection": "random", "inclusion_probability": 0},
+            "field 'inclusion_probability': expected a probability in (0, 1], got 0",
+        ),
+        ({"blind": "maybe"}, "field 'blind': expected true/yes/1 or false/no/0, got \"maybe\""),
     ],
 )
 def test_bad_ratings(seeded: Store, write: Writer, extra: dict, message: str) -> None:
@@ -392,3 +405,26 @@ def test_a_wrong_type_beyond_the_type_sample(
         "list of strings, got a string",
         system="s",
     )
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
+def test_a_labels_provenance_imports(store: Store, write: Writer, suffix: str) -> None:
+    records = [
+        _rating(selection="Random", inclusion_probability=0.2, campaign="c1", blind=True),
+        _rating(question="q2", selection="census", blind="no"),
+        _rating(question="q3"),
+    ]
+    if suffix != ".jsonl":  # a column holds one type: the flags as the file kind writes them
+        records[1]["blind"] = False
+    import_path(store, write(f"labels{suffix}", records), dataset="d")
+    rows = query(
+        store,
+        "SELECT i.question, g.selection, g.inclusion_probability, g.campaign, g.blind "
+        "FROM ratings g JOIN responses r USING (response_id) JOIN items i USING (item_id) "
+        "ORDER BY i.question",
+    )
+    assert rows == [
+        ("q", "random", 0.2, "c1", True),
+        ("q2", "census", None, None, False),
+        ("q3", None, None, None, None),
+    ]

@@ -21,10 +21,12 @@ from tests.ingest.conftest import Writer, query
 
 RATING_ROWS = """SELECT rating_id, response_id, rater_kind, rater, rubric, rubric_version, value,
     scale_low, scale_high, unscored_reason, explanation, raw_output, comment, supersedes,
-    overrides, call_id, created_utc FROM ratings ORDER BY rating_id"""
+    overrides, call_id, created_utc, selection, inclusion_probability, campaign, blind
+    FROM ratings ORDER BY rating_id"""
 PREFERENCE_ROWS = """SELECT preference_id, item_id, response_a, response_b, rater_kind, rater,
     rubric, rubric_version, verdict, shown_first, unscored_reason, explanation, raw_output,
-    comment, supersedes, call_id, created_utc FROM preferences ORDER BY preference_id"""
+    comment, supersedes, call_id, created_utc, selection, inclusion_probability, campaign, blind
+    FROM preferences ORDER BY preference_id"""
 # Whole tables but for when the rows were written. JSON columns compared as values: an
 # import writes them compact, while code may have written them with spaces.
 ITEMS = """SELECT * EXCLUDE (created_utc, history, metadata), json(history) AS history,
@@ -85,6 +87,10 @@ def _enrich(store: Store, write: Writer) -> None:
         created_utc=T0 + timedelta(hours=2),
         overrides="j2",
         comment="clearly fine",
+        selection="random",
+        inclusion_probability=0.25,
+        campaign="spring",
+        blind=True,
     )
     store.add_ratings([first, second, person])
     everything = Item(
@@ -126,7 +132,22 @@ def _enrich(store: Store, write: Writer) -> None:
     ]
     store.add_items([everything, alone], responses)
     store.add_ratings(
-        [Rating("c1", "code-response", "human", "bo", "likert-rag", "1", 3.0, 1, 5, created_utc=T0)]
+        [
+            Rating(
+                "c1",
+                "code-response",
+                "human",
+                "bo",
+                "likert-rag",
+                "1",
+                3.0,
+                1,
+                5,
+                created_utc=T0,
+                selection="targeted",
+                blind=False,
+            )
+        ]
     )
     pairs = [
         {
@@ -137,8 +158,10 @@ def _enrich(store: Store, write: Writer) -> None:
             "system_b": "y",
             "winner": w,
             "rater": r,
+            "selection": s,
+            "campaign": "pairs-1",
         }
-        for w, r in (("A", "ana"), ("tie", "bo"))
+        for w, r, s in (("A", "ana", "census"), ("tie", "bo", None))
     ]
     pairs.append(
         {

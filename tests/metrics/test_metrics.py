@@ -71,13 +71,17 @@ def test_win_rate_reconciles_both_orders_and_averages_evaluators(store, toy):
             builders.preference(it[2], good[2], bad[2], "ana", "B", kind="human"),
         ]
     )
-    view = overview.overview(store, Selection("toy", "likert-rag"))
+    # The default rubric: likert-rag's ratings, every rubric's verdicts.
+    view = overview.overview(store, Selection("toy"), pool_raters=True)
     # j1: a consistent win and an inconsistent pair (a tie); ana: a loss
+    assert _row(view, "good").score("win_rate.judges").value == pytest.approx(0.75)
+    assert _row(view, "good").score("win_rate.people").value == pytest.approx(0.0)
     expected = pairwise.win_rate({"j1": ["win", "tie"], "ana": ["loss"]})
     assert expected == pytest.approx(0.375)
-    assert _row(view, "good").score("win_rate").value == pytest.approx(expected)
+    assert _row(view, "good").score("win_rate").value == pytest.approx(expected)  # pooled
     assert _row(view, "bad").score("win_rate").value == pytest.approx(1 - expected)
-    assert {s.system for s in view.pairwise.bradley_terry} == {"good", "bad"}
+    judges = view.pairwise.of("judges")
+    assert judges is not None and {s.system for s in judges.bradley_terry} == {"good", "bad"}
 
 
 def test_auto_scores_come_from_scoring(store):

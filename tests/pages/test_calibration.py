@@ -139,7 +139,9 @@ def test_a_human_rating_changes_the_numbers(app_for, judged_store: Store) -> Non
     with judged_store.connection() as con:
         rating_id, response_id = con.execute("""
             SELECT g.rating_id, g.response_id FROM current_ratings g
-            WHERE g.rater = 'baseline' AND g.rubric = 'likert-rag' AND g.value >= 4
+            JOIN responses USING (response_id)
+            WHERE responses.dataset = 'eo-rag'
+              AND g.rater = 'baseline' AND g.rubric = 'likert-rag' AND g.value >= 4
               AND NOT EXISTS (SELECT 1 FROM ratings h WHERE h.response_id = g.response_id
                               AND h.rater_kind = 'human')
             ORDER BY g.rating_id LIMIT 1""").fetchone()

@@ -9,12 +9,15 @@ import re
 import shutil
 
 from dashboard.store import Store
+from dashboard.store.migrations import MIGRATIONS
 from dashboard.ui import widgets
 from tests.conftest import DB_NAME
 from tests.pages.helpers import PAGES, open_page, page_path, texts
 from tests.store.test_faults import READ_ONLY, disk_full
 from tests.support.filesystems import fill, read_only, small_disk
 from tests.support.locks import database_held
+
+NEWER = len(MIGRATIONS) + 1  # a schema version this judgeboard does not know
 
 ANNOTATE = page_path("annotate")
 
@@ -36,13 +39,13 @@ def _save_a_rating(app) -> None:
 
 def test_a_newer_schema_shows_the_cli_line(app, sample_store):
     with sample_store.connection() as con:
-        con.execute("INSERT INTO _migrations VALUES (5, 'from_the_future', now())")
+        con.execute("INSERT INTO _migrations VALUES (?, 'from_the_future', now())", [NEWER])
     app.run()
     assert not app.exception
     assert _shown_errors(app) == [
-        f"The database {sample_store.path} was written by a newer judgeboard (schema version 5; "
-        "this one knows versions up to 4), so it is not opened. Upgrade judgeboard (pip install "
-        "--upgrade judgeboard) to open it, or pass --db another file."
+        f"The database {sample_store.path} was written by a newer judgeboard (schema version "
+        f"{NEWER}; this one knows versions up to {NEWER - 1}), so it is not opened. Upgrade "
+        "judgeboard (pip install --upgrade judgeboard) to open it, or pass --db another file."
     ]
 
 

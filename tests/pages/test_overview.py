@@ -47,9 +47,11 @@ def _unrated_response(store: Store, dataset: str, system: str) -> str:
 def test_the_table_shows_what_metrics_computes(app: AppTest, judged_store: Store) -> None:
     _open(app, "eo-rag")
     default = choices.default_rubric(judged_store, Selection("eo-rag"))
-    assert default is not None and app.selectbox(key="jb_rubric_overview").value == default.name
+    # The default rubric choice: the most rated rubric's ratings, every rubric's verdicts.
+    assert default is not None and app.selectbox(key="jb_metric_rubric_overview").value is None
+    assert default.name in app.selectbox(key="jb_metric_rubric_overview").format_func(None)
     table = _table(app)
-    view = overview.overview(judged_store, Selection("eo-rag", default.name))
+    view = overview.overview(judged_store, Selection("eo-rag"))
     assert list(table.index) == [r.system for r in view.systems]
     for row in view.systems:
         shown = table.loc[row.system]
@@ -62,8 +64,13 @@ def test_the_table_shows_what_metrics_computes(app: AppTest, judged_store: Store
         )
         assert shown["human labels"] == row.score("human").n
         assert shown["panel skipped"] == row.panel_skipped
-        assert shown["win rate"] == fmt(row.score("win_rate"))
+        assert shown["win rate (judges)"] == fmt(row.score("win_rate.judges"))
+        assert shown["Bradley–Terry (judges)"] == tables.estimate_text(
+            row.score("bradley_terry.judges"), "elo"
+        )
         assert "[" in shown["panel"]  # with its interval
+    # Per rater kind only: no pooled column unless asked, no column per judge.
+    assert "win rate (pooled)" not in table.columns and "win rate: baseline" not in table.columns
     # No MCQA or hallucination item in eo-rag: those columns are hidden.
     for hidden in ("MCQA accuracy", "MCQA IoU", "hallucination F1"):
         assert hidden not in table.columns
@@ -114,12 +121,16 @@ def _standings(app: AppTest):
 
 def test_pairwise_standings_and_a_vote_that_moves_them(app: AppTest, sample_store: Store) -> None:
     _open(app, "eo-rag")
-    view = overview.overview(sample_store, Selection("eo-rag", "likert-rag"))
+    view = overview.overview(sample_store, Selection("eo-rag"))
+    judges = view.pairwise.of("judges")
+    assert judges is not None
     shown = _standings(app)
-    assert list(shown["system"]) == [s.system for s in view.pairwise.bradley_terry]
-    assert list(shown["battles"]) == [s.n_battles for s in view.pairwise.bradley_terry]
+    assert app.selectbox(key="jb_overview_raters").value == "judges"
+    assert list(shown["system"]) == [s.system for s in judges.bradley_terry]
+    assert list(shown["battles"]) == [s.n_battles for s in judges.bradley_terry]
     assert any(s.value == "Pairwise standings" for s in app.subheader)
-    before = _table(app)["win rate"]
+    before = _table(app)
+    assert "win rate (people)" not in before.columns  # nobody voted yet
     with sample_store.connection() as con:
         pairs = con.execute("""
             SELECT a.item_id, a.response_id, b.response_id FROM responses a
@@ -135,8 +146,18 @@ def test_pairwise_standings_and_a_vote_that_moves_them(app: AppTest, sample_stor
     )
     app.run()
     assert not app.exception
-    after = _table(app)["win rate"]
-    assert after["keyword-baseline"] != before["keyword-baseline"]
+    after = _table(app)
+    # zoe's six wins of keyword-baseline are people's standings; the judges' do not move.
+    assert after["win rate (people)"]["keyword-baseline"].startswith("1.00")
+    assert after["win rate (people)"]["eo-rag-large"].startswith("0.00")
+    assert list(after["win rate (judges)"]) == list(before["win rate (judges)"])
+    assert list(_standings(app)["battles"]) == list(shown["battles"])
+    app.selectbox(key="jb_overview_raters").set_value("people").run()
+    assert sum(_standings(app)["battles"]) == 2 * len(pairs)
+    app.checkbox(key="jb_overview_pool").check().run()
+    pooled = _table(app)["win rate (pooled)"]
+    assert pooled["keyword-baseline"] != after["win rate (judges)"]["keyword-baseline"]
+    app.selectbox(key="jb_overview_raters").set_value("pooled").run()
     assert sum(_standings(app)["battles"]) == sum(shown["battles"]) + 2 * len(pairs)
 
 

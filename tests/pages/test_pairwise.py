@@ -58,14 +58,13 @@ def test_standings_explain_when_there_are_no_verdicts(app, sample_store):
 
 
 def _win_rates(store, selection):
-    return {r.system: r.score("win_rate") for r in overview.overview(store, selection).systems}
+    people = "win_rate.people"
+    return {r.system: r.score(people) for r in overview.overview(store, selection).systems}
 
 
 def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     selection = Selection(DATASET)
-    before = {
-        r.system: r.score("win_rate") for r in overview.overview(sample_store, selection).systems
-    }
+    before = _win_rates(sample_store, selection)
     stored_before = _votes(sample_store)
     _start(app)
     app.radio(key="pairwise_choice").set_value("left")
@@ -97,19 +96,17 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     assert any(t.startswith("Pair 1 of ") for t in texts(app, "text"))
     assert pair.left.answer not in texts(app, "code")  # the next pair is shown
 
-    after = {
-        r.system: r.score("win_rate") for r in overview.overview(sample_store, selection).systems
-    }
-    for system in (pair.left.system, pair.right.system):
-        # one more battle; zoe's evaluator mean (1 for left, 0 for right) joins any judge's
-        assert after[system].n == (before[system].n if before[system] else 0) + 1
-        assert before[system] is None or after[system].value != before[system].value
-    if before[pair.left.system] is None:
-        assert after[pair.left.system].value == 1.0 and after[pair.right.system].value == 0.0
+    after = _win_rates(sample_store, selection)
+    # the first person's vote: people's win rates are zoe's alone (1 for left, 0 for right)
+    assert before[pair.left.system] is None and before[pair.right.system] is None
+    assert after[pair.left.system].value == 1.0 and after[pair.left.system].n == 1
+    assert after[pair.right.system].value == 0.0 and after[pair.right.system].n == 1
+    app.selectbox(key="pairwise_standings_raters").set_value("people").run()
     charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
     assert len(charts) == 2
     heatmap = next(c for c in charts if c["data"][0]["type"] == "heatmap")
     assert pair.left.system in heatmap["data"][0]["y"]
+    assert "people" in heatmap["layout"]["title"]["text"]
 
 
 def test_skip_and_tie(app, sample_store):

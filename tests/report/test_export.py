@@ -125,10 +125,10 @@ def test_export_round_trips_to_the_same_metrics(judged_store, tmp_path, fmt):
         if dataset == "eo-rag":  # the comparison covers people, judges, pairs and calibration
             assert {
                 "systems.eo-rag-large.human",
-                "systems.eo-rag-large.bradley_terry",
+                "systems.eo-rag-large.bradley_terry.judges",
                 "calibration.panel.kappa_quadratic",
                 "calibration.people.ana.ben.exact",
-                "pairwise.eo-rag-large.eo-rag-small.win_rate",
+                "pairwise.eo-rag-large.eo-rag-small.win_rate.judges",
             } <= set(before["metrics"])
     assert current_ratings(fresh) == current_ratings(judged_store)
     with judged_store.connection() as a, fresh.connection() as b:

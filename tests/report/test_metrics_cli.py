@@ -40,7 +40,13 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
     found = data["metrics"]
     view = overview.overview(judged_store, Selection("eo-rag"))
     cal = calibration.calibration(judged_store, Selection("eo-rag"))
-    assert data["selection"] == {"dataset": "eo-rag", "rubric": "likert-rag", "systems": None}
+    assert data["selection"] == {
+        "dataset": "eo-rag",
+        "rubric": "likert-rag",
+        "preference_rubric": None,  # the default rubric: every rubric's verdicts count
+        "systems": None,
+        "pool_raters": False,
+    }
     assert data["scale"] == [1.0, 5.0]
     assert data["systems"] == ["eo-rag-large", "eo-rag-small", "keyword-baseline"]
     for row in view.systems:
@@ -50,18 +56,24 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
             _same(found[f"{prefix}.{name}"], row.score(name))
         _same(found[f"{prefix}.judge.baseline"], row.judges["baseline"])
         assert f"{prefix}.mcqa_accuracy" not in found  # no data: absent, not null
-    for row in view.systems[:2]:
-        _same(found[f"systems.{row.system}.win_rate"], row.score("win_rate"))
-    for standing in view.pairwise.bradley_terry:
-        entry = found[f"systems.{standing.system}.bradley_terry"]
-        assert (entry["value"], entry["low"], entry["high"], entry["n"]) == (
-            standing.rating,
-            standing.low,
-            standing.high,
-            standing.n_battles,
-        )
-    for h in view.pairwise.head_to_head:
-        _same(found[f"pairwise.{h.system_a}.{h.system_b}.win_rate"], h.win_rate)
+    # The sample's verdicts are the baseline judge's: the judges' standings and the judge's
+    # own, never a pooled number (no --pool-raters).
+    assert [g.raters for g in view.pairwise.groups] == ["judges", "judge.baseline"]
+    for group in view.pairwise.groups:
+        tail = group.name_suffix
+        for row in view.systems[:2]:
+            _same(found[f"systems.{row.system}.win_rate{tail}"], row.score(f"win_rate{tail}"))
+        for standing in group.bradley_terry:
+            entry = found[f"systems.{standing.system}.bradley_terry{tail}"]
+            assert (entry["value"], entry["low"], entry["high"], entry["n"]) == (
+                standing.rating,
+                standing.low,
+                standing.high,
+                standing.n_battles,
+            )
+        for h in group.head_to_head:
+            _same(found[f"pairwise.{h.system_a}.{h.system_b}.win_rate{tail}"], h.win_rate)
+    assert not [n for n in found if n.endswith((".win_rate", ".bradley_terry"))]
     assert [j.judge for j in cal.judges] == ["baseline", "panel"] == data["judges"]
     for judge in cal.judges:
         for metric in registry.JUDGE_AGREEMENT_METRICS:
@@ -83,7 +95,7 @@ def test_hand_checked_numbers_on_the_toy_set(store):
     assert found["calibration.j1.exact"]["value"] == pytest.approx(0.5)
     assert found["calibration.panel.bias"]["value"] == pytest.approx(0.375)
     assert found["calibration.human_labels"]["value"] == 4
-    assert "systems.good.win_rate" not in found  # no preferences
+    assert not [n for n in found if ".win_rate" in n]  # no preferences
     json.dumps(data, allow_nan=False)  # strict JSON: no NaN anywhere
 
 

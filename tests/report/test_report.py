@@ -104,14 +104,15 @@ def test_report_numbers_are_those_of_metrics_json(judged_store, capsys, tmp_path
         "calibration.baseline.bias",
         "calibration.human_labels",
         "calibration.people.ana.ben.exact",
-        "pairwise.eo-rag-large.eo-rag-small.win_rate",
+        "pairwise.eo-rag-large.eo-rag-small.win_rate.judges",
+        "systems.eo-rag-large.bradley_terry.judge.baseline",
     } <= set(shown)
     for name, (value, text) in shown.items():
         entry = expected[name]
         assert value == json.dumps(entry["value"]), name
         style = (
             "elo"
-            if name.endswith("bradley_terry")
+            if ".bradley_terry" in name
             else "signed"
             if name.endswith(".bias")
             else "count"
@@ -267,3 +268,46 @@ def test_a_report_of_every_dataset(judged_store, capsys, tmp_path):
     } <= set(parsed.cells)
     assert all(parsed.cells[n][0] == json.dumps(expected[n]["value"]) for n in parsed.cells)
     assert out.read_text(encoding="utf-8").count('class="answer"') == 3
+
+
+def test_report_by_a_field_has_a_section_per_slice(judged_store, capsys, tmp_path):
+    out = tmp_path / "report.html"
+    args = ["--db", str(judged_store.path), "report", "--by", "dataset", "--pool-raters"]
+    assert main([*args, "--out", str(out)]) == 0
+    capsys.readouterr()
+    expected = cli_metrics(judged_store, capsys, "--by", "dataset", "--pool-raters")
+    html = out.read_text(encoding="utf-8")
+    parsed = parse(html)
+    found = expected["by"]["slices"]
+    assert [s["value"] for s in found] == sorted(d.name for d in judged_store.list_datasets())
+    assert 'id="slices"' in html and '<a href="#slices">By dataset</a>' in html
+    for piece in found:
+        assert f"<h3>dataset = {piece['value']} ({piece['items']} items)</h3>" in html
+        # each slice's summary: every system's responses, under the slice's name
+        for system in piece["systems"]:
+            assert f"{piece['prefix']}systems.{system}.n_responses" in parsed.cells
+    # eo-rag's slice has its standings (the judges', the judge's, the pool) and calibration
+    for name in (
+        "by.dataset=eo-rag.systems.eo-rag-large.bradley_terry.judges",
+        "by.dataset=eo-rag.systems.eo-rag-large.win_rate.judge.baseline",
+        "by.dataset=eo-rag.systems.eo-rag-large.bradley_terry",
+        "by.dataset=eo-rag.pairwise.eo-rag-large.eo-rag-small.win_rate.judges",
+        "by.dataset=eo-rag.calibration.panel.kappa_quadratic",
+        "systems.eo-rag-large.win_rate",  # pooled, as asked
+    ):
+        assert name in parsed.cells, name
+    for name, (value, _) in parsed.cells.items():
+        assert value == json.dumps(expected["metrics"][name]["value"]), name
+    assert "Win rate (pooled)" in html
+
+
+def test_report_says_where_the_rankings_disagree(store):
+    from tests.metrics.test_standings import _tree
+
+    _tree(store)
+    html = build_report(store, dataset="tree", generated_utc=WHEN)
+    assert "the win rate ranks a above b (0.700 against 0.600) but Bradley–Terry ranks b" in (
+        html.replace("&#x27;", "'")
+    )
+    # one note per disagreement (a > b, a > d, d > b), as paragraphs of the pairwise section
+    assert html.count('<p class="note">Among the judges, the win rate ranks') == 3

@@ -319,13 +319,15 @@ def test_pairs_follow_earlier_orientation_and_leave_once_voted(store, toy):
 
 def test_a_vote_changes_the_win_rate(store, toy):
     selection = Selection("toy")
-    assert all(r.score("win_rate") is None for r in overview.overview(store, selection).systems)
+    people = "win_rate.people"
+    assert all(r.score(people) is None for r in overview.overview(store, selection).systems)
     view = votes.next_pair(store, PairRequest("good", "bad", "zoe", "toy")).pair
     left_system = view.left.system
     votes.vote(store, view, "left", annotator="zoe", rubric="pairwise", rubric_version="1")
-    after = {r.system: r.score("win_rate") for r in overview.overview(store, selection).systems}
+    after = {r.system: r.score(people) for r in overview.overview(store, selection).systems}
     assert after[left_system].value == 1.0 and after[left_system].n == 1
-    assert overview.overview(store, selection).pairwise.head_to_head
+    found = overview.overview(store, selection).pairwise
+    assert [g.raters for g in found.groups] == ["people"]  # a person's vote: no judge group
 
 
 def test_sample_failures_first_page(sample_store):
@@ -399,5 +401,7 @@ def test_the_pairwise_standings_are_the_overviews(store, toy):
         ]
     )
     found = votes.standings(store, dataset="toy")
-    assert found.head_to_head and found == overview.overview(store, Selection("toy")).pairwise
-    assert votes.standings(store, dataset="none").head_to_head == ()
+    assert found.groups and found == overview.overview(store, Selection("toy")).pairwise
+    pooled = votes.standings(store, dataset="toy", pool_raters=True)
+    assert pooled == overview.overview(store, Selection("toy"), pool_raters=True).pairwise
+    assert votes.standings(store, dataset="none").groups == ()

@@ -24,11 +24,14 @@ from dashboard.store.errors import (
     READ_ONLY_STATUS,
     SCHEMA_STATUS,
 )
+from dashboard.store.migrations import _PROVENANCE_COLUMNS, MIGRATIONS
 from dashboard.types import Rating
 from tests.conftest import DB_NAME
 from tests.paths import REPO_ROOT
 from tests.support.filesystems import ROOT, fill, read_only, small_disk
 from tests.support.locks import database_held
+
+NEWER = len(MIGRATIONS) + 1  # a schema version this judgeboard does not know
 
 Cli = Callable[..., tuple[int, str, str]]
 SAMPLE_FILE = REPO_ROOT / "data" / "sample" / "eo_rag"
@@ -158,21 +161,23 @@ def test_another_programs_duckdb_file_is_not_touched(tmp_path: Path, cli: Cli) -
 
 def test_a_database_of_a_newer_schema_is_refused(sample_store: Store, cli: Cli) -> None:
     with sample_store.connection() as con:
-        con.execute("INSERT INTO _migrations VALUES (5, 'from_the_future', now())")
+        con.execute("INSERT INTO _migrations VALUES (?, 'from_the_future', now())", [NEWER])
     status, _, err = cli(Path(sample_store.path), "datasets")
     assert status == SCHEMA_STATUS
     assert _one_line(err, "datasets") == (
-        f"The database {sample_store.path} was written by a newer judgeboard (schema version 5; "
-        "this one knows versions up to 4), so it is not opened. Upgrade judgeboard (pip install "
-        "--upgrade judgeboard) to open it, or pass --db another file."
+        f"The database {sample_store.path} was written by a newer judgeboard (schema version "
+        f"{NEWER}; this one knows versions up to {NEWER - 1}), so it is not opened. Upgrade "
+        "judgeboard (pip install --upgrade judgeboard) to open it, or pass --db another file."
     )
 
 
 def _make_older(store: Store) -> None:
-    """The schema as it was before migration 4 (judge_runs)."""
+    """The schema as it was before the last migration (5, label_provenance)."""
     with store.connection() as con:
-        con.execute("DELETE FROM _migrations WHERE version = 4")
-        con.execute("DROP TABLE judge_runs")
+        con.execute("DELETE FROM _migrations WHERE version = 5")
+        for table in ("ratings", "preferences"):
+            for column, _ in _PROVENANCE_COLUMNS:
+                con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
 
 
 def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cli: Cli) -> None:
@@ -181,8 +186,8 @@ def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cl
         status, _, err = cli(sample_store.path, "datasets")
     assert status == SCHEMA_STATUS
     assert _one_line(err, "datasets") == (
-        f"The database {sample_store.path} is read-only and has an older schema (version 3; "
-        "this judgeboard needs version 4), which cannot be upgraded on a read-only file. Make "
+        f"The database {sample_store.path} is read-only and has an older schema (version 4; "
+        "this judgeboard needs version 5), which cannot be upgraded on a read-only file. Make "
         "it writable once (chmod u+w) and open it to upgrade it, or open a writable copy of it."
     )
     # Writable again, it is upgraded on first use.
