@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from dashboard.store.journal import Batch
 from dashboard.store.writes import record_row
 from dashboard.types import Rating
 from tests.paths import REPO_ROOT
+from tests.support.locks import database_held
 
 T0 = datetime(2024, 1, 1)
 ENTRY = "import sys; from dashboard.cli import main; sys.exit(main())"
@@ -68,3 +70,32 @@ def test_a_running_writers_journal_is_merged_by_it_not_by_readers(sample_store: 
     finally:
         writer.communicate("\n", timeout=30)
     assert _rated(sample_store) == 2 and not journal.exists()  # its writer is gone: anyone's
+
+
+def test_a_dashboard_save_that_cannot_get_the_file_is_journaled_within_half_a_second(
+    sample_store: Store,
+) -> None:
+    """The dashboard's store waits `ui.SPOOL_WAIT_S` for the file, then keeps the save in the
+    journal: the person reads "saved, applied when the file is free" at once, not after the
+    10 s it waits for a read."""
+    from dashboard.ui import SPOOL_WAIT_S, WAIT_S
+
+    store = Store(sample_store.path, wait_s=WAIT_S, spool_wait_s=SPOOL_WAIT_S)
+    with store.connection() as con:
+        (response_id,) = con.execute("SELECT min(response_id) FROM responses").fetchone() or ("",)
+    rating = Rating(
+        "held-1", response_id, "human", "zoe", "likert-rag", "1", 2.0, 1, 5, created_utc=T0
+    )
+    with database_held(store.path):
+        started = time.perf_counter()
+        result = store.add_ratings([rating])
+        elapsed = time.perf_counter() - started
+    assert result.added == 0 and result.pending is not None and result.pending.exists()
+    assert elapsed < 0.5, elapsed
+    assert _rated_by(store, "zoe") == 1  # applied by the next connection
+
+
+def _rated_by(store: Store, rater: str) -> int:
+    with store.connection() as con:
+        row = con.execute("SELECT count(*) FROM ratings WHERE rater = ?", [rater]).fetchone()
+    return int(row[0]) if row else -1
