@@ -5,8 +5,8 @@
 
 Steps, each in its own process so that its peak memory (ru_maxrss) is its own:
 1. build: `bench/dashboard_fixture.py` writes the rows with SQL (a fixture generator), then
-   `reference.refresh_auto_scores` scores every response once in Python (EM/F1, MCQA, the
-   hallucination verdict), as the first Overview would; both are timed apart;
+   `reference.refresh_auto_scores` scores every response once (EM/F1 many at a time, MCQA
+   and the hallucination verdict in Python), as an import would; both are timed apart;
 2. one process per page: AppTest runs the page (`dashboard/app.py` routed to it, the sidebar
    at "All datasets") - cold (the first run after the process starts: imports and empty
    caches), cache-cold (`st.cache_data` cleared, as after a write: modules loaded), and warm

@@ -66,18 +66,40 @@ else:
         pickers.table(tables.rater_pair_rows(result.humans, statistic="kappa (quadratic)"))
 
 st.subheader("Pairwise verdicts against people")
-if not result.n_human_preferences:
-    st.info("No pair has a human verdict yet. Vote on the **Pairwise** page.")
+headline: str | None = None
+if not result.preferences and not result.n_human_preferences:
+    st.info(
+        "No pairwise verdict here yet. Vote on the **Pairwise** page, or compare two systems "
+        "on the **Run judges** page."
+    )
 else:
     st.metric("Human verdicts", f"{result.n_human_preferences:,}")
     st.caption(
-        "Against the people's majority (a pair without one is left out). A verdict "
-        "that did not parse is counted as unscored, never as a disagreement. A judge "
-        "asked in both orders is reconciled first; the flip rate is the share of such "
-        "pairs whose two verdicts disagree."
+        "Against the people's majority (a pair without one has no label), under every "
+        "published convention (docs/metrics.md gives each one's source). Consistency, flip "
+        "rate and position bias need no label: they use every pair judged in both orders. "
+        "A pair with a verdict that did not parse is unscored under every convention, and "
+        "counted as such."
     )
     if result.preferences:
-        pickers.table(tables.preference_rows(result))
+        conventions = {m.key: m for m in tables.PREFERENCE_HEADLINES}
+        headline = st.selectbox(
+            "Headline convention",
+            list(conventions),
+            format_func=lambda key: conventions[key].label,
+            key="jb_pairwise_headline",
+        )
+        st.caption(f"{conventions[headline].label}: {conventions[headline].description}.")
+        headlines = tables.headline_texts(result, headline)
+        columns = st.columns(min(len(headlines), HEATMAPS_PER_ROW + 1))
+        for index, (name, value, detail) in enumerate(headlines):
+            columns[index % len(columns)].metric(ui.md_escape(name), value, help=detail)
+        pickers.table(tables.preference_rows(result, headline=headline))
+    if not result.n_human_preferences:
+        st.info(
+            "No pair has a human verdict yet, so only the conventions that need no label "
+            "have numbers. Vote on the **Pairwise** page."
+        )
     if result.human_preferences:
         st.markdown("**People with one another** (pairs both judged)")
         pickers.table(tables.rater_pair_rows(result.human_preferences, statistic="kappa"))
@@ -95,7 +117,8 @@ if field is not None:
         [(s.slice.value, tables.judge_agreement_rows(s.calibration)) for s in found], field=field
     )
     verdicts = tables.sliced_rows(
-        [(s.slice.value, tables.preference_rows(s.calibration)) for s in found], field=field
+        [(s.slice.value, tables.preference_rows(s.calibration, headline=headline)) for s in found],
+        field=field,
     )
     if judged:
         st.markdown("**Ratings against people**")

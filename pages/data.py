@@ -5,24 +5,36 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.ingest import ALL_FORMATS, uploads
-from dashboard.ui import downloads, pickers
+from dashboard.ingest.adapters import ADAPTERS
+from dashboard.metrics import qa_rules, reference_rules
+from dashboard.ui import downloads, imports, pickers
 
 FLASH_KEY, PICK_KEY, CONFIRM_KEY = "jb_data_flash", "jb_delete_pick", "jb_delete_confirm"
 DETECT = "detect from the columns"
 
 
-def _done(kind: str, headline: str, lines: list[str]) -> None:
+def _done(
+    kind: str, headline: str, lines: list[str], rejects: tuple[str, str] | None = None
+) -> None:
     """Say what happened after the rerun that shows the new list (and the new sidebar)."""
-    st.session_state[FLASH_KEY] = (kind, headline, lines)
+    st.session_state[FLASH_KEY] = (kind, headline, lines, rejects)
     st.rerun()
 
 
 st.title("Data")
 if flash := st.session_state.pop(FLASH_KEY, None):
-    kind, headline, lines = flash
+    kind, headline, lines, rejects = flash
     (st.success if kind == "success" else st.info)(headline)
     if lines:  # the importer's report names files and datasets: plain text, never Markdown
         st.text("\n".join(lines))
+    if rejects:
+        st.download_button(
+            "Download the bad records",
+            rejects[1],
+            file_name=rejects[0],
+            mime="application/jsonl",
+            key="jb_rejects_download",
+        )
 
 datasets = ui.dataset_summaries()
 if not datasets:
@@ -46,44 +58,56 @@ else:
 st.subheader("Import a file")
 st.caption(
     "JSON, JSONL, CSV or Parquet, read by the same importer as `judgeboard import`: the "
-    "format is detected from the columns, and a bad record stops the import with "
-    "nothing written. For files over the upload limit, use the command line."
+    "format is detected from the columns, and a bad record stops the import with nothing "
+    "written, unless you choose to skip bad records. For files over the upload limit, use "
+    "the command line."
 )
-with st.form("jb_upload"):
-    upload = st.file_uploader("File", type=list(uploads.EXTENSIONS))
+if (uploaded := imports.upload()) is not None:
+    staged, preview = uploaded
+    imports.show_preview(staged, preview)
     left, middle, right = st.columns(3)
-    dataset = left.text_input("Dataset", placeholder="default: the file's name")
+    dataset = left.text_input("Dataset", placeholder=f"default: {staged.path.stem}")
     system = middle.text_input("System", placeholder="default: from the file")
-    fmt = right.selectbox("Format", [DETECT, *ALL_FORMATS])
-    mapping = st.text_area(
-        "Column mapping",
-        placeholder="question=prompt\nanswer=output",
-        help="One TARGET=SOURCE a line, like `--map`: read column SOURCE as field TARGET.",
+    detected = f"{DETECT} ({preview.detected or 'none found'})"
+    fmt_choice = right.selectbox("Format", [detected, *ALL_FORMATS], key="jb_upload_format")
+    fmt = preview.detected if fmt_choice == detected else fmt_choice
+    mapping = imports.field_pickers(staged, preview, fmt) if fmt else {}
+    if fmt in ADAPTERS:
+        st.caption("A published set's file is imported as published: no column to pick.")
+    elif fmt is None:
+        st.info("Choose the file's format to pick a column for each of its fields.")
+    if mapping:
+        st.caption("The same import on the command line:")
+        st.code(" ".join(["judgeboard import", staged.name, *uploads.cli_options(mapping)]))
+    skip = st.checkbox(
+        "Skip bad records",
+        key="jb_upload_skip",
+        help="Import the good records; the bad ones, with what is wrong with each, are "
+        "offered for download.",
     )
-    submitted = st.form_submit_button("Import", type="primary")
-if submitted and upload is None:
-    st.warning("Choose a file first.")
-elif submitted and upload is not None:
-    bar = st.progress(0.0, text=f"importing {ui.md_escape(upload.name)}")
-    try:
-        report = ui.write(
-            uploads.import_upload,
-            upload.name,
-            upload,
-            dataset=dataset,
-            system=system,
-            fmt=None if fmt == DETECT else fmt,
-            mapping=mapping,
-            on_progress=lambda stage, f: bar.progress(
-                f if f is not None else 1.0, text=ui.md_escape(stage)
-            ),
-        )
-    except uploads.UploadError as error:
-        bar.empty()
-        st.error("The file was not imported; nothing was written.")
-        ui.show_text(str(error), label="what the importer says")
-    else:
-        _done("success", "Imported.", report.lines(names_only=True))
+    if st.button("Import", type="primary", key="jb_upload_import"):
+        bar = st.progress(0.0, text=f"importing {ui.md_escape(staged.name)}")
+        try:
+            result = ui.write(
+                uploads.import_staged,
+                staged,
+                dataset=dataset,
+                system=system,
+                fmt=None if fmt_choice == detected else fmt_choice,
+                mapping=mapping,
+                on_error="skip" if skip else "fail",
+                on_progress=lambda stage, f: bar.progress(
+                    f if f is not None else 1.0, text=ui.md_escape(stage)
+                ),
+            )
+        except uploads.UploadError as error:
+            bar.empty()
+            st.error("The file was not imported; nothing was written.")
+            ui.show_text(str(error), label="what the importer says")
+        else:
+            rejects = (f"{staged.name}.rejects.jsonl", result.rejects) if result.rejects else None
+            imports.done()
+            _done("success", "Imported.", result.report.lines(names_only=True), rejects)
 
 st.subheader("Delete a dataset")
 names = [d.name for d in datasets]
@@ -104,3 +128,36 @@ if name is not None:
 if datasets:
     st.subheader("Export")
     downloads.export_download_buttons(ui.filters().dataset)
+
+# How EM and F1 combine several references, per dataset (dashboard.metrics.reference_rules).
+rules = ui.cached(reference_rules.reference_rules)
+if rules:
+    st.subheader("Reference rule (EM and F1)")
+    st.caption(
+        "With several references, open QA (SQuAD, NQ-open, RAG) takes the maximum over them; "
+        "conversational QA (CoQA, TopiOCQA) the leave-one-out mean. Changing a dataset's rule "
+        "rescores its EM and F1."
+    )
+    pickers.table(
+        [
+            {"dataset": r.dataset, "rule": r.label, "source": r.source, "chosen": r.chosen}
+            for r in rules
+        ]
+    )
+    with st.form("jb_reference_rule"):
+        left, right = st.columns(2)
+        rule_dataset = left.selectbox("Dataset", [r.dataset for r in rules], key="jb_rule_dataset")
+        rule_names = [*qa_rules.REFERENCE_RULES, reference_rules.DEFAULT]
+        rule = right.selectbox(
+            "Rule",
+            rule_names,
+            format_func=lambda n: (
+                qa_rules.REFERENCE_RULES[n].label
+                if n in qa_rules.REFERENCE_RULES
+                else "the task's default"
+            ),
+            key="jb_rule_choice",
+        )
+        if st.form_submit_button("Apply and rescore", key="jb_rule_apply"):
+            rescored = ui.write(reference_rules.set_reference_rule, rule_dataset, rule)
+            _done("success", f"EM and F1 by {rule}: rescored {rescored:,} responses.", [])

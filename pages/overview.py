@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import overview, slices, tables
+from dashboard.metrics import overview, reference_rules, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.ui import downloads, pickers, standings
 
@@ -42,6 +42,13 @@ st.caption(
     "did not parse. Win rates (a tie counts half a win) and Bradley–Terry ratings are "
     "per rater kind, judges and people apart, unless pooled."
 )
+if view.unscored_references:
+    st.warning(
+        f"{view.unscored_references:,} answers are not scored against their references yet: "
+        "run `judgeboard score`."
+    )
+if view.reference_rules:
+    st.caption(ui.md_escape(reference_rules.describe(view.reference_rules)))
 found: tuple[slices.OverviewSlice, ...] = ()
 if field is None:
     rows = tables.overview_rows(view, digits=2)

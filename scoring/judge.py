@@ -6,6 +6,7 @@ A human override goes through the same functions as a judge's output.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from scoring._structured import structured
 
 PANEL_METHODS: tuple[str, ...] = ("mean", "median")
 
@@ -45,6 +48,8 @@ _WHOLE_NUMBER = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*\.?\s*")
 _OPERATORS = frozenset("+-*/=^×÷<>")
 _LINE_LABEL = re.compile(r"([A-Za-z][A-Za-z ]*):$")
 _SCORE_LABELS = ("rating", "score", "grade", "overall", "total", "final")
+_NOT_READ = ("empty output", "no rating marker found")
+_RATING_FIELD = re.compile(r"(?:(?:final|overall|total)[\s_]*)?(?:rating|score|grade)", re.I)
 
 
 @dataclass(frozen=True)
@@ -121,24 +126,50 @@ def _last_marker(text: str, high: float) -> tuple[float, float | None] | None:
     return number, (float(den) if den is not None else None)
 
 
+def _structured_rating(text: str, *, low: float, high: float) -> ParseResult | None:
+    """The rating field of a JSON object (whole or cut short), or None to read markers."""
+    found = structured(text)
+    if found is None:
+        return None
+    field = found.last(_RATING_FIELD)
+    if field is None:
+        return None if found.complete else ParseResult(None, "output cut short before its rating")
+    name, value = field
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        result = parse_rating_result(str(value), low=low, high=high)
+        if result.value is not None or result.reason not in _NOT_READ:
+            return result
+    return ParseResult(None, f"field {name!r} holds {json.dumps(value)}, not a rating")
+
+
 def parse_rating_result(text: str | None, *, low: float, high: float) -> ParseResult:
     """Read a rating on the scale [low, high] from a judge's text.
 
-    Explicit rating markers are ``Rating: 4``, ``"Rating": 4``, JSON ``{"score": 4}``,
-    ``[[4]]`` (FastChat), a bracketed number alone on its line (``[5]``), a fraction whose
-    denominator is `high` (``4/5`` on a 1-5 scale; not inside arithmetic and not under another
-    label such as ``Confidence: 9/10``), and a text that is just a number. The **last** marker
-    wins, because judges tend to reason first and conclude last. Fenced code blocks and inline
-    code are ignored, so ``array[0]`` in judged code is never a rating.
+    A JSON object (bare or in a code fence) is read by its rating field (``score``,
+    ``rating``, ``grade``, optionally ``final_``/``overall_``/``total_``; the last one wins),
+    also when the output was cut short after it (`max_tokens`): the markers inside its text
+    fields are never read. Cut short before its rating field, it is unscored; a whole object
+    without one is read by markers.
+
+    Explicit rating markers are ``Rating: 4``, ``"Rating": 4``, ``[[4]]`` (FastChat), a
+    bracketed number alone on its line (``[5]``), a fraction whose denominator is `high`
+    (``4/5`` on a 1-5 scale; not inside arithmetic and not under another label such as
+    ``Confidence: 9/10``), and a text that is just a number. The **last** marker wins,
+    because judges tend to reason first and conclude last. Fenced code blocks and inline
+    code are ignored, so ``array[0]`` in judged code is never a rating. Natural-language
+    ratings ("I would rate it 8") are not markers.
 
     Unscored results carry a reason: "empty output", "no rating marker found", "rating 7
-    outside scale 1–5", or "rating 8/10 does not match scale 1–5" when a marker's denominator
-    differs from `high`. Natural-language ratings ("I would rate it 8") are not markers.
-    Raises ValueError when low >= high.
+    outside scale 1–5", "rating 8/10 does not match scale 1–5" when a marker's denominator
+    differs from `high`, "output cut short before its rating", or which JSON field held
+    what. Raises ValueError when low >= high.
     """
     _check_scale(low, high)
     if text is None or not text.strip():
         return ParseResult(None, "empty output")
+    from_json = _structured_rating(text, low=low, high=high)
+    if from_json is not None:
+        return from_json
     plain = _strip_code(text)
     whole = _WHOLE_NUMBER.fullmatch(plain)
     found = (float(whole.group(1)), None) if whole else _last_marker(plain, high)
@@ -159,40 +190,107 @@ def parse_rating(text: str | None, *, low: float, high: float) -> float | None:
     return parse_rating_result(text, low=low, high=high).value
 
 
+# Arena-Hard's comparisons: A>B, A>>B (A better), A=B (a tie), B<A ...
+_COMPARISON = r"[AB]\s*(?:>>?|<<?|=)\s*[AB]"
+# A verdict letter must end the verdict: "A tie", "A=B", "A/B", "A or B" and "A, B" are not A.
+_VERDICT_END = (
+    r"(?![A-Za-z0-9])"
+    r"(?!\s*(?:[=<>/&+]|,\s*[ABC](?![A-Za-z0-9])|(?i:or|and|nor|vs|versus|tied?)\b))"
+)
 _PREFERENCE_MARKERS = re.compile(
-    # FastChat: [[A]], [[B]], [[C]] (C = tie)
-    r"\[\[\s*(?P<double>[ABC]|(?i:tie|draw))\s*\]\]"
+    # FastChat: [[A]], [[B]], [[C]] (C = tie); Arena-Hard: [[A>B]], [[A=B]], [[B>>A]]
+    rf"\[\[\s*(?:(?P<double_cmp>{_COMPARISON})|(?P<double>[ABC]|(?i:tie|draw)))\s*\]\]"
     # Verdict: A, "winner": "B", Winner: Assistant A, Winner: Output (a), Verdict: a tie
     r"|(?i:\b(?:final\s+)?(?:verdict|winner|preference|better\s+response|choice))[\"']?\s*[:=]"
     r"\s*[\"']?\s*(?:\[\[)?\s*(?i:(?:assistant|response|output|model|system)[\s_]*)?"
-    r"(?:\((?P<paren>[ABab])\)|(?P<label>[ABC]|(?i:(?:a\s+)?(?:tie|draw)))(?![A-Za-z0-9]))",
+    rf"(?:\((?P<paren>[ABab])\)|(?P<cmp>{_COMPARISON})|(?P<label>(?i:(?:a\s+)?(?:tie|draw))|[ABC]))"
+    + _VERDICT_END,
 )
-_WHOLE_VERDICT = re.compile(r"\W*(?P<whole>A|B|(?i:tie|draw))\W*")
+_WHOLE_VERDICT = re.compile(rf"\W*(?:(?P<whole_cmp>{_COMPARISON})|(?P<whole>A|B|(?i:tie|draw)))\W*")
+# A JSON verdict field's whole value: "B", "Assistant A", "model_a", "Output (b)", "tie", "A>B".
+_VERDICT_VALUE = re.compile(
+    r"\s*(?:(?:assistant|response|output|model|system)[\s_]*)?"
+    rf"(?:\((?P<paren>[ab])\)|(?P<cmp>{_COMPARISON})|(?P<label>(?:a\s+)?(?:tie|draw)|[abc]))"
+    r"\s*[.!]?\s*",
+    re.IGNORECASE,
+)
+_VERDICT_FIELD = re.compile(
+    r"(?:final[\s_]*)?(?:verdict|winner|preference|better[\s_]*response|choice)", re.IGNORECASE
+)
 _VERDICTS = {"A": "A", "B": "B", "C": "tie", "TIE": "tie", "DRAW": "tie"}
+_COMPARISON_PARTS = re.compile(r"(?P<left>[AB])\s*(?P<op>>>?|<<?|=)\s*(?P<right>[AB])")
+
+
+def _verdict_of(*, label: str | None = None, comparison: str | None = None) -> str | None:
+    """The verdict a marker's label ("A", "a tie", "C") or comparison ("B>>A") states; None
+    for a comparison of an answer with itself."""
+    if comparison is not None:
+        parts = _COMPARISON_PARTS.fullmatch(comparison.upper())
+        if parts is None or parts["left"] == parts["right"]:
+            return None
+        if parts["op"] == "=":
+            return "tie"
+        return parts["left"] if parts["op"].startswith(">") else parts["right"]
+    return _VERDICTS[str(label).split()[-1].upper()]
+
+
+def _structured_preference(text: str) -> PreferenceParse | None:
+    """The verdict field of a JSON object (whole or cut short), or None to read markers."""
+    found = structured(text)
+    if found is None:
+        return None
+    field = found.last(_VERDICT_FIELD)
+    if field is None:
+        return (
+            None if found.complete else PreferenceParse(None, "output cut short before its verdict")
+        )
+    name, value = field
+    match = _VERDICT_VALUE.fullmatch(value) if isinstance(value, str) else None
+    verdict = (
+        _verdict_of(label=match["paren"] or match["label"], comparison=match["cmp"])
+        if match
+        else None
+    )
+    if verdict is None:
+        return PreferenceParse(None, f"field {name!r} holds {json.dumps(value)}, not A, B or tie")
+    return PreferenceParse(verdict, None)
 
 
 def parse_preference(text: str | None) -> PreferenceParse:
     """Read a pairwise verdict ("A", "B" or "tie") from a judge's text.
 
-    Markers are FastChat's ``[[A]]``, ``[[B]]`` and ``[[C]]`` (C = tie), labelled verdicts such
-    as ``Verdict: A``, ``Winner: Assistant B``, ``Winner: Output (a)`` and JSON
-    ``{"winner": "B"}`` (a labelled C also means tie), and a text that is only "A", "B",
-    "tie" or "draw". The last marker wins; code blocks and inline code are ignored.
+    A JSON object (bare or in a code fence) is read by its verdict field (``winner``,
+    ``verdict``, ``preference``, ``choice``, ``better_response``; the last one wins), also when
+    the output was cut short after it; a value that is not A, B or a tie is unscored, never a
+    guess. Other text is read by its markers: FastChat's ``[[A]]``, ``[[B]]`` and ``[[C]]``
+    (C = tie), Arena-Hard's ``[[A>B]]``, ``[[A=B]]`` (a tie) and ``[[B>>A]]``, labelled
+    verdicts such as ``Verdict: A``, ``Winner: Assistant B``, ``Winner: Output (a)``,
+    ``Verdict: A tie`` (a labelled C also means tie), and a text that is only "A", "B", "tie"
+    or "draw". A letter that does not end its verdict ("A/B", "A or B", "A, B") is not one.
+    The last marker wins; code blocks and inline code are ignored.
 
-    Unscored results carry a reason: "empty output" or "no verdict marker found".
+    Unscored results carry a reason: "empty output", "no verdict marker found", "output cut
+    short before its verdict", or which field held what.
     """
     if text is None or not text.strip():
         return PreferenceParse(None, "empty output")
+    found = _structured_preference(text)
+    if found is not None:
+        return found
     plain = _strip_code(text)
     whole = _WHOLE_VERDICT.fullmatch(plain)
+    last: str | None = None
     if whole:
-        return PreferenceParse(_VERDICTS[whole.group("whole").upper()], None)
-    last = None
+        last = _verdict_of(label=whole["whole"], comparison=whole["whole_cmp"])
+        return PreferenceParse(last, None if last else "a comparison of an answer with itself")
+    matched = None
     for match in _PREFERENCE_MARKERS.finditer(plain):
-        last = match.group("double") or match.group("paren") or match.group("label")
-    if last is None:
+        matched = match
+    if matched is None:
         return PreferenceParse(None, "no verdict marker found")
-    return PreferenceParse(_VERDICTS[last.split()[-1].upper()], None)
+    label = matched["double"] or matched["paren"] or matched["label"]
+    last = _verdict_of(label=label, comparison=matched["double_cmp"] or matched["cmp"])
+    return PreferenceParse(last, None if last else "a comparison of an answer with itself")
 
 
 def normalize(value: float | None, *, low: float, high: float) -> float | None:

@@ -2,6 +2,11 @@
 
 Verdicts use the canonical frame of `dashboard.types.VERDICTS`: "A" means system A's response
 is better whichever side it was shown on, "B" the opposite, "tie" neither; None is unscored.
+
+One rater's judgment of a pair is its verdict in each presentation order (A shown first, B
+shown first). Each order is a verdict, None when it was judged but its verdict did not parse,
+or NOT_JUDGED; `pair_verdict` is the one rule that makes a pair's verdict of them, and every
+number of judgeboard (win rates, Bradley-Terry, calibration, a run's flip rate) uses it.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from scoring.stats import CI, percentile_ci
 
 OUTCOMES: tuple[str, ...] = ("win", "tie", "loss")
 VERDICTS: tuple[str, ...] = ("A", "B", "tie")
+# An order the rater was never asked about: not a verdict, and not an unparsed one either.
+NOT_JUDGED = "not judged"
 
 
 @dataclass(frozen=True)
@@ -129,18 +136,86 @@ def reconcile_swap(first: str | None, second: str | None) -> str | None:
     return first if first == second else "tie"
 
 
-def flip_rate(firsts: Sequence[str | None], seconds: Sequence[str | None]) -> float:
-    """Share of swapped pairs whose two canonical verdicts differ (position inconsistency).
+def _check_order(state: str | None) -> None:
+    if state != NOT_JUDGED:
+        _check_verdict(state)
 
-    Pairs with an unscored side are left out. No scored pair gives nan. Sequences of
-    different lengths raise ValueError.
+
+def order_state(verdict: str | None, *, judged: bool) -> str | None:
+    """An order as `pair_verdict` reads it: the verdict when the order was judged (None when
+    it did not parse), NOT_JUDGED when it was not."""
+    _check_verdict(verdict)
+    if not judged and verdict is not None:
+        raise ValueError(f"an order that was not judged has no verdict, got {verdict!r}")
+    return verdict if judged else NOT_JUDGED
+
+
+def is_unscored_pair(shown_a_first: str | None, shown_b_first: str | None) -> bool:
+    """True when an order of the pair was judged and its verdict did not parse."""
+    _check_order(shown_a_first)
+    _check_order(shown_b_first)
+    return shown_a_first is None or shown_b_first is None
+
+
+def in_both_orders(shown_a_first: str | None, shown_b_first: str | None) -> bool:
+    """True when both orders were judged and both verdicts parsed."""
+    return not is_unscored_pair(shown_a_first, shown_b_first) and NOT_JUDGED not in (
+        shown_a_first,
+        shown_b_first,
+    )
+
+
+def pair_verdict(shown_a_first: str | None, shown_b_first: str | None) -> str | None:
+    """One rater's verdict on a pair, from its two presentation orders.
+
+    Each argument is the canonical verdict of the order (None: judged, did not parse;
+    NOT_JUDGED: never asked):
+    - both orders scored: `reconcile_swap` (agreeing verdicts stand, else "tie": FastChat);
+    - one order judged and scored, the other never asked: that order's verdict;
+    - an order that did not parse: None. The pair is unscored; the other order never stands
+      in for it, so it is neither consistent nor correct under any convention.
+    Neither order judged raises ValueError: that rater has no judgment of the pair.
+    """
+    if is_unscored_pair(shown_a_first, shown_b_first):
+        return None
+    if shown_a_first == NOT_JUDGED and shown_b_first == NOT_JUDGED:
+        raise ValueError("a pair needs at least one judged order")
+    if shown_b_first == NOT_JUDGED:
+        return shown_a_first
+    if shown_a_first == NOT_JUDGED:
+        return shown_b_first
+    return reconcile_swap(shown_a_first, shown_b_first)
+
+
+def panel_order_verdict(verdicts: Sequence[str | None]) -> str | None:
+    """A panel's verdict in one presentation order, from its judges' verdicts in that order.
+
+    The strict majority of the scored verdicts (None entries did not parse and are skipped);
+    no strict majority (A against B, or A against tie) is a tie. None when some judge judged
+    the order but none scored it; NOT_JUDGED when no judge judged it (empty input).
+    """
+    for verdict in verdicts:
+        _check_verdict(verdict)
+    if not verdicts:
+        return NOT_JUDGED
+    scored = [v for v in verdicts if v is not None]
+    if not scored:
+        return None
+    verdict, count = Counter(scored).most_common(1)[0]
+    return verdict if count * 2 > len(scored) else "tie"
+
+
+def flip_rate(firsts: Sequence[str | None], seconds: Sequence[str | None]) -> float:
+    """Share of pairs judged in both orders whose two canonical verdicts differ (position
+    inconsistency): 1 - consistency.
+
+    `firsts` and `seconds` are order states (see `pair_verdict`); only pairs `in_both_orders`
+    count, so a pair with an order that did not parse, or was not judged, is left out. No
+    such pair gives nan. Sequences of different lengths raise ValueError.
     """
     if len(firsts) != len(seconds):
         raise ValueError(f"firsts has {len(firsts)} verdicts but seconds has {len(seconds)}")
-    pairs = [(f, s) for f, s in zip(firsts, seconds) if f is not None and s is not None]
-    for f, s in pairs:
-        _check_verdict(f)
-        _check_verdict(s)
+    pairs = [(f, s) for f, s in zip(firsts, seconds) if in_both_orders(f, s)]
     if not pairs:
         return math.nan
     return sum(f != s for f, s in pairs) / len(pairs)

@@ -6,7 +6,9 @@ scripts, so numbers are comparable with published results.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import re
 import string
 from collections import Counter
@@ -57,6 +59,22 @@ def token_f1(prediction: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def max_over_references(
+    prediction: str,
+    references: Sequence[str],
+    metric: Callable[[str, str], float],
+) -> float:
+    """Score a prediction against several references by the best of them: the official rule of
+    SQuAD v1.1 (``metric_max_over_ground_truths`` in its evaluation script) and of NQ-open.
+
+    ``max_j metric(prediction, references[j])``. Matching one of four references gives EM 1.
+    With no references the result is nan.
+    """
+    if not references:
+        return math.nan
+    return float(max(metric(prediction, ref) for ref in references))
+
+
 def multi_reference(
     prediction: str,
     references: Sequence[str],
@@ -70,11 +88,12 @@ def multi_reference(
     references therefore gives EM 0.75, not 1. This keeps machine scores comparable with the
     human score, which those datasets compute by holding out each human answer in turn.
 
-    SQuAD instead takes the plain ``max_j metric(prediction, references[j])``, which is never
-    lower than this average; use ``max(metric(prediction, r) for r in references)`` for it.
+    Open QA with a list of gold answers (SQuAD, NQ-open) takes the plain max instead, which is
+    never lower than this average: `max_over_references`.
 
     With a single reference the prediction is scored against it directly. With no references
-    the result is nan.
+    the result is nan. The n scores are summed left to right, in the references' order, so the
+    result does not depend on how a Python version sums floats (3.12 compensates `sum`).
     """
     refs = list(references)
     if not refs:
@@ -87,4 +106,4 @@ def multi_reference(
     ordered = sorted(scores, reverse=True)
     best, second = ordered[0], ordered[1]
     loo = [second if s == best and best != second else best for s in scores]
-    return float(sum(loo) / len(loo))
+    return float(functools.reduce(operator.add, loo)) / len(loo)

@@ -9,23 +9,42 @@ from typing import Any
 
 from dashboard.cli.common import CommandError, open_store
 from dashboard.ingest import ALL_FORMATS, IngestError, import_path
-from dashboard.ingest.detect import parse_mapping
-from dashboard.ingest.runner import SCORING
+from dashboard.ingest.mapping import MappingSyntaxError, parse_mapping
+from dashboard.ingest.runner import ON_ERROR, SCORING
 
 # Files smaller than this import in about a second: no progress bar.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
 BAD_INPUT_STATUS = 1
 
 
+EPILOG = """\
+--map, one option per field (quote it for the shell):
+  --map question=prompt                        read column prompt as field question
+  --map 'system_a="gpt-4o"'                    every record's system_a is gpt-4o
+  --map 'winner=label{A>B:A,B>A:B,A=B:tie}'    read column label, mapping its values
+  A FROM or TO may be double-quoted to hold , : { } or spaces ("a, b":A); an empty TO
+  maps the value to nothing (error:). A value the mapping does not name is an error.
+
+The dataset is --dataset, else the file's name (for a folder: the folder's name), for the
+published sets too. See docs/formats.md for every format and field.
+"""
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "import",
         help="import a file or folder (JSON, JSONL, CSV, Parquet)",
-        description="Import eval data. The format is detected from the columns; the real "
-        "public sets (PandaLM, AlpacaEval, LLMBar, NQ-open, MT-Bench) are known "
-        "by their keys. A failed import changes nothing.",
+        description="Import eval data. The format is detected from the columns; the real\n"
+        "public sets (PandaLM, AlpacaEval, LLMBar, NQ-open, MT-Bench) are known by their\n"
+        "keys. A failed import changes nothing.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", metavar="PATH", help="a file, or a folder of files")
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="a file, or a folder (its subfolders too: every file in a known format)",
+    )
     parser.add_argument(
         "--dataset",
         metavar="NAME",
@@ -50,7 +69,24 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="TARGET=SOURCE",
-        help="read column SOURCE as field TARGET, e.g. --map question=prompt",
+        help='read column SOURCE as field TARGET (--map question=prompt); TARGET="TEXT" '
+        "sets a constant (--map 'system_a=\"gpt-4o\"'); TARGET=SOURCE{FROM:TO,...} maps "
+        "the column's values (--map 'winner=label{A>B:A,B>A:B,A=B:tie}'); see below",
+    )
+    parser.add_argument(
+        "--on-error",
+        choices=ON_ERROR,
+        default="fail",
+        help="fail (default): a bad record stops the import and nothing is written; skip: "
+        "import the good records and write the bad ones, with what is wrong, to "
+        "FILE.rejects.jsonl beside the file",
+    )
+    parser.add_argument(
+        "--reference-rule",
+        choices=("max", "leave-one-out"),
+        help="how EM and F1 combine several references for the datasets imported into: max "
+        "(SQuAD, NQ-open) or leave-one-out (CoQA, TopiOCQA); default: max for open QA, "
+        "leave-one-out for conversational QA",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument(
@@ -98,14 +134,14 @@ class _Bars:
 
 def _size(path: Path) -> int:
     if path.is_dir():
-        return sum(p.stat().st_size for p in path.iterdir() if p.is_file())
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
     return path.stat().st_size if path.exists() else 0
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         mapping = parse_mapping(args.mapping)
-    except ValueError as error:
+    except MappingSyntaxError as error:
         raise CommandError(str(error)) from None
     path = Path(args.path)
     bars = None if args.no_progress or _size(path) < PROGRESS_MIN_BYTES else _Bars()
@@ -118,8 +154,10 @@ def run(args: argparse.Namespace) -> int:
             system=args.system,
             fmt=args.fmt,
             mapping=mapping,
+            on_error=args.on_error,
             on_progress=bars,
             score=not args.no_score,
+            reference_rule=args.reference_rule,
         )
     except IngestError as error:
         raise CommandError(f"{error} (nothing was imported)", status=BAD_INPUT_STATUS) from None
@@ -128,6 +166,4 @@ def run(args: argparse.Namespace) -> int:
             bars.close()
     for line in report.lines():
         print(line)
-    if report.scored:
-        print(f"scored {report.scored} responses against their references")
     return 0

@@ -10,6 +10,7 @@ from typing import Any
 
 from dashboard.cli.common import open_store
 from dashboard.settings import DB_ENV, app_script
+from dashboard.store import Store, StoreBusy
 
 
 def register(subparsers: Any) -> None:
@@ -76,6 +77,20 @@ def streamlit_command(*, address: str, port: int) -> list[str]:
     ]
 
 
+def _score_references(store: Store) -> None:
+    """Score what has no reference scores of the current rules (a database from before a rule
+    change, an import made with --no-score) before any page reads it."""
+    from dashboard.metrics.reference import refresh_auto_scores
+
+    try:
+        scored = refresh_auto_scores(store)
+    except StoreBusy as error:  # the pages still open; they say what is not scored yet
+        print(f"judgeboard: not scoring against references now: {error}", flush=True)
+        return
+    if scored:
+        print(f"judgeboard: scored {scored} answers against their references", flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     store = open_store(args)
     if not args.no_sample:
@@ -86,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     warning = address_warning(args.address, args.port)
     if warning:
         print(warning, file=sys.stderr, flush=True)
+    _score_references(store)
     print(f"judgeboard: serving {store.path} on http://{args.address}:{args.port}", flush=True)
     env = {**os.environ, DB_ENV: str(store.path)}
     # Replace this process, so that the PID `make run` started is the server's own.

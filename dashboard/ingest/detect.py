@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from dashboard.ingest.adapters import ADAPTERS
-from dashboard.ingest.errors import IngestError
+from dashboard.ingest.errors import IngestError, Remedy
 from dashboard.ingest.formats import FORMATS, TEXT
-from dashboard.ingest.plan import Columns
+from dashboard.ingest.mapping import FieldMap
+from dashboard.ingest.plan import REJECTS_SUFFIX, Columns
 from dashboard.ingest.read_sql import Column
 
 # Every format `--format` accepts: the published sets first, then the plain formats.
@@ -39,29 +40,28 @@ def file_kind(path: Path) -> str | None:
     return "json" if head.startswith(b"[") else "jsonl"
 
 
-def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
-    """`--map target=source` options as {target: source}."""
-    mapping = {}
-    for pair in pairs:
-        target, sep, source = pair.partition("=")
-        if not sep or not target.strip() or not source.strip():
-            raise ValueError(f"--map {pair!r}: expected TARGET=SOURCE, e.g. question=prompt")
-        mapping[target.strip()] = source.strip()
-    return mapping
-
-
-def mapped_columns(path: Path, described: Sequence[Column], mapping: Mapping[str, str]) -> Columns:
+def mapped_columns(
+    path: Path, described: Sequence[Column], mapping: Mapping[str, FieldMap]
+) -> Columns:
+    """The file's columns under their field names: a renamed column under its target (and no
+    longer under its own name), a constant as a text column of its field's name."""
     by_name = {column.name: column for column in described}
     view = dict(by_name)
-    for target, source in mapping.items():
+    for target, found in mapping.items():
+        if found.constant is not None:
+            view[target] = Column(target, "VARCHAR")
+            continue
+        source = found.source or ""
         if source not in by_name:
             raise IngestError(
-                f"--map {target}={source}: the file has no column '{source}' "
+                f"the file has no column '{source}' to read it from "
                 f"(it has: {', '.join(by_name) or 'none'})",
                 file=path,
+                field=target,
+                remedy=Remedy(f"fix --map {found.spec()}", f"pick one of its columns for {target}"),
             )
-        found = view.get(source)
-        if found is not None and found.name == source and source != target:
+        kept = view.get(source)
+        if kept is not None and kept.name == source and source != target:
             del view[source]
         view[target] = by_name[source]
     return Columns(view, tuple(by_name))
@@ -81,9 +81,11 @@ def _fits(fmt_name: str, columns: Columns) -> bool:
 
 
 def detect_format(columns: Columns) -> str | None:
-    """The adapter or format whose keys the file has, most specific first; None if none."""
+    """The adapter or format whose keys the file has, most specific first; None if none. A
+    published set is known by the file's own columns (its adapter reads them as they are)."""
+    own = frozenset(columns.file_columns)
     for name, adapter in ADAPTERS.items():
-        if any(keys <= columns.names for keys in adapter.detect):
+        if any(keys <= own for keys in adapter.detect):
             return name
     return next((name for name in FORMATS if _fits(name, columns)), None)
 
@@ -153,8 +155,17 @@ def dataset_default(path: Path, *, directory: Path | None) -> str:
 
 
 def list_files(directory: Path) -> list[Path]:
-    """The files of a folder we might import, by name (not recursive)."""
-    return sorted(p for p in directory.iterdir() if p.is_file() and file_kind_or_none(p))
+    """The files of a folder we might import, its subfolders' too (LLMBar keeps its judges'
+    results in evaluators/<LLM>/<method>/), in the order of their paths. Hidden files and
+    folders, and the rejects files an earlier import wrote, are left out."""
+    found = []
+    for path in directory.rglob("*"):
+        parts = path.relative_to(directory).parts
+        if any(part.startswith(".") for part in parts) or path.name.endswith(REJECTS_SUFFIX):
+            continue
+        if path.is_file() and file_kind_or_none(path):
+            found.append(path)
+    return sorted(found, key=lambda p: p.relative_to(directory).parts)
 
 
 def file_kind_or_none(path: Path) -> str | None:

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """How to fix the input, said twice: with the command line's options (`--map`,
+    `--format`, `--dataset`) and with the Data page's controls (its pickers and boxes)."""
+
+    cli: str
+    page: str
 
 
 class IngestError(Exception):
@@ -11,7 +21,9 @@ class IngestError(Exception):
 
     The message reads `<file>: line <n> (record <k>): field '<f>': <what is wrong>` for JSONL,
     `<file>: record <k> (index <k-1>): …` for a JSON array and `<file>: row <k>: …` for CSV and
-    Parquet, where row 1 is the first row after the header.
+    Parquet, where row 1 is the first row after the header. A `remedy` ends the message:
+    `str(error)` says it with the command line's options, `page_message` with the Data
+    page's controls.
     """
 
     def __init__(
@@ -23,17 +35,32 @@ class IngestError(Exception):
         line: int | None = None,
         field: str | None = None,
         file_kind: str | None = None,
+        remedy: Remedy | None = None,
     ) -> None:
         self.file = str(file)
         self.record = record
         self.line = line
         self.field = field
         self.problem = problem
-        super().__init__(
-            format_message(
-                problem, file=self.file, record=record, line=line, field=field, file_kind=file_kind
-            )
+        self.file_kind = file_kind
+        self.remedy = remedy
+        super().__init__(self._message(remedy.cli if remedy else None))
+
+    def _message(self, fix: str | None) -> str:
+        problem = f"{self.problem}; {fix}" if fix else self.problem
+        return format_message(
+            problem,
+            file=self.file,
+            record=self.record,
+            line=self.line,
+            field=self.field,
+            file_kind=self.file_kind,
         )
+
+    @property
+    def page_message(self) -> str:
+        """The message with the remedy in the Data page's words."""
+        return self._message(self.remedy.page if self.remedy else None)
 
 
 def where(*, record: int | None, line: int | None, file_kind: str | None) -> str | None:
@@ -66,9 +93,43 @@ def format_message(
     return ": ".join(parts)
 
 
+def with_remedy(error: IngestError, remedy: Remedy) -> IngestError:
+    """The same error, ending with this remedy."""
+    return IngestError(
+        error.problem,
+        file=error.file,
+        record=error.record,
+        line=error.line,
+        field=error.field,
+        file_kind=error.file_kind,
+        remedy=remedy,
+    )
+
+
+def pick_column(field: str) -> Remedy:
+    return Remedy(f"map a column onto it with --map {field}=COLUMN", f"pick a column for {field}")
+
+
+def map_value(value: str, *, column: str, spec: str) -> Remedy:
+    return Remedy(f"add {value!r} to --map '{spec}'", f"map the value {value!r} of column {column}")
+
+
+def choose_format(formats: tuple[str, ...]) -> Remedy:
+    return Remedy(
+        f"pass --format ({', '.join(formats)}) or --map TARGET=SOURCE",
+        "choose its format, or pick columns for the fields of one",
+    )
+
+
+def other_format() -> Remedy:
+    return Remedy(
+        "leave out --format to detect the format, or pass the one the file is in",
+        "choose the format the file is in, or detect it from the columns",
+    )
+
+
 # DuckDB's name for the kind of error, before its message ("Invalid Input Error: ...").
 _DUCKDB_KIND = re.compile(r"^\s*(?:[A-Z][A-Za-z]*\s)*?[A-Za-z]*\s?Error:\s*")
-_IN_FILE = re.compile(r"\s*in file \"[^\"]*\",?")
 _NO_COLUMN = re.compile(r'Referenced column "([^"]+)" not found')
 _COLUMNS = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
 # The longest CSV line the reader takes (DuckDB's own default is 2 MB).
@@ -82,9 +143,10 @@ NESTED_TOO_DEEP = (
 )
 
 
-def reader_reason(message: str) -> str:
-    """A reader's refusal in our words: what DuckDB said, without its error kind, the query
-    it quotes, the path (the message names the file already) or its advice on reader options."""
+def reader_reason(message: str) -> str | None:
+    """The few refusals of DuckDB's readers we can say in our words (a value nested too deep,
+    a CSV line too long or with too many columns, a column the format needs); None for the
+    others, whose text stays in the log."""
     if "maximum recursion depth" in message:
         return NESTED_TOO_DEEP
     column = _NO_COLUMN.search(message)
@@ -111,5 +173,4 @@ def reader_reason(message: str) -> str:
         if columns:
             detail = f"expected {columns[1]} columns, found {columns[2]}"
         return f"line {first.rpartition(':')[2].strip()}: {detail or 'malformed CSV'}"
-    first = _IN_FILE.sub("", first).rstrip(". ")
-    return first or "the reader refused it"
+    return None

@@ -7,14 +7,16 @@ string, got a list"). The common case — a string column read as VARCHAR, a lis
 is the column itself with no check, so a million clean records cost nothing extra. Anything
 else goes through DuckDB's JSON functions, which see each value's own type.
 
-The ids of what a record holds are `ids_sql.py`.
+The kinds whose value is one of a few words are `choices_sql.py`; the ids of what a record
+holds are `ids_sql.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dashboard.ingest import choices_sql
 from dashboard.ingest.formats import (
     FLAG,
     HISTORY,
@@ -40,7 +42,7 @@ from dashboard.ingest.formats import (
 from dashboard.types import SELECTIONS
 
 PARAGRAPH = "chr(10) || chr(10)"
-_NUMERIC = (
+NUMERIC_TYPES = (
     "TINYINT",
     "SMALLINT",
     "INTEGER",
@@ -73,10 +75,6 @@ _NULL_TYPES = ("NULL", '"NULL"')
 HISTORY_TYPE = "STRUCT(role VARCHAR, content VARCHAR)[]"
 _HISTORY_JSON = '[{"role": "VARCHAR", "content": "VARCHAR"}]'
 _LETTERS_TEXT = r"^\s*[A-Za-z](\s*[,;/ ]\s*[A-Za-z])*\s*$"
-_LABEL_TRUE = "('true', 'yes', 'hallucinated', '1')"
-_LABEL_FALSE = "('false', 'no', 'faithful', '0')"
-_FLAG_TRUE = "('true', 'yes', '1')"
-_FLAG_FALSE = "('false', 'no', '0')"
 
 
 def quote(identifier: str) -> str:
@@ -173,7 +171,7 @@ def _fast_path(kind: str, col: str, raw_type: str, *, csv: bool) -> FieldSql | N
         return FieldSql(f"array_to_string({col}, {PARAGRAPH})", "NULL")
     if kind == TEXTS and raw_type == "VARCHAR" and not csv:
         return FieldSql(f"(CASE WHEN {col} IS NOT NULL THEN [{col}] END)", "NULL")
-    if kind == NUMBER and base in _NUMERIC:
+    if kind == NUMBER and base in NUMERIC_TYPES:
         value = f"CAST({col} AS DOUBLE)"
         return FieldSql(value, f"(CASE WHEN NOT isfinite({value}) THEN {_not_finite(value)} END)")
     if kind in (LABEL, FLAG) and raw_type == "BOOLEAN":
@@ -263,26 +261,6 @@ def _letters(j: str) -> tuple[str, str]:
     )
 
 
-def _label(j: str) -> tuple[str, str]:
-    s = f"lower(trim({j} ->> '$'))"
-    return (
-        f"(CASE WHEN {s} IN {_LABEL_TRUE} THEN true WHEN {s} IN {_LABEL_FALSE} THEN false END)",
-        f"(CASE WHEN json_type({j}) IN ('ARRAY', 'OBJECT') OR NOT ({s} IN {_LABEL_TRUE} "
-        f"OR {s} IN {_LABEL_FALSE}) THEN 'expected true/yes/hallucinated/1 or "
-        f"false/no/faithful/0, got ' || ({j})::VARCHAR END)",
-    )
-
-
-def _flag(j: str) -> tuple[str, str]:
-    s = f"lower(trim({j} ->> '$'))"
-    return (
-        f"(CASE WHEN {s} IN {_FLAG_TRUE} THEN true WHEN {s} IN {_FLAG_FALSE} THEN false END)",
-        f"(CASE WHEN json_type({j}) IN ('ARRAY', 'OBJECT') OR NOT ({s} IN {_FLAG_TRUE} "
-        f"OR {s} IN {_FLAG_FALSE}) THEN 'expected true/yes/1 or false/no/0, got ' "
-        f"|| ({j})::VARCHAR END)",
-    )
-
-
 def _probability(j: str) -> tuple[str, str]:
     number, _ = _number(j)
     value = f"(CASE WHEN {number} > 0 AND {number} <= 1 THEN {number} END)"
@@ -336,37 +314,6 @@ def _object(j: str) -> tuple[str, str]:
     )
 
 
-def _choice(upper_map: dict[str, str], expected: str) -> Callable[[str], tuple[str, str]]:
-    def build(j: str) -> tuple[str, str]:
-        s = f"upper(trim({j} ->> '$'))"
-        cases = " ".join(f"WHEN '{raw}' THEN '{canonical}'" for raw, canonical in upper_map.items())
-        value = (
-            f"(CASE WHEN json_type({j}) NOT IN ('ARRAY', 'OBJECT') THEN CASE {s} {cases} END END)"
-        )
-        return value, (
-            f"(CASE WHEN {value} IS NULL THEN 'expected {expected}, got ' || ({j})::VARCHAR END)"
-        )
-
-    return build
-
-
-def _task(j: str) -> tuple[str, str]:
-    value = f"({j} ->> '$')"
-    return (
-        f"(CASE WHEN list_contains($task_types, {value}) THEN {value} END)",
-        f"(CASE WHEN NOT list_contains($task_types, coalesce({value}, '')) THEN "
-        f"'unknown task type ''' || coalesce({value}, ({j})::VARCHAR) || ''' (known: ' || "
-        f"array_to_string($task_types, ', ') || ')' END)",
-    )
-
-
-def _timestamp(j: str) -> tuple[str, str]:
-    value = f"(TRY_CAST({j} ->> '$' AS TIMESTAMPTZ) AT TIME ZONE 'UTC')"
-    return value, (
-        f"(CASE WHEN {value} IS NULL THEN 'expected an ISO date-time, got ' || ({j})::VARCHAR END)"
-    )
-
-
 _JSON_BUILDERS = {
     TEXT: _text,
     KEY: _key,
@@ -376,20 +323,20 @@ _JSON_BUILDERS = {
     STRINGS: _list_of_strings,
     OPTIONS: _options,
     LETTERS: _letters,
-    LABEL: _label,
+    LABEL: choices_sql.label,
     NUMBER: _number,
     HISTORY: _history,
-    TASK: _task,
-    TIMESTAMP: _timestamp,
+    TASK: choices_sql.task,
+    TIMESTAMP: choices_sql.timestamp,
     OBJECT: _object,
-    VERDICT: _choice({"A": "A", "B": "B", "TIE": "tie"}, "A, B or tie"),
-    SIDE: _choice({"A": "A", "B": "B"}, "A or B"),
-    RATER_KIND: _choice({"LLM": "llm", "HUMAN": "human"}, "llm or human"),
-    SELECTION: _choice(
+    VERDICT: choices_sql.choice({"A": "A", "B": "B", "TIE": "tie"}, "A, B or tie"),
+    SIDE: choices_sql.choice({"A": "A", "B": "B"}, "A or B"),
+    RATER_KIND: choices_sql.choice({"LLM": "llm", "HUMAN": "human"}, "llm or human"),
+    SELECTION: choices_sql.choice(
         {s.upper(): s for s in SELECTIONS}, ", ".join(SELECTIONS[:-1]) + " or " + SELECTIONS[-1]
     ),
     PROBABILITY: _probability,
-    FLAG: _flag,
+    FLAG: choices_sql.flag,
 }
 
 # The SQL type of each kind's normalized value, for a field the file does not have.

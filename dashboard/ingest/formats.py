@@ -191,7 +191,9 @@ PAIRWISE = Format(
         _f("answer_b", TEXT, required=True),
         _f("system_a", TEXT, required=True),
         _f("system_b", TEXT, required=True),
+        # winner is in the file's own frame (A = answer_a) whichever answer was shown first.
         _f("winner", VERDICT, "verdict"),
+        _f("shown_first", SIDE),
         _f("rater", TEXT),
         _f("rater_kind", RATER_KIND),
         _f("rubric", TEXT),

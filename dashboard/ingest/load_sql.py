@@ -67,6 +67,9 @@ _CURRENT = {"ratings": "current_ratings", "preferences": "current_preferences"}
 class Inserted:
     added: int
     offered: int  # distinct rows the file holds; offered - added were already stored
+    # New ratings / preferences that took the place of an earlier row of their stream (a
+    # stored one, or an earlier one of the file) without the record saying so.
+    superseded: int = 0
 
     @property
     def skipped(self) -> int:
@@ -193,72 +196,6 @@ def conflicting_id(con: Connection, rows: Rows) -> IdConflict | None:
             rows.params,
         ),
         IdConflict,
-    )
-
-
-@dataclass(frozen=True)
-class ScaleConflict:
-    """A rating whose rubric is on another scale elsewhere: the record's 0-based index and
-    scale, and the other scale with the 0-based index of the record that has it (-1: stored
-    ratings)."""
-
-    index: int
-    rubric: str
-    scale_low: float
-    scale_high: float
-    other_low: float
-    other_high: float
-    other_index: int
-
-
-# The scales the stage's rubrics already have in the database.
-_STORED_SCALES = """
-    SELECT DISTINCT rubric, scale_low AS other_low, scale_high AS other_high FROM ratings
-    WHERE rubric IN (SELECT rubric FROM {rated})"""
-
-
-def has_scale_conflict(con: Connection, stage: str = "_stage") -> bool:
-    """Whether a rubric of the staged ratings has two scales, among them or with the stored
-    ratings (a rubric's scale is the rubric's own, whatever the dataset)."""
-    rated = f"(SELECT rubric, scale_low, scale_high FROM {stage} WHERE rating_id IS NOT NULL)"
-    found = con.execute(f"""
-        SELECT 1 FROM (
-            SELECT DISTINCT * FROM {rated}
-            UNION SELECT * FROM ({_STORED_SCALES.format(rated=rated)}))
-        GROUP BY rubric HAVING count(*) > 1 LIMIT 1""").fetchone()
-    return found is not None
-
-
-def scale_conflict(con: Connection, rows: Rows) -> ScaleConflict | None:
-    """The first rating, in file order, whose rubric has another scale in the database or in
-    an earlier record of the file."""
-    first = "OVER (PARTITION BY r.rubric ORDER BY r.i)"
-    return fetch_one(
-        execute(
-            con,
-            f"""
-            WITH rated AS (
-                SELECT {rows.index} AS i, rubric, scale_low::DOUBLE AS scale_low,
-                       scale_high::DOUBLE AS scale_high
-                FROM {rows.relation} WHERE rating_id IS NOT NULL),
-            stored AS ({_STORED_SCALES.format(rated="rated")}),
-            against AS (
-                SELECT r.i, r.rubric, r.scale_low, r.scale_high,
-                       coalesce(s.other_low, first_value(r.scale_low) {first}) AS other_low,
-                       coalesce(s.other_high, first_value(r.scale_high) {first}) AS other_high,
-                       CASE WHEN s.rubric IS NULL THEN first_value(r.i) {first} ELSE -1 END
-                           AS other_index
-                FROM rated r LEFT JOIN (
-                    SELECT rubric,
-                           first(other_low ORDER BY other_low, other_high) AS other_low,
-                           first(other_high ORDER BY other_low, other_high) AS other_high
-                    FROM stored GROUP BY rubric) s USING (rubric))
-            SELECT i AS index, rubric, scale_low, scale_high, other_low, other_high, other_index
-            FROM against WHERE scale_low <> other_low OR scale_high <> other_high
-            ORDER BY i LIMIT 1""",
-            rows.params,
-        ),
-        ScaleConflict,
     )
 
 
@@ -396,18 +333,20 @@ def _insert_judgements(
     stream = _STREAMS[table]
     on = " AND ".join(f"c.{k} = f.{k}" for k in stream)
     keys = ", ".join(f"f.{k}" for k in stream)
+    earlier = (
+        f"coalesce(lag(f.{id_column}) OVER (PARTITION BY {keys} "
+        f"ORDER BY f.created_utc, f._ord), c.current_id)"
+    )
     select = ", ".join(
-        f"f.{c}"
-        if c != "supersedes"
-        else (
-            f"coalesce(f.supersedes, lag(f.{id_column}) OVER (PARTITION BY {keys} "
-            f"ORDER BY f.created_utc, f._ord), c.current_id)"
-        )
+        f"f.{c}" if c != "supersedes" else f"coalesce(f.supersedes, {earlier}) AS supersedes"
         for c in columns
     )
-    sql = f"""
-        INSERT INTO {table} ({", ".join(columns)}, created_utc)
-        SELECT {select}, f.created_utc FROM (
+    execute(
+        con,
+        f"""
+        CREATE TEMP TABLE _fresh AS
+        SELECT {select}, f.created_utc,
+               f.supersedes IS NULL AND {earlier} IS NOT NULL AS _implicit FROM (
             SELECT n.* FROM ({fresh}) n ANTI JOIN {table} t ON t.{id_column} = n.{id_column}) f
         LEFT JOIN (
             SELECT {", ".join("c." + k for k in stream)},
@@ -415,9 +354,21 @@ def _insert_judgements(
             FROM {_CURRENT[table]} c
             SEMI JOIN (SELECT DISTINCT {", ".join(stream)} FROM {relation} s WHERE {where}) f
                 ON {on}
-            GROUP BY ALL) c ON {on}"""
-    added = scalar(execute(con, sql, {"now": now}))
-    return Inserted(int(added), int(distinct))
+            GROUP BY ALL) c ON {on}""",
+        {"now": now},
+    )
+    try:
+        names = ", ".join(columns)
+        added = scalar(
+            con.execute(
+                f"INSERT INTO {table} ({names}, created_utc) "
+                f"SELECT {names}, created_utc FROM _fresh"
+            )
+        )
+        superseded = scalar(con.execute("SELECT count(*) FILTER (WHERE _implicit) FROM _fresh"))
+    finally:
+        con.execute("DROP TABLE IF EXISTS _fresh")
+    return Inserted(int(added), int(distinct), int(superseded))
 
 
 def insert_ratings(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from dashboard.ingest.formats import (
     TEXTS,
     Format,
 )
+from dashboard.ingest.mapping import FieldMap
 
 _JSON_NAMES = {
     str: "a string",
@@ -72,6 +73,14 @@ def _is_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def type_problem(kind: str, value: Any) -> str | None:
     """What is wrong with a JSON value for a field of this kind (types only), or None."""
     if value is None:
@@ -85,7 +94,8 @@ def type_problem(kind: str, value: Any) -> str | None:
         STRINGS: _is_strings(value),
         OPTIONS: _is_strings(value) or isinstance(value, dict),
         LETTERS: isinstance(value, str) or _is_strings(value),
-        NUMBER: isinstance(value, (int, float, str)) and not isinstance(value, bool),
+        NUMBER: (isinstance(value, (int, float)) and not isinstance(value, bool))
+        or (isinstance(value, str) and _is_number(value)),
         HISTORY: isinstance(value, list),
         LABEL: not isinstance(value, (list, dict)),
         FLAG: not isinstance(value, (list, dict)),
@@ -107,33 +117,50 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _record_problem(
-    record: Any, fmt: Format | None, mapping: dict[str, str]
+def _checked_column(name: str, mapping: Mapping[str, FieldMap]) -> str | None:
+    """The column whose JSON type a field's kind constrains; None for a constant or a
+    value-mapped column (the mapping's SQL checks those)."""
+    found = mapping.get(name)
+    if found is None:
+        return name
+    return found.source if found.constant is None and found.values is None else None
+
+
+def record_problem(
+    record: Any, fmt: Format | None, mapping: Mapping[str, FieldMap]
 ) -> tuple[str | None, str] | None:
+    """(field, problem) of a parsed record whose shape or types are wrong, or None."""
     if not isinstance(record, dict):
         return None, f"expected a JSON object, got {_name(record)}"
     if _depth(record) > MAX_JSON_DEPTH:
         return None, NESTED_TOO_DEEP
     for field in fmt.fields if fmt else ():
-        source = mapping.get(field.name, field.name)
+        source = _checked_column(field.name, mapping)
+        if source is None:
+            continue
         problem = type_problem(field.kind, record.get(source))
         if problem:
             return source, problem
     return None
 
 
-def _jsonl_records(data: bytes) -> Iterator[tuple[int, int, bytes]]:
-    """(line number, record number, raw line) of each non-blank line; DuckDB skips blanks."""
-    record = 0
+def jsonl_records(data: bytes) -> Iterator[tuple[int, int, int, int]]:
+    """(line number, record number, start, end) of each non-blank line, its byte span
+    without the newline; DuckDB skips blank lines."""
+    record, start = 0, 0
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if raw.strip():
             record += 1
-            yield number, record, raw
+            yield number, record, start, start + len(raw)
+        start += len(raw) + 1
 
 
-def locate_jsonl(path: Path, fmt: Format | None, mapping: dict[str, str]) -> IngestError | None:
+def locate_jsonl(
+    path: Path, fmt: Format | None, mapping: Mapping[str, FieldMap]
+) -> IngestError | None:
     data = path.read_bytes()
-    for line, record, raw in _jsonl_records(data):
+    for line, record, start, end in jsonl_records(data):
+        raw = data[start:end]
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -158,7 +185,7 @@ def locate_jsonl(path: Path, fmt: Format | None, mapping: dict[str, str]) -> Ing
                 line=line,
                 file_kind="jsonl",
             )
-        found = _record_problem(value, fmt, mapping)
+        found = record_problem(value, fmt, mapping)
         if found:
             return IngestError(
                 found[1], file=path, record=record, line=line, field=found[0], file_kind="jsonl"
@@ -194,7 +221,7 @@ class _TooDeep(Exception):
         self.record_index = record_index
 
 
-def _array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
+def array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
     """(index, start, end, value) of each element of a JSON array; raises at a bad one."""
     decoder = json.JSONDecoder()
     pos = len(text) - len(text.lstrip())
@@ -221,7 +248,7 @@ def _array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
 
 
 def locate_json_array(
-    path: Path, fmt: Format | None, mapping: dict[str, str]
+    path: Path, fmt: Format | None, mapping: Mapping[str, FieldMap]
 ) -> IngestError | None:
     data = path.read_bytes()
     text = data.decode("utf-8", errors="surrogateescape")
@@ -231,10 +258,10 @@ def locate_json_array(
     except UnicodeDecodeError as error:
         bad_char = len(data[: error.start].decode("utf-8"))
     try:
-        for index, _, end, value in _array_items(text):
+        for index, _, end, value in array_items(text):
             if bad_char is not None and end > bad_char:
                 return IngestError("invalid UTF-8", file=path, record=index + 1, file_kind="json")
-            found = _record_problem(value, fmt, mapping)
+            found = record_problem(value, fmt, mapping)
             if found:
                 return IngestError(
                     found[1], file=path, record=index + 1, field=found[0], file_kind="json"
@@ -251,19 +278,50 @@ def locate_json_array(
     return None
 
 
+def csv_records(data: bytes) -> Iterator[tuple[int, int]]:
+    """The byte span of each record of a CSV file, the header first: a record ends at a
+    newline outside quotes (a doubled quote inside quotes toggles twice)."""
+    start, quoted = 0, False
+    for position, byte in enumerate(data):
+        if byte == 0x22:
+            quoted = not quoted
+        elif byte == 0x0A and not quoted:
+            yield start, position + 1
+            start = position + 1
+    if data[start:].strip():
+        yield start, len(data)
+
+
+def csv_cells(raw: bytes) -> list[str]:
+    """The cells of one CSV record (raises UnicodeDecodeError on invalid UTF-8)."""
+    return next(csv.reader(io.StringIO(raw.decode("utf-8"))), [])
+
+
+def csv_problems(data: bytes) -> Iterator[tuple[int, int, int, str | None]]:
+    """(row, start, end, problem or None) of each row after the header."""
+    spans = csv_records(data)
+    header = next(spans, None)
+    head = data[header[0] : header[1]] if header else b""
+    width = len(next(csv.reader(io.StringIO(head.decode("utf-8", errors="replace"))), []))
+    for row, (start, end) in enumerate(spans, start=1):
+        try:
+            cells = csv_cells(data[start:end])
+        except UnicodeDecodeError:
+            yield row, start, end, "invalid UTF-8"
+            continue
+        problem = None if len(cells) == width else f"has {len(cells)} cells, the header has {width}"
+        yield row, start, end, problem
+
+
 def locate_csv(path: Path) -> IngestError | None:
-    data = path.read_bytes()
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        prefix = data[: error.start].decode("utf-8")
-        rows = list(csv.reader(io.StringIO(prefix + "x")))
-        return IngestError("invalid UTF-8", file=path, record=len(rows) - 1, file_kind="csv")
+    for row, _, _, problem in csv_problems(path.read_bytes()):
+        if problem is not None:
+            return IngestError(problem, file=path, record=row, file_kind="csv")
     return None
 
 
 def locate(
-    path: Path, file_kind: str, fmt: Format | None, mapping: dict[str, str]
+    path: Path, file_kind: str, fmt: Format | None, mapping: Mapping[str, FieldMap]
 ) -> IngestError | None:
     """The first bad record of a file DuckDB could not read, or None if we see none."""
     if file_kind == "jsonl":

@@ -10,11 +10,12 @@ import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from dashboard.ingest.errors import MAX_CSV_LINE_MB
 from dashboard.ingest.fields_sql import is_null_type
-from dashboard.store.connection import Connection
+from dashboard.store.connection import Connection, DatabaseError, scratch
 from dashboard.store.rows import fetch, scalar
 
 ProgressFn = Callable[[float], None]
@@ -92,6 +93,22 @@ def describe(
     return fetch(execute(con, _describe_sql(f"SELECT * FROM {reader}"), {"path": path}), Column)
 
 
+def reads_whole(kind: str, path: Path, *, size_bytes: int) -> bool:
+    """Whether DuckDB's reader reads every record of the file as records (none malformed, no
+    invalid UTF-8, every one an object). Asked on a connection of its own: a failed
+    statement aborts the transaction it runs in."""
+    if kind == "parquet":
+        return True
+    reader = reader_sql(kind, size_bytes=size_bytes)
+    with scratch() as con:
+        try:
+            names = {c.name for c in describe(con, kind, str(path), size_bytes=size_bytes)}
+            scalar(execute(con, f"SELECT count(*) FROM {reader}", {"path": str(path)}))
+        except DatabaseError:
+            return False
+    return names != {"json"}
+
+
 def needs_full_sample(kind: str, described: Sequence[Column], *, size_bytes: int) -> bool:
     """Whether a big file must be typed from all its records, not its first ones.
 
@@ -152,6 +169,11 @@ def run_with_progress(
 def columns_of(con: Connection, relation: str, params: Mapping[str, Any] | None = None) -> set[str]:
     """The column names of a table, or of a SELECT (whose named parameters `params` binds)."""
     return {c.name for c in fetch(execute(con, _describe_sql(relation), params), Column)}
+
+
+def table_exists(con: Connection, name: str) -> bool:
+    query = "SELECT count(*) > 0 FROM duckdb_tables() WHERE table_name = $name"
+    return scalar(con.execute(query, {"name": name})) is True
 
 
 def drop(con: Connection, *relations: str) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from dashboard.ingest import adapters, read_sql
+from dashboard.ingest import adapters, counts_sql, read_sql, rejects
 from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.detect import (
     ALL_FORMATS,
@@ -20,11 +20,19 @@ from dashboard.ingest.detect import (
     mapped_columns,
     near_miss,
 )
-from dashboard.ingest.errors import IngestError
+from dashboard.ingest.errors import (
+    IngestError,
+    Remedy,
+    choose_format,
+    other_format,
+    with_remedy,
+)
 from dashboard.ingest.generic import import_generic, read_error
 from dashboard.ingest.locate import locate
-from dashboard.ingest.plan import FilePlan
-from dashboard.metrics import reference
+from dashboard.ingest.mapping import FieldMap, as_field_maps
+from dashboard.ingest.plan import Columns, FilePlan, Imported
+from dashboard.ingest.report import TABLES, FileReport, ImportReport
+from dashboard.metrics import reference, reference_rules
 from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
 
@@ -33,73 +41,92 @@ log = logging.getLogger(__name__)
 # on_progress(stage, fraction): stage is a short phrase ("reading x.jsonl"); fraction is in
 # [0, 1], or None when the stage's length is unknown.
 ProgressCallback = Callable[[str, float | None], None]
-TABLES = ("items", "responses", "ratings", "preferences")
+ON_ERROR = ("fail", "skip")  # --on-error: stop at the first bad record, or leave bad ones out
+_CONVERT = "a malformed record of a JSON array cannot be skipped: fix it, or write the file as "
+SKIP_IN_ARRAY = Remedy(_CONVERT + "JSONL to skip its bad lines", _CONVERT + "JSONL")
 
-
-@dataclass(frozen=True)
-class FileReport:
-    file: str
-    format: str
-    datasets: tuple[str, ...]
-    records: int
-    added: Mapping[str, int]
-    skipped: Mapping[str, int]  # distinct rows of the file that were already stored
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    files: tuple[FileReport, ...]
-    ignored: tuple[str, ...] = ()  # files of a folder in no format we know
-    scored: int = 0  # responses scored against their references after the import
-
-    @property
-    def datasets(self) -> tuple[str, ...]:
-        return tuple(sorted({d for f in self.files for d in f.datasets}))
-
-    @property
-    def formats(self) -> tuple[str, ...]:
-        return tuple(sorted({f.format for f in self.files}))
-
-    def _total(self, attribute: str) -> dict[str, int]:
-        return {t: sum(getattr(f, attribute).get(t, 0) for f in self.files) for t in TABLES}
-
-    @property
-    def added(self) -> dict[str, int]:
-        return self._total("added")
-
-    @property
-    def skipped(self) -> dict[str, int]:
-        return self._total("skipped")
-
-    def lines(self, *, names_only: bool = False) -> list[str]:
-        """What was imported, file by file, as `judgeboard import` and the Data page say it."""
-        lines = []
-        for f in self.files:
-            added = ", ".join(f"{n:,} {t}" for t, n in f.added.items() if n) or "nothing new"
-            skipped = sum(f.skipped.values())
-            note = f" ({skipped:,} rows already stored)" if skipped else ""
-            name = Path(f.file).name if names_only else f.file
-            lines.append(
-                f"{name}: {f.records:,} records as {f.format} into "
-                f"{', '.join(f.datasets)}: added {added}{note}"
-            )
-        lines.extend(f"{name}: skipped (no format judgeboard knows)" for name in self.ignored)
-        return lines
+__all__ = [
+    "ON_ERROR",
+    "TABLES",
+    "FileReport",
+    "ImportReport",
+    "ImportRequest",
+    "ProgressCallback",
+    "import_path",
+    "import_requests",
+]
 
 
 @dataclass(frozen=True)
 class ImportRequest:
-    """One path to import and the names to give what it holds (see `import_path`)."""
+    """One path to import and the names to give what it holds (see `import_path`).
+    `mapping` maps a field to a column (a rename) or to a `FieldMap`."""
 
     path: Path
     dataset: str | None = None
     system: str | None = None
     fmt: str | None = None
-    mapping: Mapping[str, str] = field(default_factory=dict)
+    mapping: Mapping[str, str | FieldMap] = field(default_factory=dict)
+    on_error: str = "fail"
 
     @property
     def directory(self) -> Path | None:
         return self.path if self.path.is_dir() else None
+
+
+def _describe(
+    con: Connection, path: Path, kind: str, options: ImportRequest
+) -> tuple[list[read_sql.Column], bool, rejects.Readable | None]:
+    """The file's columns as DuckDB's reader sees them, whether it must be typed from every
+    record, and (under --on-error skip) what of it DuckDB can read."""
+    size = path.stat().st_size
+    probe = FilePlan(path, kind, size, mapped_columns(path, [], {}), "", None, "")
+    # A failed statement would abort the import's transaction: whether DuckDB reads every
+    # record is found out on a connection of its own.
+    readable = None
+    if options.on_error == "skip" and not read_sql.reads_whole(kind, path, size_bytes=size):
+        readable = rejects.readable_copy(path, kind)
+    read = readable.path if readable else path
+    try:
+        described = read_sql.describe(con, kind, str(read), size_bytes=size)
+        full_sample = read_sql.needs_full_sample(kind, described, size_bytes=size)
+        if full_sample:
+            described = read_sql.describe(con, kind, str(read), size_bytes=size, full_sample=True)
+    except DatabaseError as error:
+        if readable is not None:
+            rejects.remove_copy(readable)
+        found = read_error(probe, None, error)
+        if options.on_error == "skip" and kind == "json" and found.remedy is None:
+            found = with_remedy(found, SKIP_IN_ARRAY)
+        raise found from None
+    return described, full_sample, readable
+
+
+def _format(path: Path, columns: Columns, options: ImportRequest) -> str | None:
+    """The format named or detected; a named published set must have its keys."""
+    fmt = options.fmt
+    if fmt in ADAPTERS:
+        adapter = ADAPTERS[fmt]
+        if not any(keys <= frozenset(columns.file_columns) for keys in adapter.detect):
+            wanted = " or ".join(f"({', '.join(sorted(keys))})" for keys in adapter.detect)
+            raise IngestError(
+                f"not a file of {adapter.title}: it lacks their columns {wanted} "
+                f"(it has: {', '.join(columns.file_columns)})",
+                file=path,
+                remedy=other_format(),
+            )
+    fmt = fmt or detect_format(columns)
+    if fmt in ADAPTERS and options.mapping:
+        raise IngestError(
+            f"a file of {ADAPTERS[fmt].title}, which is imported as published: a column "
+            "mapping does not apply to it",
+            file=path,
+            remedy=Remedy(
+                "leave out --map, or pass --format NAME of a plain format",
+                "clear the column pickers, or choose a plain format",
+            ),
+        )
+    return fmt
 
 
 def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | None:
@@ -107,22 +134,14 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
     kind = file_kind(path)
     if kind is None:
         raise IngestError("not a file judgeboard reads (JSON, JSONL, CSV or Parquet)", file=path)
-    size = path.stat().st_size
-    probe = FilePlan(path, kind, size, mapped_columns(path, [], {}), "", None, "")
-    try:
-        described = read_sql.describe(con, kind, str(path), size_bytes=size)
-        full_sample = read_sql.needs_full_sample(kind, described, size_bytes=size)
-        if full_sample:
-            described = read_sql.describe(con, kind, str(path), size_bytes=size, full_sample=True)
-    except DatabaseError as error:
-        raise read_error(probe, None, error) from None
+    described, full_sample, readable = _describe(con, path, kind, options)
     if [column.name for column in described] == ["json"]:
         # DuckDB reads a file whose records are not all objects as one column `json`.
         found = locate(path, kind, None, {})
         raise found or IngestError("the file holds no records", file=path)
-    mapping = dict(options.mapping)
+    mapping = as_field_maps(options.mapping)
     columns = mapped_columns(path, described, mapping)
-    fmt = options.fmt or detect_format(columns)
+    fmt = _format(path, columns, options)
     nearly = None if options.fmt else near_miss(columns, fmt)
     if nearly is not None:
         instead = f"--format {fmt} to import it as {fmt}" if fmt else "--format to say what it is"
@@ -131,14 +150,14 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
         if options.directory is not None:
             return None
         raise IngestError(
-            f"cannot tell its format from its columns ({', '.join(columns.file_columns)}); "
-            f"pass --format ({', '.join(ALL_FORMATS)}) or --map TARGET=SOURCE",
+            f"cannot tell its format from its columns ({', '.join(columns.file_columns)})",
             file=path,
+            remedy=choose_format(ALL_FORMATS),
         )
     return FilePlan(
         path,
         kind,
-        size,
+        path.stat().st_size,
         columns,
         fmt,
         options.dataset,
@@ -146,6 +165,8 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
         options.system,
         mapping,
         full_sample,
+        skip_bad=options.on_error == "skip",
+        readable=readable,
     )
 
 
@@ -157,6 +178,8 @@ def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], lis
         raise IngestError(
             f"unknown format {options.fmt!r} (known: {', '.join(ALL_FORMATS)})", file=path
         )
+    if options.on_error not in ON_ERROR:
+        raise ValueError(f"on_error must be one of {ON_ERROR}, not {options.on_error!r}")
     files = list_files(path) if path.is_dir() else [path]
     plans, ignored = [], []
     for file in files:
@@ -168,34 +191,58 @@ def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], lis
     if not plans:
         raise IngestError("no file in a format judgeboard knows", file=path)
     # Files that join to others (PandaLM's judge files need its pairs) import last.
-    plans.sort(key=lambda p: (adapters.phase(p.fmt, p.columns.names), p.path.name))
+    plans.sort(key=lambda p: (adapters.phase(p.fmt, p.columns.names), p.path.parts))
     return plans, ignored
 
 
 def _import_file(
     con: Connection, plan: FilePlan, on_progress: ProgressCallback | None
-) -> FileReport:
+) -> tuple[FileReport, Imported]:
     name = plan.path.name
     if on_progress:
         on_progress(f"reading {name}", 0.0)
     if plan.fmt in ADAPTERS:  # small files, read in a few statements: done is all we say
-        counts, records, datasets = adapters.import_adapter(con, plan)
+        imported = adapters.import_adapter(con, plan)
         if on_progress:
             on_progress(f"reading {name}", 1.0)
     else:
         fraction = (lambda f: on_progress(f"reading {name}", f)) if on_progress else None
-        counts, records, datasets = import_generic(con, plan, on_progress=fraction)
-    return FileReport(
+        imported = import_generic(con, plan, on_progress=fraction)
+    counts = imported.counts
+    report = FileReport(
         str(plan.path),
         plan.fmt,
-        datasets,
-        records,
+        imported.datasets,
+        imported.records,
         MappingProxyType(counts.added),
         MappingProxyType(counts.skipped),
+        MappingProxyType(counts.superseded),
+        counts.duplicates,
+        len(imported.rejects),
+        str(rejects.rejects_path(plan.path)) if imported.rejects else None,
     )
+    return report, imported
 
 
 SCORING = "scoring answers against references"
+
+
+def _score(
+    store: Store, report: ImportReport, on_progress: ProgressCallback | None
+) -> ImportReport:
+    """Score the new responses against their references; count those a metric applies to."""
+    with store.connection() as con:
+        before = counts_sql.referenced_responses(con, report.datasets)
+    reference.score_datasets(
+        store,
+        report.datasets,
+        on_progress=None
+        if (on_progress is None)
+        else lambda done, total: on_progress(SCORING, done / total),
+    )
+    with store.connection() as con:
+        after = counts_sql.referenced_responses(con, report.datasets)
+    return dataclasses.replace(report, scored=after - before)
 
 
 def import_requests(
@@ -204,31 +251,45 @@ def import_requests(
     *,
     on_progress: ProgressCallback | None = None,
     score: bool = True,
+    reference_rule: str | None = None,
 ) -> ImportReport:
     """Import several paths in one transaction: all of them, or nothing. Then, unless `score`
     is False, score the new responses against their references (`metrics.reference`), so
-    that no read has to (`judgeboard score` does it later for an import made without)."""
+    that no read has to (`judgeboard score` does it later for an import made without).
+
+    Under `on_error="skip"` a request's bad records are left out and written, with what is
+    wrong with each, to `<file>.rejects.jsonl` beside each file that has some.
+    `reference_rule` becomes the rule of every dataset imported into, in the same
+    transaction (`metrics.reference_rules`)."""
+    if reference_rule is not None:
+        reference_rules.check_rule(reference_rule)
     with store.connection() as con, read_sql.bulk_write_settings(con), transaction(con):
-        reports: list[FileReport] = []
+        files: list[FileReport] = []
         ignored: list[str] = []
+        plans: list[FilePlan] = []
         for request in requests:
-            plans, skipped = _plans(con, request)
+            found, skipped = _plans(con, request)
+            plans.extend(found)
             ignored.extend(skipped)
-            reports.extend(_import_file(con, plan, on_progress) for plan in plans)
+        adapters.check_plans(plans)
+        try:
+            for plan in plans:
+                file_report, imported = _import_file(con, plan, on_progress)
+                files.append(file_report)
+                if imported.rejects:
+                    rejects.write_rejects(plan, imported.rejects)
+        finally:
+            rejects.remove_copies(plans)
+        if reference_rule is not None:
+            for name in sorted({d for f in files for d in f.datasets}):
+                reference_rules.record_rule(con, name, reference_rule)
         if on_progress:
             on_progress("committing", None)
     for name in ignored:
         log.info("%s: skipped, no known format", name)
-    report = ImportReport(tuple(reports), tuple(ignored))
+    report = ImportReport(tuple(files), tuple(ignored))
     if score:
-        scored = reference.score_datasets(
-            store,
-            report.datasets,
-            on_progress=None
-            if (on_progress is None)
-            else lambda done, total: on_progress(SCORING, done / total),
-        )
-        report = dataclasses.replace(report, scored=scored)
+        report = _score(store, report, on_progress)
     if on_progress:
         on_progress("done", 1.0)
     return report
@@ -241,15 +302,21 @@ def import_path(
     dataset: str | None = None,
     system: str | None = None,
     fmt: str | None = None,
-    mapping: Mapping[str, str] | None = None,
+    mapping: Mapping[str, str | FieldMap] | None = None,
+    on_error: str = "fail",
     on_progress: ProgressCallback | None = None,
     score: bool = True,
+    reference_rule: str | None = None,
 ) -> ImportReport:
-    """Import a file, or every file of a folder we know the format of, in one transaction.
+    """Import a file, or every file of a folder (and its subfolders) we know the format of,
+    in one transaction.
 
     Any bad record raises IngestError naming the file, the record and the field, and the
-    database is left as it was. Ids derive from content, so importing a file twice adds nothing.
-    `on_progress(stage, fraction)` is called on the caller's thread.
+    database is left as it was; unless `on_error="skip"`, which leaves the bad records out
+    and writes them to `<file>.rejects.jsonl`. Ids derive from content, so importing a file
+    twice adds nothing. `on_progress(stage, fraction)` is called on the caller's thread.
     """
-    request = ImportRequest(Path(path), dataset, system, fmt, dict(mapping or {}))
-    return import_requests(store, [request], on_progress=on_progress, score=score)
+    request = ImportRequest(Path(path), dataset, system, fmt, dict(mapping or {}), on_error)
+    return import_requests(
+        store, [request], on_progress=on_progress, score=score, reference_rule=reference_rule
+    )

@@ -21,9 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.export.formulas import restored_sql
-from dashboard.ingest.fields_sql import VALUE_TYPES, field_sql, first_problem, quote, raw_column
+from dashboard.ingest.fields_sql import (
+    VALUE_TYPES,
+    FieldSql,
+    field_sql,
+    first_problem,
+    quote,
+    raw_column,
+)
 from dashboard.ingest.formats import PAIR, PREFERENCE, RATED, RATING, RESPONDED, SINGLE
 from dashboard.ingest.ids_sql import content_id_sql, item_id_sql, response_id_sql
+from dashboard.ingest.mapping_sql import mapped_sql
 from dashboard.types import ITEM_CONTENT_FIELDS
 
 # The item's fields (`dashboard.types.Item`, its id and metadata aside), each as the normalized
@@ -114,6 +122,20 @@ class StageField:
     required: bool = False
     nullable: bool = False
     group: str | None = None  # RATED or RESPONDED
+    # From a mapping: the bound parameter holding the field's constant, or the prefix of the
+    # bound lists mapping the column's values (`<prefix>_from`, `<prefix>_to`).
+    constant: str | None = None
+    value_map: str | None = None
+
+    @property
+    def present(self) -> bool:
+        return self.column is not None or self.constant is not None
+
+    @property
+    def as_text(self) -> bool:
+        """A constant or a mapped value is text, read the way a CSV cell is (so a list field's
+        constant may be JSON text)."""
+        return self.constant is not None or self.value_map is not None
 
 
 @dataclass(frozen=True)
@@ -132,18 +154,29 @@ class StagePlan:
         return next((f.index for f in self.fields if f.target == target), None)
 
 
-def _raw(plan: StagePlan, f: StageField) -> str:
+def _source(plan: StagePlan, f: StageField) -> str:
+    """The file's own column, as read (before any value mapping); a judgeboard CSV export's
+    text loses its formula escape first."""
     col = "r." + quote(f.column or "")
     return raw_column(restored_sql(col) if plan.restore_text else col, f.kind, csv=plan.csv)
 
 
+def _raw(plan: StagePlan, f: StageField) -> str:
+    """The field's raw value: the constant, the mapped value, or the column."""
+    if f.constant is not None:
+        return raw_column(f"${f.constant}::VARCHAR", f.kind, csv=True)
+    if f.value_map is not None:
+        return raw_column(_mapped(plan, f).value, f.kind, csv=True)
+    return _source(plan, f)
+
+
+def _mapped(plan: StagePlan, f: StageField) -> FieldSql:
+    return mapped_sql("r." + quote(f.column or ""), f.raw_type or "JSON", f.value_map or "")
+
+
 def _blank(plan: StagePlan, *groups: str) -> str | None:
     """SQL: every raw column of these field groups is null (None: the file has none)."""
-    columns = [
-        f"{_raw(plan, f)} IS NULL"
-        for f in plan.fields
-        if f.group in groups and f.column is not None
-    ]
+    columns = [f"{_raw(plan, f)} IS NULL" for f in plan.fields if f.group in groups and f.present]
     return f"({' AND '.join(columns)})" if columns else None
 
 
@@ -176,10 +209,13 @@ def _layer1(plan: StagePlan) -> str:
     problems: list[tuple[int, str]] = []
     presence = _presence(plan)
     for f in plan.fields:
-        if f.column is None:
+        if not f.present:
             continue
         col = _raw(plan, f)
-        sql = field_sql(f.kind, col, f.raw_type or "JSON", csv=plan.csv)
+        raw_type = "VARCHAR" if f.as_text else f.raw_type or "JSON"
+        sql = field_sql(f.kind, col, raw_type, csv=plan.csv or f.as_text)
+        if f.value_map is not None:
+            problems.append((f.index, _mapped(plan, f).problem))
         values[f.target] = sql.value
         check = (
             f"coalesce({_missing(col, f, presence)}, {sql.problem})"

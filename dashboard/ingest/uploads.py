@@ -1,41 +1,118 @@
-"""Importing a file uploaded on the Data page, through the CLI's importer, with its errors.
+"""A file uploaded on the Data page: kept under its own name in a private temporary folder, shown
+(its first rows, read by DuckDB), mapped field by field, and imported by the CLI's importer.
 
-The upload is written under its own name into a private temporary folder, so the importer
-sees the same extension (which picks the reader) and the same name (the default dataset and
-system) as `judgeboard import NAME` would, and an error names the file as the user knows it.
+The upload keeps its name, so the importer sees the same extension (which picks the reader)
+and the same name (the default dataset and system) as `judgeboard import NAME` would, and an
+error names the file as the user knows it. Errors speak of the page's own controls
+(`IngestError.page_message`), never of the command line's options.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from dashboard.ingest import ImportReport, IngestError, ProgressCallback, import_path
-from dashboard.ingest.detect import parse_mapping
+from dashboard.ingest.adapters import ADAPTERS
+from dashboard.ingest.detect import detect_format, file_kind, mapped_columns
+from dashboard.ingest.formats import (
+    FLAG,
+    FORMATS,
+    LABEL,
+    RATER_KIND,
+    SELECTION,
+    SIDE,
+    VERDICT,
+    Field,
+)
+from dashboard.ingest.mapping import FieldMap, as_field_maps
+from dashboard.ingest.mapping_sql import value_text_sql
+from dashboard.ingest.plan import REJECTS_SUFFIX
+from dashboard.ingest.read_sql import Column, describe, execute, reader_sql
+from dashboard.ingest.rejects import rejects_path
 from dashboard.store import Store
+from dashboard.store.connection import DatabaseError, scratch
+from dashboard.store.rows import dicts, fetch
+from dashboard.types import SELECTIONS
 
 EXTENSIONS = ("json", "jsonl", "csv", "parquet")
 NOTHING_IMPORTED = " (nothing was imported)"  # what the CLI adds to an IngestError
+PREVIEW_ROWS = 20
+VALUES_SHOWN = 50  # distinct values offered for mapping, at most
+CELL_CHARS = 200  # a preview cell is cut to this many characters
+# The values a field of a fixed-value kind takes, as the importer reads them.
+FIXED_VALUES: dict[str, tuple[str, ...]] = {
+    VERDICT: ("A", "B", "tie"),
+    SIDE: ("A", "B"),
+    RATER_KIND: ("llm", "human"),
+    LABEL: ("true", "false"),
+    FLAG: ("true", "false"),
+    SELECTION: SELECTIONS,
+}
 
 
 class UploadError(ValueError):
-    """An upload that was not imported; the message is the one `judgeboard import` prints."""
+    """An upload that was not imported (or not read); the message names the page's controls."""
 
 
-def parse_mapping_lines(text: str) -> dict[str, str]:
-    """`--map`-style lines (TARGET=SOURCE, one a line; blank lines and # comments skipped)."""
-    lines = [line.strip() for line in text.splitlines()]
-    try:
-        return parse_mapping([line for line in lines if line and not line.startswith("#")])
-    except ValueError as error:
-        raise UploadError(str(error)) from None
+@dataclass(frozen=True)
+class StagedUpload:
+    """An uploaded file, written under its own name into a private temporary folder."""
+
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.path.name
 
 
-# A file name may take 255 bytes on most file systems; the upload's is cut to fit, keeping its
-# extension (which picks the reader).
-MAX_NAME_BYTES = 255
+@dataclass(frozen=True)
+class TargetField:
+    """A field of a format, as the Data page offers it: its name, whether the format needs
+    it, and the values it takes when they are fixed (winner, label, rater_kind...)."""
+
+    name: str
+    required: bool
+    kind: str
+    values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Preview:
+    """The first rows of an upload, its columns, and the format detected from them."""
+
+    columns: tuple[Column, ...]
+    rows: tuple[dict[str, Any], ...]
+    detected: str | None
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+
+@dataclass(frozen=True)
+class ColumnValue:
+    """A distinct value of a column, and how many records have it."""
+
+    value: str
+    n: int
+
+
+@dataclass(frozen=True)
+class UploadResult:
+    """What an upload's import did, and its rejects file's text under --on-error skip."""
+
+    report: ImportReport
+    rejects: str | None = None
+
+
+# A file name may take 255 bytes on most file systems; the upload's is cut to fit with room for
+# the rejects file beside it, keeping its extension (which picks the reader).
+MAX_NAME_BYTES = 255 - len(REJECTS_SUFFIX)
 
 
 def _safe_name(name: str) -> str:
@@ -50,35 +127,178 @@ def _safe_name(name: str) -> str:
     return stem.encode()[:room].decode("utf-8", errors="ignore").rstrip() + suffix
 
 
-def import_upload(
+def stage_upload(name: str, data: BinaryIO) -> StagedUpload:
+    """Write the upload into a private temporary folder; `discard` removes it."""
+    folder = Path(tempfile.mkdtemp(prefix="judgeboard-upload-"))
+    path = folder / _safe_name(name)
+    with open(path, "wb") as handle:
+        shutil.copyfileobj(data, handle, length=1024 * 1024)
+    return StagedUpload(path)
+
+
+def discard(staged: StagedUpload) -> None:
+    shutil.rmtree(staged.path.parent, ignore_errors=True)
+
+
+def _page_error(error: IngestError, staged: StagedUpload) -> UploadError:
+    return UploadError(error.page_message.replace(f"{staged.path.parent}/", ""))
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > CELL_CHARS:
+        return value[:CELL_CHARS] + "…"
+    if isinstance(value, (list, dict)):
+        text = str(value)
+        return text if len(text) <= CELL_CHARS else text[:CELL_CHARS] + "…"
+    return value
+
+
+def _kind(staged: StagedUpload) -> str:
+    kind = file_kind(staged.path)
+    if kind is None:
+        raise UploadError(
+            f"{staged.name}: not a file judgeboard reads (JSON, JSONL, CSV or Parquet)"
+        )
+    return kind
+
+
+def preview(staged: StagedUpload, *, rows: int = PREVIEW_ROWS) -> Preview:
+    """The upload's columns and first rows, read by DuckDB (at most `rows`), and the format
+    its columns show."""
+    kind = _kind(staged)
+    size = staged.path.stat().st_size
+    with scratch() as con:
+        try:
+            columns = describe(con, kind, str(staged.path), size_bytes=size)
+            reader = reader_sql(kind, size_bytes=size)
+            found = dicts(
+                execute(
+                    con, f"SELECT * FROM {reader} LIMIT $n", {"path": str(staged.path), "n": rows}
+                )
+            )
+        except DatabaseError:
+            raise UploadError(
+                f"{staged.name}: cannot read its first rows; import it to see which record is bad"
+            ) from None
+    detected = detect_format(mapped_columns(staged.path, columns, {}))
+    shown = tuple({k: _cell(v) for k, v in row.items()} for row in found)
+    return Preview(tuple(columns), shown, detected)
+
+
+def column_values(staged: StagedUpload, column: str, *, limit: int = VALUES_SHOWN) -> list[str]:
+    """The distinct values of a column (as a value mapping matches them), most frequent
+    first, at most `limit`."""
+    kind = _kind(staged)
+    size = staged.path.stat().st_size
+    with scratch() as con:
+        types = {c.name: c.sql_type for c in describe(con, kind, str(staged.path), size_bytes=size)}
+        if column not in types:
+            return []
+        quoted = '"' + column.replace('"', '""') + '"'
+        text = value_text_sql(f"r.{quoted}", types[column])
+        sql = (
+            f"SELECT {text} AS value, count(*) AS n FROM {reader_sql(kind, size_bytes=size)} r "
+            f"WHERE {text} IS NOT NULL GROUP BY ALL ORDER BY n DESC, value LIMIT $limit"
+        )
+        try:
+            rows = fetch(execute(con, sql, {"path": str(staged.path), "limit": limit}), ColumnValue)
+        except DatabaseError:
+            return []
+    return [r.value for r in rows]
+
+
+def _target(f: Field) -> TargetField:
+    return TargetField(f.name, f.required, f.kind, FIXED_VALUES.get(f.kind, ()))
+
+
+def target_fields(fmt: str) -> tuple[TargetField, ...]:
+    """The fields of a plain format the page maps, the required ones first; none for a
+    published set (imported as published)."""
+    if fmt in ADAPTERS or fmt not in FORMATS:
+        return ()
+    fields = FORMATS[fmt].fields
+    return tuple(_target(f) for f in sorted(fields, key=lambda f: not f.required))
+
+
+# Values the importer itself reads as a label's or a flag's true or false (fields_sql.py).
+_FLAG_WORDS = {
+    **dict.fromkeys(("true", "yes", "1"), "true"),
+    **dict.fromkeys(("false", "no", "0"), "false"),
+}
+_LABEL_WORDS = {**_FLAG_WORDS, "hallucinated": "true", "faithful": "false"}
+
+
+def default_target(field: TargetField, value: str) -> str | None:
+    """What a value of a file's column stands for when the importer would read it so
+    itself ("a" is A, "TIE" is tie, "yes" a true label); None when it would not."""
+    key = value.strip().lower()
+    if field.kind in (LABEL, FLAG):
+        return (_LABEL_WORDS if field.kind == LABEL else _FLAG_WORDS).get(key)
+    return next((v for v in field.values if v.lower() == key), None)
+
+
+def value_mapping(
+    field: TargetField,
+    column: str,
+    chosen: Mapping[str, str | None],
+    *,
+    unmapped: Sequence[str] = (),
+) -> FieldMap | None:
+    """The FieldMap of a column whose values were mapped on the page: `chosen` gives each
+    mapped value's target (None: nothing); `unmapped` values are left out of the mapping, so
+    the import names them. None when every value stands for what the importer reads it as
+    anyway."""
+    if not unmapped and all(default_target(field, raw) == to for raw, to in chosen.items()):
+        return None
+    return FieldMap(field.name, source=column, values=tuple(chosen.items()))
+
+
+def cli_options(mapping: Mapping[str, FieldMap]) -> list[str]:
+    """The `--map` options of the same mapping, for the page to show."""
+    return [f"--map '{m.spec()}'" for m in mapping.values()]
+
+
+def import_staged(
     store: Store,
-    name: str,
-    data: BinaryIO,
+    staged: StagedUpload,
     *,
     dataset: str | None = None,
     system: str | None = None,
     fmt: str | None = None,
-    mapping: str = "",
+    mapping: Mapping[str, str | FieldMap] | None = None,
+    on_error: str = "fail",
     on_progress: ProgressCallback | None = None,
-) -> ImportReport:
-    """Import one uploaded file in one transaction; raises UploadError and writes nothing
-    when the file is bad."""
-    options = parse_mapping_lines(mapping)
-    with tempfile.TemporaryDirectory(prefix="judgeboard-upload-") as folder:
-        path = Path(folder) / _safe_name(name)
-        with open(path, "wb") as handle:
-            shutil.copyfileobj(data, handle, length=1024 * 1024)
-        try:
-            report = import_path(
-                store,
-                path,
-                dataset=(dataset or "").strip() or None,
-                system=(system or "").strip() or None,
-                fmt=fmt or None,
-                mapping=options,
-                on_progress=on_progress,
-            )
-        except IngestError as error:
-            message = str(error).replace(f"{folder}/", "")
-            raise UploadError(message + NOTHING_IMPORTED) from error
-    return report
+) -> UploadResult:
+    """Import an upload in one transaction; raises UploadError and writes nothing when the
+    file is bad (unless on_error is "skip": then the bad records' rejects file comes back)."""
+    try:
+        report = import_path(
+            store,
+            staged.path,
+            dataset=(dataset or "").strip() or None,
+            system=(system or "").strip() or None,
+            fmt=fmt or None,
+            mapping=as_field_maps(mapping),
+            on_error=on_error,
+            on_progress=on_progress,
+        )
+    except IngestError as error:
+        raise UploadError(str(_page_error(error, staged)) + NOTHING_IMPORTED) from error
+    found = rejects_path(staged.path)
+    text = found.read_text(encoding="utf-8") if found.exists() else None
+    return UploadResult(report, text)
+
+
+def import_upload(
+    store: Store,
+    name: str,
+    data: BinaryIO,
+    **options: Any,
+) -> UploadResult:
+    """Stage an upload, import it (`import_staged`'s options), and remove it again."""
+    staged = stage_upload(name, data)
+    try:
+        _kind(staged)
+        return import_staged(store, staged, **options)
+    finally:
+        discard(staged)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from dashboard.judging.plan import RunPlan
-from scoring.pairwise import flip_rate
+from scoring.pairwise import NOT_JUDGED, flip_rate, in_both_orders
 
 
 @dataclass(frozen=True)
@@ -81,13 +81,14 @@ class Tally:
             self.cost_known_calls += 1
 
     def flips(self) -> tuple[float | None, int]:
-        pairs = [
-            v for v in self.verdicts.values() if v.get("A") is not None and v.get("B") is not None
-        ]
-        if not pairs:
+        """The flip rate over the pairs judged and scored in both orders, and their number
+        (`scoring.pairwise`'s definitions: an order that did not parse leaves the pair out)."""
+        states = [(v.get("A", NOT_JUDGED), v.get("B", NOT_JUDGED)) for v in self.verdicts.values()]
+        n_pairs = sum(in_both_orders(*s) for s in states)
+        if not n_pairs:
             return None, 0
-        rate = flip_rate([v["A"] for v in pairs], [v["B"] for v in pairs])
-        return (None if math.isnan(rate) else rate), len(pairs)
+        rate = flip_rate([s[0] for s in states], [s[1] for s in states])
+        return (None if math.isnan(rate) else rate), n_pairs
 
     def summary(self, *, judge: str, model: str, calls_planned: int) -> JudgeSummary:
         known = self.cost_known_calls > 0 or self.cost_unknown_calls == 0

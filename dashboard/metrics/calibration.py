@@ -13,15 +13,14 @@ Conventions:
   kappa and the confusion table use it rounded to the nearest scale point (halves up);
   Spearman and the bias use the mean itself.
 - Alpha (ordinal) takes the judge and every person as raters of the labelled responses.
-- Pairwise: a judge's verdict in both orders is reconciled (an inconsistent pair is a tie);
-  the people's verdict on a pair is their majority, and a pair without a strict majority is
-  left out. A verdict that did not parse is counted apart, never as a disagreement.
+- Pairwise: every published convention of a judge against the people's majority, and the
+  label-free ones on every pair judged in both orders; see `pairwise_calibration`.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,13 +29,13 @@ import numpy as np
 from dashboard.metrics import calibration_sql as sql
 from dashboard.metrics import selection_sql
 from dashboard.metrics.choices import with_default_rubric
-from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate, share_estimate
+from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
+from dashboard.metrics.pairwise_calibration import PANEL, PreferenceAgreement, preference_agreements
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.standings import reconciled_verdict
 from dashboard.store import Store
-from scoring import agreement, agreement_ci, pairwise
+from scoring import agreement, agreement_ci
 
-PANEL = "panel"
+__all__ = ["PANEL", "Calibration", "PreferenceAgreement", "calibration"]
 
 
 @dataclass(frozen=True)
@@ -68,17 +67,6 @@ class RaterPair:
     n_units: int
     exact: float
     kappa: float
-
-
-@dataclass(frozen=True)
-class PreferenceAgreement:
-    judge: str
-    n_pairs: int  # pairs with a human majority and a scored judge verdict
-    n_unscored: int  # pairs with a human majority whose judge verdict did not parse
-    with_ties: Estimate
-    without_ties: Estimate
-    flip_rate: float
-    n_swapped: int
 
 
 @dataclass(frozen=True)
@@ -246,63 +234,17 @@ def _rating_calibration(
     )
 
 
-def _majority(verdicts: list[str]) -> str | None:
-    """The verdict more than half of the people gave, else None."""
-    if not verdicts:
-        return None
-    verdict, count = Counter(verdicts).most_common(1)[0]
-    return verdict if count * 2 > len(verdicts) else None
-
-
 def _preference_calibration(
-    rows: Sequence[sql.LabelledPair],
+    reads: sql.PairwiseReads,
 ) -> tuple[list[PreferenceAgreement], tuple[RaterPair, ...], int]:
-    judged: dict[str, dict[str, tuple[str | None, str | None]]] = defaultdict(dict)
-    for row in rows:
-        judged[row.pair][f"{row.rater_kind}:{row.rater}"] = (row.shown_a_first, row.shown_b_first)
-    humans = sorted({r for v in judged.values() for r in v if r.startswith("human:")})
-    judges = sorted({r for v in judged.values() for r in v if r.startswith("llm:")})
-    verdicts = {
-        k: {r: reconciled_verdict(*v) for r, v in raters.items()} for k, raters in judged.items()
-    }
-    majority = {
-        k: _majority([v for r, v in rv.items() if r in humans and v is not None])
-        for k, rv in verdicts.items()
-    }
-    results = []
-    for judge in judges:
-        judged_keys = [
-            k for k in sorted(verdicts) if majority[k] is not None and judge in verdicts[k]
-        ]
-        # An unscored verdict is not a disagreement: it is counted apart.
-        keys = [k for k in judged_keys if verdicts[k][judge] is not None]
-        said = np.array([verdicts[k][judge] for k in keys], dtype=object)
-        truth = np.array([majority[k] for k in keys], dtype=object)
-        no_tie = np.array([s != "tie" and t != "tie" for s, t in zip(said, truth)], dtype=bool)
-        swapped = [
-            judged[k][judge] for k in judged if judge in judged[k] and None not in judged[k][judge]
-        ]
-        hits = np.asarray(said == truth, dtype=bool)
-        results.append(
-            PreferenceAgreement(
-                judge.split(":", 1)[1],
-                len(keys),
-                len(judged_keys) - len(keys),
-                share_estimate(hits),
-                share_estimate(hits[no_tie]),
-                pairwise.flip_rate([s[0] for s in swapped], [s[1] for s in swapped])
-                if swapped
-                else math.nan,
-                len(swapped),
-            )
-        )
+    results, people = preference_agreements(reads.labelled, reads.judges, reads.panel)
     human_units = {
-        k: {r: v for r, v in rv.items() if r in humans and v is not None}
-        for k, rv in verdicts.items()
+        pair: {f"human:{person}": v for person, v in verdicts.items()}
+        for pair, verdicts in people.items()
     }
+    humans = sorted({r for v in human_units.values() for r in v})
     pairs = _rater_pairs(human_units, humans, labels=["A", "B", "tie"], weights=None)
-    n_prefs = sum(len(v) for v in human_units.values())
-    return results, pairs, n_prefs
+    return results, pairs, sum(len(v) for v in human_units.values())
 
 
 def calibration(store: Store, selection: Selection) -> Calibration:
@@ -311,12 +253,12 @@ def calibration(store: Store, selection: Selection) -> Calibration:
     with store.connection() as con:
         scale = selection_sql.rubric_scale(con, selection.rubric) if selection.rubric else None
         rating_rows = sql.labelled_ratings(con, selection) if selection.rubric else []
-        preference_rows = sql.labelled_preferences(con, selection)
+        pairwise = sql.pairwise_reads(con, selection)
     judges: list[JudgeAgreement] = []
     alpha, humans, n_labels = math.nan, tuple[RaterPair, ...](), 0
     if scale and rating_rows:
         judges, alpha, humans, n_labels = _rating_calibration(rating_rows, scale)
-    prefs, human_prefs, n_prefs = _preference_calibration(preference_rows)
+    prefs, human_prefs, n_prefs = _preference_calibration(pairwise)
     return Calibration(
         selection, scale, tuple(judges), alpha, humans, tuple(prefs), human_prefs, n_labels, n_prefs
     )

@@ -1,5 +1,7 @@
-"""The per-unit reads of calibration: every response (and pair) at least one person labelled,
-with every rater's current value. Bounded by the number of human labels.
+"""The reads of calibration. Per unit: every response (and pair) at least one person labelled,
+with every rater's current value, bounded by the number of human labels. As counts: the
+judges' verdicts on the pairs nobody labelled, one row per combination of verdicts, so that a
+million such pairs stay a few dozen rows.
 """
 
 from __future__ import annotations
@@ -36,26 +38,138 @@ class LabelledPair:
     pair: str
     rater_kind: str
     rater: str
-    shown_a_first: str | None
+    shown_a_first: str | None  # None: unparsed, or not judged (see judged_a_first)
+    judged_a_first: bool
     shown_b_first: str | None
+    judged_b_first: bool
 
 
-def labelled_preferences(con: Connection, sel: Selection) -> list[LabelledPair]:
-    """Every rater's verdicts on every pair that at least one person judged: the units of
-    pairwise calibration."""
-    cursor = con.execute(
-        f"""
-        WITH pairs AS ({PREFERENCE_PAIRS})
-        SELECT concat_ws('/', item_id, response_a, response_b) AS pair, rater_kind, rater,
-               shown_a_first, shown_b_first
-        FROM pairs p
-        WHERE EXISTS (SELECT 1 FROM pairs h WHERE h.rater_kind = 'human'
-                      AND h.item_id = p.item_id AND h.response_a = p.response_a
-                      AND h.response_b = p.response_b)
-        ORDER BY ALL""",
-        sel.params(*PREFERENCE_PARAMS),
+@dataclass(frozen=True)
+class UnlabelledCell:
+    """How many pairs that no person judged a judge judged so, in each presentation order."""
+
+    rater: str
+    shown_a_first: str | None
+    judged_a_first: bool
+    shown_b_first: str | None
+    judged_b_first: bool
+    count: int
+
+
+@dataclass(frozen=True)
+class PanelCell:
+    """How many pairs that no person judged had these counts of judges' verdicts in each
+    order: `a_*` with A shown first, `b_*` with B shown first; `*_unparsed` counts the
+    judges whose verdict in that order did not parse."""
+
+    a_a: int
+    a_b: int
+    a_tie: int
+    a_unparsed: int
+    b_a: int
+    b_b: int
+    b_tie: int
+    b_unparsed: int
+    count: int
+
+
+@dataclass(frozen=True)
+class PairwiseRow:
+    """A row of `pairwise_reads`: `part` says which record it is ("labelled", "judge" or
+    "panel"), and the fields that record does not have are None."""
+
+    part: str
+    pair: str | None
+    rater_kind: str | None
+    rater: str | None
+    shown_a_first: str | None
+    judged_a_first: bool | None
+    shown_b_first: str | None
+    judged_b_first: bool | None
+    a_a: int | None
+    a_b: int | None
+    a_tie: int | None
+    a_unparsed: int | None
+    b_a: int | None
+    b_b: int | None
+    b_tie: int | None
+    b_unparsed: int | None
+    count: int
+
+
+@dataclass(frozen=True)
+class PairwiseReads:
+    """What pairwise calibration reads: every rater's verdicts on the pairs a person judged,
+    and as counts each judge's (and the panel's makings) on the pairs nobody judged."""
+
+    labelled: tuple[LabelledPair, ...]
+    judges: tuple[UnlabelledCell, ...]
+    panel: tuple[PanelCell, ...]
+
+
+_ORDERS = "shown_a_first, judged_a_first, shown_b_first, judged_b_first"
+_TALLIES = tuple(
+    (f"{order}_{name}", order, verdict)
+    for order in ("a", "b")
+    for verdict, name in (("A", "a"), ("B", "b"), ("tie", "tie"), (None, "unparsed"))
+)
+
+
+def _tally(order: str, verdict: str | None) -> str:
+    column, judged = f"shown_{order}_first", f"judged_{order}_first"
+    test = f"{column} IS NULL" if verdict is None else f"{column} = '{verdict}'"
+    return f"count(*) FILTER (WHERE {judged} AND {test})"
+
+
+def _pairwise_sql() -> str:
+    """One pass over the selection's pairs (a million pairs are read once, not per part)."""
+    tallies = ", ".join(f"{_tally(order, verdict)} AS {name}" for name, order, verdict in _TALLIES)
+    no_tallies = ", ".join(f"NULL::BIGINT AS {name}" for name, _, _ in _TALLIES)
+    tally_names = ", ".join(name for name, _, _ in _TALLIES)
+    return f"""
+        WITH pairs AS MATERIALIZED ({PREFERENCE_PAIRS}),
+        people AS (SELECT DISTINCT item_id, response_a, response_b FROM pairs
+                   WHERE rater_kind = 'human'),
+        unlabelled AS MATERIALIZED (
+            SELECT p.* FROM pairs p ANTI JOIN people USING (item_id, response_a, response_b)
+            WHERE p.rater_kind = 'llm'),
+        per_pair AS (SELECT {tallies} FROM unlabelled
+                     GROUP BY item_id, response_a, response_b)
+        SELECT 'labelled' AS part, concat_ws('/', item_id, response_a, response_b) AS pair,
+               rater_kind, rater, {_ORDERS}, {no_tallies}, 1 AS count
+        FROM pairs SEMI JOIN people USING (item_id, response_a, response_b)
+        UNION ALL
+        SELECT 'judge', NULL, 'llm', rater, {_ORDERS}, {no_tallies}, count(*)
+        FROM unlabelled GROUP BY ALL
+        UNION ALL
+        SELECT 'panel', NULL, NULL, NULL, NULL, NULL, NULL, NULL, {tally_names}, count(*)
+        FROM per_pair GROUP BY ALL
+        ORDER BY ALL"""
+
+
+def _orders(row: PairwiseRow) -> tuple[str | None, bool, str | None, bool]:
+    return row.shown_a_first, bool(row.judged_a_first), row.shown_b_first, bool(row.judged_b_first)
+
+
+def pairwise_reads(con: Connection, sel: Selection) -> PairwiseReads:
+    """Every rater's verdicts on every pair at least one person judged (the units of
+    pairwise calibration), and the judges' verdicts on the other pairs as counts: per judge
+    and order state, and per combination of the judges' verdict counts in each order."""
+    rows = fetch(con.execute(_pairwise_sql(), sel.params(*PREFERENCE_PARAMS)), PairwiseRow)
+    labelled = tuple(
+        LabelledPair(str(r.pair), str(r.rater_kind), str(r.rater), *_orders(r))
+        for r in rows
+        if r.part == "labelled"
     )
-    return fetch(cursor, LabelledPair)
+    judges = tuple(
+        UnlabelledCell(str(r.rater), *_orders(r), r.count) for r in rows if r.part == "judge"
+    )
+    panel = tuple(
+        PanelCell(**{name: int(getattr(r, name) or 0) for name, _, _ in _TALLIES}, count=r.count)
+        for r in rows
+        if r.part == "panel"
+    )
+    return PairwiseReads(labelled, judges, panel)
 
 
 def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.metrics import calibration as calibration_module
-from dashboard.metrics import overview, registry
+from dashboard.metrics import overview, reference_rules, registry
 from dashboard.metrics import slices as slicing
 from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
@@ -166,16 +166,22 @@ def _calibration_metrics(cal: Calibration) -> dict[str, Entry]:
 
 
 def _preference_metrics(p: calibration_module.PreferenceAgreement) -> dict[str, Entry]:
-    values: dict[str, Entry] = {
-        "agreement": estimate_entry(p.with_ties),
-        "agreement_without_ties": estimate_entry(p.without_ties),
-        "flip_rate": entry(p.flip_rate, n=p.n_swapped),
-        "unscored": count_entry(p.n_unscored),
-    }
-    return {
-        registry.fill(m.name, judge=p.judge): values[m.key]
-        for m in registry.PREFERENCE_AGREEMENT_METRICS
-    }
+    """Every pairwise convention of one judge; a convention with no pair behind it (no human
+    label, or no pair judged in both orders) is absent, the unscored counts always there."""
+    found: dict[str, Entry] = {}
+    for metric in registry.PREFERENCE_AGREEMENT_METRICS:
+        value = getattr(p, metric.key)
+        name = registry.fill(metric.name, judge=p.judge)
+        if isinstance(value, Estimate):
+            if value.n:
+                found[name] = estimate_entry(value)
+        else:
+            found[name] = count_entry(value)
+    return found
+
+
+# What each pairwise convention means and where it comes from, as the JSON's notes name it.
+PAIRWISE_CONVENTIONS = {m.name: m.description for m in registry.PREFERENCE_AGREEMENT_METRICS}
 
 
 @dataclass(frozen=True)
@@ -245,7 +251,12 @@ def metrics_json(
         "scale": list(view.scale) if view.scale else None,
         "systems": [row.system for row in view.systems],
         "judges": [j.judge for j in cal.judges],
-        "notes": pairwise_notes(view),
+        "notes": {
+            **pairwise_notes(view),
+            "conventions": {"calibration.pairwise": PAIRWISE_CONVENTIONS},
+            "reference_rules": reference_rules.notes(view.reference_rules),
+            "unscored_references": view.unscored_references,
+        },
         "intervals": INTERVALS,
         "metrics": found,
     }

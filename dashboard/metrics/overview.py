@@ -19,6 +19,7 @@ from dashboard.metrics import overview_sql as sql
 from dashboard.metrics import reference, registry, selection_sql
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate, mean_estimate
+from dashboard.metrics.reference_rules import DatasetRule, rules_of
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.standings import Pairwise, Standing, Standings, standings_of
 from dashboard.store import Store
@@ -69,6 +70,10 @@ class Overview:
     systems: tuple[SystemRow, ...]
     histograms: tuple[Histogram, ...]
     pairwise: Pairwise
+    # The rule of each selected dataset's EM and F1, and how many of its responses have no
+    # reference scores of the current rules yet (`judgeboard score` computes them).
+    reference_rules: tuple[DatasetRule, ...] = ()
+    unscored_references: int = 0
 
 
 def _scale_of(rows: Sequence[sql.RatingBin]) -> tuple[float, float] | None:
@@ -214,6 +219,8 @@ def overview(store: Store, selection: Selection, *, pool_raters: bool = False) -
             if (stored := m.reference.stored if m.reference else None)
         }
         preference_rows = sql.preference_outcomes(con, selection)
+        rules = rules_of(con, dataset=selection.dataset)
+        unscored = reference.unscored_count(con, dataset=selection.dataset)
     histograms = _rating_histograms(rating_rows)
     skips = _panel_skips(histograms)
     judges = _judge_estimates(rating_rows)
@@ -238,7 +245,9 @@ def overview(store: Store, selection: Selection, *, pool_raters: bool = False) -
         )
         for s in systems
     )
-    return Overview(selection, _scale_of(rating_rows), rows, tuple(histograms), pairs)
+    return Overview(
+        selection, _scale_of(rating_rows), rows, tuple(histograms), pairs, rules, unscored
+    )
 
 
 def _in_declared_order(system: str, found: Mapping[str, Estimate]) -> dict[str, Estimate]:

@@ -77,14 +77,17 @@ class DetectionCell:
 
 @dataclass(frozen=True)
 class PairOutcome:
-    """How many pairs of two systems a rater judged this way in each presentation order."""
+    """How many pairs of two systems a rater judged this way in each presentation order
+    (a verdict is None when it did not parse, or the order was not judged: see judged_*)."""
 
     system_a: str
     system_b: str
     rater_kind: str
     rater: str
     shown_a_first: str | None
+    judged_a_first: bool
     shown_b_first: str | None
+    judged_b_first: bool
     count: int
 
 
@@ -175,7 +178,8 @@ def preference_outcomes(con: Connection, sel: Selection) -> list[PairOutcome]:
     cursor = con.execute(
         f"""
         SELECT ra.system AS system_a, rb.system AS system_b, p.rater_kind, p.rater,
-               p.shown_a_first, p.shown_b_first, count(*) AS count
+               p.shown_a_first, p.judged_a_first, p.shown_b_first, p.judged_b_first,
+               count(*) AS count
         FROM ({PREFERENCE_PAIRS}) p
         JOIN responses ra ON ra.response_id = p.response_a
         JOIN responses rb ON rb.response_id = p.response_b

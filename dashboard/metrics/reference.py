@@ -3,22 +3,36 @@
 The metrics are declared in `registry.py` (EM and token F1 against one or more references,
 the MCQA choice's accuracy and IoU, the verdict of a hallucination detector). They are stored
 in `auto_scores` so that metric tables aggregate them in SQL like any rating. A response's id
-is a hash of its content, so a stored score stays valid until `VERSION` changes.
+is a hash of its content, so a stored score stays valid until `VERSION` changes, or its
+dataset's reference rule does (`reference_rules.set_reference_rule` drops what changes).
+
+EM and F1 of QA responses with references, the bulk of a RAG evaluation, are computed many
+at a time (`reference_qa`, the same numbers as `scoring.qa`); every other response goes
+through its metrics' `score` one at a time.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 
+import numpy as np
+import pyarrow as pa
+
+from dashboard.metrics import qa_rules, reference_qa, registry
 from dashboard.metrics import reference_sql as sql
-from dashboard.metrics import registry
 from dashboard.metrics.registry import Case
 from dashboard.store import Store, transaction
+from dashboard.store.connection import Connection
 
 # The version of the rules the stored scores follow (see `registry.REFERENCE_VERSION`).
 VERSION = registry.REFERENCE_VERSION
 BATCH_SIZE = 20_000
 NO_METRIC = "none"  # the marker row of a response no reference metric applies to
+# The metrics `reference_qa` computes for a QA response with references (its fields).
+QA_METRICS = ("em", "f1")
+QA_BATCH_ROWS = 50_000  # responses per batch scored at once
+QA_WRITE_ROWS = 250_000  # responses whose scores are written in one transaction
 
 Progress = Callable[[int, int], None]
 
@@ -48,7 +62,81 @@ def _case(row: sql.UnscoredResponse) -> Case:
         tuple(row.reference_answers or ()),
         tuple(row.options or ()),
         tuple(row.gold_letters or ()),
+        row.rule,
     )
+
+
+def _batch_covers_qa() -> bool:
+    """Whether `reference_qa` computes every metric declared for the QA tasks (a metric added
+    without a batch twin is computed one response at a time, like the others)."""
+    on_qa = {m.stored for m in registry.REFERENCE_METRICS if m.tasks & registry.QA_TASKS}
+    return on_qa == set(QA_METRICS)
+
+
+def _workers() -> int:
+    return max(1, min(os.cpu_count() or 1, reference_qa.MAX_WORKERS))
+
+
+def _score_table(scored: Sequence[reference_qa.BatchScores]) -> pa.Table:
+    ids = pa.concat_arrays([s.response_id for s in scored]).cast(pa.string())
+    n = len(ids)
+    return pa.table(
+        {
+            "response_id": pa.concat_arrays([ids] * len(QA_METRICS)),
+            "metric": pa.array(np.repeat(QA_METRICS, n)),
+            "value": np.concatenate(
+                [np.concatenate([getattr(s, m) for s in scored]) for m in QA_METRICS]
+            ),
+            "version": pa.array([VERSION] * (n * len(QA_METRICS))),
+        }
+    )
+
+
+def _write(con: Connection, scored: list[reference_qa.BatchScores]) -> int:
+    if not scored:
+        return 0
+    with transaction(con):
+        sql.add_score_table(con, _score_table(scored))
+    return sum(len(s.em) for s in scored)
+
+
+def _refresh_qa(
+    con: Connection, *, dataset: str | None, total: int, on_progress: Progress | None
+) -> int:
+    """Score the QA responses with references that have no scores of this version, many at a
+    time, writing every QA_WRITE_ROWS of them in a transaction of their own; return how many
+    were scored."""
+    reader = con.cursor()  # the stream holds its connection; writes go through `con`
+    try:
+        batches = sql.unscored_qa(
+            reader,
+            version=VERSION,
+            dataset=dataset,
+            tasks=sorted(registry.QA_TASKS),
+            defaults=qa_rules.DEFAULT_RULES,
+            max_rule=qa_rules.MAX_RULE.name,
+            batch_rows=QA_BATCH_ROWS,
+        )
+        done, waiting = 0, []
+        for scored in reference_qa.score_batches(batches, workers=_workers()):
+            waiting.append(scored)
+            if sum(len(s.em) for s in waiting) >= QA_WRITE_ROWS:
+                done += _write(con, waiting)
+                waiting = []
+                if on_progress:
+                    on_progress(done, total)
+        done += _write(con, waiting)
+    finally:
+        reader.close()
+    if on_progress and done:
+        on_progress(done, total)
+    return done
+
+
+def unscored_count(con: Connection, *, dataset: str | None) -> int:
+    """How many responses (of the dataset, or all) have no reference scores of the current
+    rules yet: what the Overview warns of (a read)."""
+    return sql.count_unscored(con, version=VERSION, dataset=dataset, primary=primary_metrics())
 
 
 def refresh_auto_scores(
@@ -56,17 +144,30 @@ def refresh_auto_scores(
 ) -> int:
     """Score every response that has no scores of this version; return how many were scored.
 
-    Works in batches, each in its own short transaction, so the database is never held for
-    long and an interrupted refresh keeps what it finished.
+    Works in batches, each written in its own short transaction, so the database is never
+    held for long and an interrupted refresh keeps what it finished.
     """
     with store.connection() as con:
-        total = sql.count_unscored(con, version=VERSION, dataset=dataset, primary=primary_metrics())
+        total = unscored_count(con, dataset=dataset)
+    if total == 0:
+        return 0
+    if on_progress:
+        on_progress(0, total)
+    # One scorer at a time per process: two sessions opening the Overview at once must not
+    # score (and store) the same responses twice.
     done = 0
-    while done < total:
-        # One batch at a time per process: two sessions opening the Overview at once must
-        # not score (and store) the same batch twice.
+    if _batch_covers_qa():
         with store.write_lock, store.connection() as con:
-            batch = sql.unscored_batch(con, version=VERSION, dataset=dataset, limit=BATCH_SIZE)
+            done = _refresh_qa(con, dataset=dataset, total=total, on_progress=on_progress)
+    while done < total:
+        with store.write_lock, store.connection() as con:
+            batch = sql.unscored_batch(
+                con,
+                version=VERSION,
+                dataset=dataset,
+                limit=BATCH_SIZE,
+                defaults=qa_rules.DEFAULT_RULES,
+            )
             if not batch:
                 break
             rows = [

@@ -21,17 +21,18 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from dashboard.metrics import qa_rules
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
-from scoring import classification, mcqa, qa
+from scoring import classification, mcqa
 
 HIGHER, LOWER = "higher", "lower"
 # How a metric's number is written: a 0-1 score, a whole count, an Elo rating, a signed
 # difference in scale points.
 SCORE, COUNT, ELO, SIGNED = "score", "count", "elo", "signed"
 
-# The version of the reference-based metrics' rules. Stored scores of another version are
-# computed again (by the next import or `judgeboard score`): change it with the rules.
-REFERENCE_VERSION = "1"
+# The version of the reference-based metrics' rules (2: EM and F1 by the dataset's rule). Stored
+# scores of another version are computed again (by the next import or `judgeboard score`).
+REFERENCE_VERSION = "2"
 
 QA_TASKS = frozenset({"open_qa", "open_qa_context", "conversational_qa"})
 MCQA_TASKS = frozenset({"mcqa_single", "mcqa_multi"})
@@ -47,6 +48,7 @@ class Case:
     references: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
     gold_letters: tuple[str, ...] = ()
+    rule: str | None = None  # the dataset's reference rule (None: the task's, `qa_rules`)
 
     @functools.cached_property
     def chosen(self) -> list[str]:
@@ -111,14 +113,6 @@ def _has_references(case: Case) -> bool:
 
 def _has_options(case: Case) -> bool:
     return bool(case.options)
-
-
-def _em(case: Case) -> float:
-    return qa.multi_reference(case.answer, list(case.references), qa.exact_match)
-
-
-def _f1(case: Case) -> float:
-    return qa.multi_reference(case.answer, list(case.references), qa.token_f1)
 
 
 def _mcqa_accuracy(case: Case) -> float:
@@ -201,14 +195,15 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
     Metric(
         f"{_S}.em",
         "EM",
-        "exact match against the reference answers",
-        reference=ReferenceMetric("em", QA_TASKS, _em, _has_references),
+        "exact match against the reference answers, combined over several by the dataset's "
+        "rule (`notes.reference_rules`): the max, or the leave-one-out mean",
+        reference=ReferenceMetric("em", QA_TASKS, qa_rules.em, _has_references),
     ),
     Metric(
         f"{_S}.f1",
         "F1",
-        "token F1 against the reference answers",
-        reference=ReferenceMetric("f1", QA_TASKS, _f1, _has_references),
+        "token F1 against the reference answers, combined over several by the dataset's rule",
+        reference=ReferenceMetric("f1", QA_TASKS, qa_rules.f1, _has_references),
     ),
     Metric(
         f"{_S}.mcqa_accuracy",
@@ -299,27 +294,90 @@ PEOPLE_METRICS: tuple[Metric, ...] = (
 )
 
 _P = "calibration.pairwise.<judge>"
+# Each judge (and the panel) against the label of a pair: people's strict majority (or gold).
+# The conventions and their sources are described in docs/metrics.md and
+# `scoring/pairwise_agreement.py`.
 PREFERENCE_AGREEMENT_METRICS: tuple[Metric, ...] = (
+    Metric(
+        f"{_P}.accuracy",
+        "accuracy (per order)",
+        "per-order accuracy: the mean over the two presentation orders of the share of "
+        "verdicts equal to the label (LLMBar's Acc, `correct_average`; judged in one order "
+        "only, Auto-J's single-order accuracy)",
+        n_label="labelled pairs",
+    ),
+    Metric(
+        f"{_P}.accuracy_both_orders",
+        "accuracy (both orders)",
+        "share of the labelled pairs judged in both orders whose two verdicts both equal the "
+        "label (LLMBar's `correct_both`, Auto-J's agreement)",
+        n_label="labelled pairs in both orders",
+    ),
     Metric(
         f"{_P}.agreement",
         "agreement (with ties)",
-        "a judge's verdict against people's majority, ties included",
+        "the judge's verdict, both orders reconciled (an order-inconsistent pair is a tie), "
+        "against the label, ties included (FastChat's MT-Bench agreement); it rewards "
+        "inconsistency wherever the label is a tie",
+    ),
+    Metric(
+        f"{_P}.accuracy_vote",
+        "accuracy (vote)",
+        "the two orders vote (the same verdict stands, A or B with a tie leans to it, A "
+        "against B is a tie) and the vote is compared with the label (JudgeBench)",
+    ),
+    Metric(
+        f"{_P}.kappa",
+        "kappa",
+        "Cohen's kappa (unweighted; classes A, B and tie) of the reconciled verdict against "
+        "the label",
     ),
     Metric(
         f"{_P}.agreement_without_ties",
         "agreement (without ties)",
-        "the same, on pairs where neither side said tie",
+        "the reconciled verdict against the label on the pairs where neither is a tie; gate "
+        "it together with coverage_without_ties",
+        n_label="pairs without ties",
+    ),
+    Metric(
+        f"{_P}.coverage_without_ties",
+        "coverage without ties",
+        "share of the scored labelled pairs that agreement_without_ties covers",
+    ),
+    Metric(
+        f"{_P}.consistency",
+        "consistency",
+        "share of the pairs judged in both orders, labelled or not, whose two verdicts agree "
+        "(LLMBar's positional agreement, `equal`)",
+        n_label="pairs in both orders",
     ),
     Metric(
         f"{_P}.flip_rate",
         "flip rate",
-        "share of pairs where the judge changed its verdict when the order was swapped",
+        "1 − consistency: share of the pairs judged in both orders whose verdict changed "
+        "when the order was swapped",
         LOWER,
     ),
     Metric(
-        f"{_P}.unscored",
-        "unscored",
-        "verdicts that did not parse; they are counted here, never as disagreements (a count)",
+        f"{_P}.position_bias",
+        "position bias",
+        "among the non-tie verdicts of pairs judged in both orders, the share that chose the "
+        "answer shown first (0.5 is none); `n` counts those verdicts",
+        None,
+        n_label="non-tie verdicts",
+    ),
+    Metric(
+        f"{_P}.unscored_verdicts",
+        "unscored verdicts",
+        "the judge's verdicts on the selection's pairs that did not parse (a count)",
+        LOWER,
+        COUNT,
+    ),
+    Metric(
+        f"{_P}.unscored_pairs",
+        "unscored pairs",
+        "pairs with at least one verdict that did not parse: unscored under every "
+        "convention, never a disagreement (a count)",
         LOWER,
         COUNT,
     ),

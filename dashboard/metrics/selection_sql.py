@@ -47,13 +47,17 @@ RATED = f"""
     WHERE g.rubric = $rubric"""
 RATED_PARAMS = (*SELECTED_PARAMS, "rubric")
 
+
 # Current pairwise verdicts on two selected responses, of the rubric asked for (or of every
-# rubric): one row per pair and rater, with its verdict in each presentation order.
+# rubric): one row per pair and rater; per presentation order, whether the rater judged it and
+# its verdict (NULL when that verdict did not parse, or the order was not judged: the judged_*
+# flag tells which).
 PREFERENCE_PAIRS = f"""
     SELECT p.item_id, p.response_a, p.response_b, p.rater_kind, p.rater,
            any_value(p.verdict) FILTER (WHERE p.shown_first = 'A') AS shown_a_first,
+           bool_or(p.shown_first = 'A') AS judged_a_first,
            any_value(p.verdict) FILTER (WHERE p.shown_first = 'B') AS shown_b_first,
-           bool_or(p.verdict IS NULL) AS any_unscored
+           bool_or(p.shown_first = 'B') AS judged_b_first
     FROM current_preferences p
     SEMI JOIN ({SELECTED}) s ON s.response_id = p.response_a
     SEMI JOIN ({SELECTED}) t ON t.response_id = p.response_b

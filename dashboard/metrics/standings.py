@@ -1,6 +1,7 @@
 """Pairwise standings per group of raters: head-to-head win rates (a tie counts half, mean over
 the group's evaluators) and Bradley–Terry ratings (a fit over the group's battles), from the
-reconciled verdict of each rater on each pair.
+reconciled verdict of each rater on each pair (`verdicts.pair_verdict_of`: a pair with
+an order whose verdict did not parse is unscored, in neither).
 
 The groups: the judges, the people, each judge alone, and (only when asked for) everyone
 pooled. People's and judges' verdicts are never mixed otherwise: a system's standing among
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from dashboard.metrics import overview_sql as sql
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.selection import Selection
+from dashboard.metrics.verdicts import pair_verdict_of
 from dashboard.store import Store
 from scoring import pairwise
 
@@ -120,14 +122,6 @@ def group_label(raters: str) -> str:
     return {JUDGES: "the judges", PEOPLE: "people", POOLED: "everyone (pooled)"}[raters]
 
 
-def reconciled_verdict(shown_a_first: str | None, shown_b_first: str | None) -> str | None:
-    """One verdict per pair and rater: both orders reconciled (an inconsistent pair is a tie),
-    else the one order that was judged."""
-    if shown_a_first is not None and shown_b_first is not None:
-        return pairwise.reconcile_swap(shown_a_first, shown_b_first)
-    return shown_a_first if shown_a_first is not None else shown_b_first
-
-
 @dataclass(frozen=True)
 class _Battle:
     system_a: str
@@ -143,8 +137,7 @@ def _battles(rows: Sequence[sql.PairOutcome]) -> list[_Battle]:
     return [
         _Battle(row.system_a, row.system_b, row.rater_kind, row.rater, verdict, row.count)
         for row in rows
-        if (verdict := reconciled_verdict(row.shown_a_first, row.shown_b_first)) is not None
-        and row.system_a != row.system_b
+        if (verdict := pair_verdict_of(row)) is not None and row.system_a != row.system_b
     ]
 
 

@@ -138,21 +138,51 @@ def judge_agreement_rows(calibration: Calibration, *, digits: int = 3) -> list[R
     ]
 
 
-def preference_rows(calibration: Calibration, *, digits: int = 3) -> list[Row]:
-    """Each judge's pairwise verdicts against the people's majority."""
-    return [
-        {
-            "judge": p.judge,
-            "pairs": p.n_pairs,
-            "unscored": p.n_unscored,
-            "agreement (with ties)": estimate_text(p.with_ties, digits=digits),
-            "agreement (without ties)": estimate_text(p.without_ties, digits=digits),
-            "pairs without ties": p.without_ties.n,
-            "flip rate": number_text(p.flip_rate, digits=3),
-            "pairs in both orders": p.n_swapped,
-        }
-        for p in calibration.preferences
-    ]
+# The pairwise conventions a page can put first (every one but the counts).
+PREFERENCE_HEADLINES: tuple[Metric, ...] = tuple(
+    m for m in registry.PREFERENCE_AGREEMENT_METRICS if m.style != COUNT
+)
+
+
+def _headline_first(headline: str | None) -> list[Metric]:
+    metrics = list(registry.PREFERENCE_AGREEMENT_METRICS)
+    first = [m for m in metrics if m.key == headline]
+    if headline is not None and not first:
+        raise ValueError(f"no pairwise convention is called {headline!r}")
+    return first + [m for m in metrics if m.key != headline]
+
+
+def preference_rows(
+    calibration: Calibration, *, headline: str | None = None, digits: int = 3
+) -> list[Row]:
+    """Each judge (and the panel) under every pairwise convention of the registry, the
+    `headline` one (a metric key) first; a convention's n follows it where it declares one."""
+    rows = []
+    for p in calibration.preferences:
+        cells: Row = {"judge": p.judge}
+        for metric in _headline_first(headline):
+            value = getattr(p, metric.key)
+            if metric.style == COUNT:
+                cells[metric.label] = value
+                continue
+            cells[metric.label] = estimate_text(value, metric.style, digits=digits)
+            if metric.n_label:
+                cells[metric.n_label] = value.n
+        rows.append(cells)
+    return rows
+
+
+def headline_texts(calibration: Calibration, headline: str) -> list[tuple[str, str, str]]:
+    """(judge, value, "95% interval [low, high], n = N") of one pairwise convention per judge."""
+    (metric,) = _headline_first(headline)[:1]
+    found = []
+    for p in calibration.preferences:
+        e: Estimate = getattr(p, metric.key)
+        interval = estimate_text(e, digits=3).partition(" ")[2] or EMPTY
+        found.append(
+            (p.judge, number_text(e.value, digits=3), f"95% interval {interval}, n = {e.n}")
+        )
+    return found
 
 
 def rater_pair_rows(pairs: Sequence[RaterPair], *, statistic: str) -> list[Row]:

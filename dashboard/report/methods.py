@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dashboard.metrics import estimates
+from dashboard.metrics import estimates, reference_rules
 from dashboard.report.gather import JudgeUse, RaterUse, ReportData, cost_text
 from dashboard.report.html import EMPTY, esc, paragraph, section, table, tag, td, th_row
 
@@ -136,11 +136,17 @@ def _facts(data: ReportData) -> str:
     )
 
 
+def _reference_rules(data: ReportData) -> str:
+    rules = data.overview.reference_rules
+    return paragraph(reference_rules.describe(rules)) if rules else ""
+
+
 def methods(data: ReportData) -> str:
     body = (
         _facts(data)
         + _panel_table(data.calls, data.raters)
         + _raters_table(data.raters)
         + "".join(paragraph(text) for text in _STATISTICS)
+        + _reference_rules(data)
     )
     return section("methods", "Methods", body)

@@ -166,6 +166,7 @@ def _preference_table(data: ReportData) -> str:
         [
             th_row(p.judge),
             td(p.n_pairs, class_="num"),
+            td(p.consistency.n, class_="num"),
             *(
                 metric_cell(numbers, registry.fill(m.name, judge=p.judge), m.style)
                 for m in _PREFERENCE_AGREEMENT
@@ -173,8 +174,22 @@ def _preference_table(data: ReportData) -> str:
         ]
         for p in data.calibration.preferences
     ]
-    headers = ["Judge", "Pairs", *(header(m.label) for m in _PREFERENCE_AGREEMENT)]
-    return table(headers, rows, caption="Pairwise verdicts against people's majority")
+    headers = [
+        "Judge",
+        "Labelled pairs",
+        "Pairs in both orders",
+        *(header(m.label) for m in _PREFERENCE_AGREEMENT),
+    ]
+    intro = paragraph(
+        "Every published convention, against people's majority (or gold): per-order accuracy "
+        "(LLMBar's Acc), both-orders accuracy (LLMBar, Auto-J), agreement with ties (FastChat; "
+        "an inconsistent pair counts as a tie, which rewards inconsistency where people said "
+        "tie), the orders' vote (JudgeBench), Cohen's kappa, and agreement without ties with "
+        "the share of pairs it covers. Consistency, flip rate and position bias need no label "
+        "and use every pair judged in both orders. A pair with a verdict that did not parse is "
+        "unscored under every convention and only counted."
+    )
+    return intro + table(headers, rows, caption="Pairwise verdicts against people's majority")
 
 
 def _calibration_counts(data: ReportData) -> str:

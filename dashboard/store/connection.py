@@ -44,7 +44,15 @@ _PID_PATTERN = re.compile(r"\(PID (\d+)\)")
 # Opening the file for writing was refused: it, or its folder, is read-only for us.
 _CANNOT_WRITE = re.compile(r"Read-only file system|Permission denied", re.IGNORECASE)
 
-__all__ = ["Connection", "Database", "DatabaseError", "StoreBusy", "StoreError", "transaction"]
+__all__ = [
+    "Connection",
+    "Database",
+    "DatabaseError",
+    "StoreBusy",
+    "StoreError",
+    "scratch",
+    "transaction",
+]
 
 DatabaseError = duckdb.Error
 Connection = duckdb.DuckDBPyConnection
@@ -63,6 +71,17 @@ def _lock_holder(error: BaseException) -> int | None:
 
 def is_lock_error(error: BaseException) -> bool:
     return isinstance(error, duckdb.IOException) and bool(_LOCK_PATTERN.search(str(error)))
+
+
+@contextmanager
+def scratch() -> Iterator[Connection]:
+    """An in-memory DuckDB for work that touches no database file (reading an input file to
+    preview it or to see whether every record reads)."""
+    con = duckdb.connect(":memory:", config=_CONFIG)
+    try:
+        yield con
+    finally:
+        con.close()
 
 
 class Database:

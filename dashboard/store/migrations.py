@@ -205,12 +205,26 @@ _PROVENANCE_COLUMNS = (
 )
 
 
+def m006_reference_rules(con: Any) -> None:
+    # The rule a dataset's EM and F1 follow over several references ('max' or
+    # 'leave-one-out'), chosen by a person; NULL goes back to the task's default. Append-only:
+    # the row of a dataset with the highest `seq` is its rule, the others its history.
+    con.execute("""
+        CREATE TABLE reference_rules (
+            seq         BIGINT NOT NULL,
+            dataset     VARCHAR NOT NULL,
+            rule        VARCHAR,
+            created_utc TIMESTAMP NOT NULL
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),
     ("auto_scores", m003_auto_scores),
     ("judge_runs", m004_judge_runs),
     ("label_provenance", m005_label_provenance),
+    ("reference_rules", m006_reference_rules),
 ]
 
 

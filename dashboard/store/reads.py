@@ -27,6 +27,7 @@ class Fingerprint(NamedTuple):
     newest_preference_utc: datetime | None
     n_judge_calls: int
     n_auto_scores: int
+    n_reference_rules: int  # a rule change rescores in place: the counts above stay
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
@@ -87,6 +88,7 @@ def fingerprint(con: Connection) -> Fingerprint:
                (SELECT count(*) FROM preferences) AS n_preferences,
                (SELECT max(created_utc) FROM preferences) AS newest_preference_utc,
                (SELECT count(*) FROM judge_calls) AS n_judge_calls,
-               (SELECT count(*) FROM auto_scores) AS n_auto_scores""")
+               (SELECT count(*) FROM auto_scores) AS n_auto_scores,
+               (SELECT count(*) FROM reference_rules) AS n_reference_rules""")
     (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
     return found

@@ -226,6 +226,7 @@ def delete_dataset(con: Connection, name: str) -> None:
         "(SELECT response_id FROM responses WHERE dataset = ?)",
         [name],
     )
+    con.execute("DELETE FROM reference_rules WHERE dataset = ?", [name])
     con.execute("DELETE FROM responses WHERE dataset = ?", [name])
     con.execute("DELETE FROM items WHERE dataset = ?", [name])
     con.execute("DELETE FROM datasets WHERE name = ?", [name])

@@ -1,5 +1,5 @@
-"""The browser fixtures: `page`, a fresh headless Chromium page (Debian's, driven by
-Playwright), and `server`, the dashboard served on 127.0.0.1 over a copy of the sample."""
+"""The browser tests' fixtures: `page`, a fresh headless Chromium page (Debian's, driven by
+Playwright), and `server`, the dashboard served on 127.0.0.1 on a copy of the sample."""
 
 from __future__ import annotations
 

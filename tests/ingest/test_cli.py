@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 from dashboard.store import Store
-from tests.ingest.conftest import Writer, snapshot
+from tests.ingest.conftest import Writer, query, snapshot
 from tests.paths import REPO_ROOT, SHARED_DATA
 
 # What the `judgeboard` console script runs.
@@ -26,7 +27,9 @@ def judgeboard(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
     db = tmp_path / "cli.duckdb"
-    path = write("runs.csv", [{"prompt": "What is SAR?", "output": "A radar."}])
+    path = write(
+        "runs.csv", [{"prompt": "What is SAR?", "output": "A radar.", "reference": "Radar."}]
+    )
     args = (
         "import",
         str(path),
@@ -38,6 +41,8 @@ def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
         "question=prompt",
         "--map",
         "answer=output",
+        "--map",
+        "gt_answer=reference",
     )
     first = judgeboard(db, *args)
     assert first.returncode == 0, first.stderr
@@ -49,6 +54,18 @@ def test_import_then_reimport(tmp_path: Path, write: Writer) -> None:
     again = judgeboard(db, *args)
     assert again.returncode == 0
     assert "added nothing new (2 rows already stored)" in again.stdout
+    assert "scored" not in again.stdout  # nothing new to score
+
+
+def test_no_scored_line_without_references(tmp_path: Path, write: Writer) -> None:
+    # An answer with no reference gets no reference metric: the import scored nothing (the
+    # line used to count every new response, references or not).
+    path = write("plain.jsonl", [{"question": "q", "answer": "a"}])
+    result = judgeboard(tmp_path / "cli.duckdb", "import", str(path), "--system", "s")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines() == [
+        f"{path}: 1 records as rag into plain: added 1 items, 1 responses"
+    ]
 
 
 def test_bad_input_exits_non_zero_and_changes_nothing(tmp_path: Path, write: Writer) -> None:
@@ -72,6 +89,7 @@ def test_bad_map_option_is_a_usage_error(tmp_path: Path, write: Writer) -> None:
     result = judgeboard(tmp_path / "cli.duckdb", "import", str(path), "--map", "question")
     assert result.returncode == 2
     assert "expected TARGET=SOURCE" in result.stderr
+    assert 'system_a="gpt-4o"' in result.stderr  # the message shows each form
 
 
 def test_real_folder_by_hand(tmp_path: Path) -> None:
@@ -81,5 +99,38 @@ def test_real_folder_by_hand(tmp_path: Path) -> None:
     assert lines[0].endswith(
         "999 records as pandalm into pandalm: added 999 items, 1,998 responses, 2,997 preferences"
     )
-    # the two judge files, then the pairs' responses scored (no reference: a marker each)
-    assert len(lines) == 4 and lines[-1] == "scored 1998 responses against their references"
+    # the two judge files; no "scored" line: PandaLM's pairs have no reference answers
+    assert len(lines) == 3 and not any("scored" in line for line in lines)
+
+
+def test_the_documented_mapping_example_runs(tmp_path: Path) -> None:
+    # docs/formats.md shows a CSV of labels and the command that imports it: run both.
+    docs = (REPO_ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    blocks = docs.split("```\n")[1::2]  # the fenced blocks without a language
+    csv = next(b for b in blocks if b.startswith("prompt,left,right,label\n"))
+    command = next(b for b in blocks if b.startswith("judgeboard import labels.csv"))
+    (tmp_path / "labels.csv").write_text(csv, encoding="utf-8")
+    args = shlex.split(command.replace("\\\n", " "))[1:]
+    db = tmp_path / "docs.duckdb"
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == (
+        "labels.csv: 3 records as pairwise into labels: added 3 items, 6 responses, 3 preferences"
+    )
+    rows = query(
+        Store(db),
+        """SELECT i.question, p.verdict, a.system, b.system FROM preferences p
+        JOIN items i USING (item_id) JOIN responses a ON a.response_id = p.response_a
+        JOIN responses b ON b.response_id = p.response_b ORDER BY 1""",
+    )
+    assert rows == [
+        ("q1", "A", "gpt-4o", "claude"),
+        ("q2", "B", "gpt-4o", "claude"),
+        ("q3", "tie", "gpt-4o", "claude"),
+    ]

@@ -111,7 +111,17 @@ def test_missing_value(seeded: Store, write: Writer) -> None:
 
 def test_missing_column(seeded: Store, write: Writer) -> None:
     path = write("nocol.csv", [{"question": "q"}])
-    _fails(seeded, path, f"{path}: row 1: field 'answer': is missing", fmt="rag")
+    error = _fails(
+        seeded,
+        path,
+        f"{path}: field 'answer': the file has no such column (it has: question); "
+        "map a column onto it with --map answer=COLUMN",
+        fmt="rag",
+    )
+    assert error.page_message == (
+        f"{path}: field 'answer': the file has no such column (it has: question); "
+        "pick a column for answer"
+    )
 
 
 @pytest.mark.parametrize(
@@ -291,7 +301,7 @@ def test_unknown_format(seeded: Store, write: Writer) -> None:
         seeded,
         path,
         f"{path}: cannot tell its format from its columns (foo, bar); "
-        "pass --format (mt_bench, nq_open, llmbar, alpaca_eval, "
+        "pass --format (mt_bench, mt_bench_pair, nq_open, llmbar, alpaca_eval, "
         "pandalm, ratings, preferences, pairwise, mcqa, "
         "hallucination, conversational, rag) or --map TARGET=SOURCE",
     )
@@ -303,8 +313,8 @@ def test_map_of_a_missing_column(seeded: Store, write: Writer) -> None:
     _fails(
         seeded,
         path,
-        f"{path}: --map question=prompt: the file has no column 'prompt' "
-        "(it has: question, answer, gt_answer, contexts)",
+        f"{path}: field 'question': the file has no column 'prompt' to read it from "
+        "(it has: question, answer, gt_answer, contexts); fix --map question=prompt",
         mapping={"question": "prompt"},
     )
 
@@ -326,8 +336,9 @@ def test_pandalm_judge_file_needs_its_pairs(seeded: Store, write: Writer) -> Non
     _fails(
         seeded,
         path,
-        f"{path}: record 1 (index 0): field 'idx': idx 4 has no pair in "
-        "dataset 'pandalm'; import PandaLM's testset-v1.json into it first",
+        f"{path}: record 1 (index 0): field 'idx': idx 4 has no pair in dataset "
+        "'gpt-3.5-turbo-testset-v1'; import it with PandaLM's testset-v1.json (their folder), "
+        "or pass --dataset NAME of the dataset that holds its pairs",
     )
 
 

@@ -334,3 +334,22 @@ def test_columns_that_are_null_or_empty_everywhere(store: Store, write: Writer) 
     import_path(store, write("sparse.jsonl", rows), dataset="d", system="s")
     assert query(store, "SELECT DISTINCT document, reference_answers FROM items") == [(None, None)]
     assert query(store, "SELECT DISTINCT contexts FROM responses") == [([],)]
+
+
+def test_exact_duplicates_are_counted(store: Store, write: Writer) -> None:
+    record = {"question": "q", "answer": "a", "note": "x"}
+    rows = [record, record, {**record, "note": "y"}, record]
+    report = import_path(store, write("dups.jsonl", rows), dataset="d", system="s")
+    # Two records repeat the first exactly; the third differs in its metadata (kept as the
+    # same response: its id is its item, system and answer).
+    assert report.duplicates == 2
+    assert report.lines()[0].endswith(
+        "added 1 items, 1 responses (2 exact duplicate records dropped)"
+    )
+
+
+def test_exact_duplicates_of_a_published_set_are_counted(store: Store, write: Writer) -> None:
+    record = {"input": "i", "output_1": "a", "output_2": "b", "label": 1}
+    report = import_path(store, write("set.json", [record, record]))
+    assert report.files[0].format == "llmbar" and report.duplicates == 1
+    assert report.added["preferences"] == 1

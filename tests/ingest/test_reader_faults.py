@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.ingest import IngestError, import_path
+from dashboard.ingest import IngestError, import_path, load_sql, read_sql
 from dashboard.ingest.uploads import MAX_NAME_BYTES, import_upload
 from dashboard.store import Store
+from dashboard.store.connection import DatabaseError, transaction
 from tests.ingest.conftest import Writer, query, snapshot
 
 NESTED = (
@@ -60,19 +61,32 @@ def test_a_csv_field_over_2_mb_imports(store: Store, tmp_path: Path) -> None:
     assert query(store, "SELECT max(length(answer)) FROM responses") == [(len(answer),)]
 
 
-def test_a_late_bad_csv_row_gives_its_reason_not_an_aborted_transaction(
-    store: Store, tmp_path: Path
-) -> None:
-    """The row lies beyond the reader's sample, so the staging statement itself fails; the
-    statement after it used to fail too ("Current transaction is aborted") and its message
-    was the one shown."""
+def test_a_failed_unordered_stage_keeps_its_own_error(store: Store) -> None:
+    """A stage of single answers is built under `unordered`; when its statement fails, the
+    RESET after it failed too ("Current transaction is aborted"), and that follow-on error
+    was the one the importer turned into its message."""
+    with store.connection() as con:
+        with (
+            read_sql.bulk_write_settings(con),
+            pytest.raises(DatabaseError) as caught,
+            transaction(con),
+            load_sql.unordered(con),
+        ):
+            con.execute("SELECT CAST('x' AS INTEGER)")
+        assert "Could not convert string 'x'" in str(caught.value)
+        order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()
+        assert order == (True,)  # reset after the rollback
+
+
+def test_a_late_bad_csv_row_is_named(store: Store, tmp_path: Path) -> None:
+    """The row lies beyond the reader's sample: the staging statement itself fails."""
     path = tmp_path / "late.csv"
     rows = "".join(f"q{i},a{i}\n" for i in range(30_000))
     path.write_text(f"question,answer\n{rows}q,a,extra,more\n", encoding="utf-8")
     _refused(
         store,
         path,
-        f"{path}: cannot read the file: line 30002: expected 2 columns, found 3",
+        f"{path}: row 30001: has 4 cells, the header has 2",
         system="s",
     )
     good = tmp_path / "good.csv"
@@ -146,27 +160,15 @@ def test_a_published_sets_file_in_another_kind(store: Store, write: Writer) -> N
     _refused(
         store,
         path,
-        f"{path}: has the columns of pandalm, whose files are a JSON array, but it is a CSV "
-        "file: convert it back, or pass --format with one of the general formats "
-        "(docs/formats.md)",
-    )
-
-
-def test_format_naming_a_published_set_the_file_is_not(store: Store, write: Writer) -> None:
-    path = write("rag.json", [{"question": "q", "answer": "a"}])
-    _refused(
-        store,
-        path,
-        f"{path}: is not a pandalm file: those have the columns (annotator1, idx, response1, "
-        "response2) or (gpt_result, idx) or (idx, pandalm_result)",
-        fmt="pandalm",
+        f"{path}: has the columns of PandaLM, whose files are a JSON array, but it is CSV: "
+        "convert it back, or pass --format with one of the plain formats",
     )
 
 
 def test_an_over_long_upload_name_imports_under_a_shorter_one(store: Store) -> None:
     name = "résultats " * 40 + ".jsonl"  # 440 bytes: more than a file name may take
     data = io.BytesIO(json.dumps({"question": "q", "answer": "a"}).encode() + b"\n")
-    report = import_upload(store, name, data)
+    report = import_upload(store, name, data).report
     (file,) = report.files
     assert len(Path(file.file).name.encode()) <= MAX_NAME_BYTES
     assert Path(file.file).suffix == ".jsonl" and report.added["items"] == 1

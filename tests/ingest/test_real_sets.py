@@ -273,7 +273,7 @@ def test_mt_bench_counts_and_parsing(real: tuple[Store, dict[str, ImportReport]]
     assert all(r[5] and not r[5].startswith(("\n", " ")) for r in rows)
     turns = dict(
         query(
-            store, "SELECT task_type, count(*) FROM items WHERE dataset = 'mt-bench' GROUP BY ALL"
+            store, "SELECT task_type, count(*) FROM items WHERE dataset = 'mt_bench' GROUP BY ALL"
         )
     )
     assert turns == {"open_qa": 80, "conversational_qa": 80}

@@ -81,3 +81,16 @@ def test_a_second_pairwise_run_is_cached_and_keeps_the_flip_rate(
     summary = loop.run(run_plan(store, plan))
     assert plan.calls_needed == 0 and server.stats("again").requests == 6
     assert summary.judge("again").flip_rate == 1.0 and summary.judge("again").cache_hits == 6
+
+
+def test_a_runs_flip_rate_counts_only_pairs_scored_in_both_orders() -> None:
+    from dashboard.judging.summary import Tally
+
+    tally = Tally()
+    tally.verdicts = {
+        ("i0", "a", "b"): {"A": "A", "B": "A"},  # consistent
+        ("i1", "a", "b"): {"A": "A", "B": "B"},  # a flip
+        ("i2", "a", "b"): {"A": "A", "B": None},  # an unparsed order: left out
+        ("i3", "a", "b"): {"A": "B"},  # one order so far: left out
+    }
+    assert tally.flips() == (0.5, 2)

@@ -201,7 +201,7 @@ def test_the_sample_splits_by_its_item_columns(sample_store):
 @pytest.fixture(scope="module")
 def mt_bench(tmp_path_factory: pytest.TempPathFactory) -> Store:
     store = Store(tmp_path_factory.mktemp("mt-bench") / "mt.duckdb", wait_s=30)
-    import_path(store, SHARED_DATA / "mt_bench")
+    import_path(store, SHARED_DATA / "mt_bench", dataset="mt-bench")
     return store
 
 

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.ids import new_id
 from dashboard.ingest import import_path
-from dashboard.metrics import calibration, tables
+from dashboard.metrics import calibration, registry, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Rating
@@ -23,6 +23,7 @@ from tests.paths import SHARED_DATA
 
 PAGE = page_path("calibration")
 PANDALM = SHARED_DATA / "pandalm"
+LLMBAR = SHARED_DATA / "llmbar"
 ANNOTATOR_VERDICT = {0: "tie", 1: "A", 2: "B"}  # PandaLM: 1 = response1 (our A) better
 GPT_VERDICT = {"1": "A", "2": "B", "Tie": "tie"}  # 'garbage' is not a verdict
 fmt = partial(tables.estimate_text, digits=3)
@@ -32,6 +33,13 @@ fmt = partial(tables.estimate_text, digits=3)
 def pandalm_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("pandalm") / "pandalm.duckdb"
     import_path(Store(path, wait_s=30), PANDALM)
+    return path
+
+
+@pytest.fixture(scope="module")
+def llmbar_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("llmbar") / "llmbar.duckdb"
+    import_path(Store(path, wait_s=30), LLMBAR)
     return path
 
 
@@ -91,13 +99,14 @@ def test_pandalm_gpt35_agreement_on_the_page_equals_scoring(app_for, pandalm_db:
     app = _open(app_for(Store(pandalm_db, wait_s=30)), "pandalm")
 
     shown = _table(app, "agreement (with ties)").set_index("judge").loc["gpt-3.5-turbo"]
-    assert shown["pairs"] == expected["n"] and shown["unscored"] == expected["unscored"]
+    assert shown["labelled pairs"] == expected["n"]
+    assert shown["unscored pairs"] == shown["unscored verdicts"] == expected["unscored"]
     assert shown["agreement (with ties)"].startswith(f"{expected['with_ties']:.3f} [")
     assert shown["agreement (without ties)"].startswith(f"{expected['without_ties']:.3f} [")
     assert shown["pairs without ties"] == expected["n_no_ties"]
     assert _metric(app, "Human verdicts") == f"{expected['n_labels']:,}"
 
-    people = _table(app, "kappa").set_index(["person A", "person B"])["kappa"]
+    people = _table(app, "person A").set_index(["person A", "person B"])["kappa"]
     kappas = {(int(a[-1]), int(b[-1])): float(k) for (a, b), k in people.items()}
     assert kappas == {k: pytest.approx(v, abs=5e-4) for k, v in expected["kappas"].items()}
     # PandaLM's README: 0.85, 0.88 and 0.86.
@@ -178,3 +187,39 @@ def test_without_human_labels_the_page_says_what_to_do(app: AppTest) -> None:
     _open(app, "eo-mcqa")
     texts = [i.value for i in app.info]
     assert any("Annotate" in t for t in texts) and any("Pairwise" in t for t in texts)
+
+
+def _headline(app: AppTest, judge: str) -> str:
+    return next(m.value for m in app.metric if m.label == judge)
+
+
+def test_the_headline_convention_selector(app_for, llmbar_db: Path) -> None:
+    app = _open(app_for(Store(llmbar_db, wait_s=30)), "llmbar")
+    result = calibration.calibration(Store(llmbar_db, wait_s=30), Selection("llmbar"))
+    gpt4 = next(p.judge for p in result.preferences if "gpt-4" in p.judge)
+    chatgpt = next(p.judge for p in result.preferences if "chatgpt" in p.judge)
+    selector = app.selectbox(key="jb_pairwise_headline")
+    assert selector.value == "accuracy"
+    assert selector.options == [m.label for m in tables.PREFERENCE_HEADLINES]
+    # LLMBar's published Acc: GPT-4 0.955, ChatGPT 0.815
+    assert (_headline(app, gpt4), _headline(app, chatgpt)) == ("0.955", "0.815")
+    table = _table(app, "accuracy (per order)")
+    assert list(table.columns[:3]) == ["judge", "accuracy (per order)", "labelled pairs"]
+    every = {"judge"} | {m.label for m in registry.PREFERENCE_AGREEMENT_METRICS}
+    every |= {m.n_label for m in registry.PREFERENCE_AGREEMENT_METRICS if m.n_label}
+    assert set(table.columns) == every
+    rows = table.set_index("judge")
+    for p in result.preferences:
+        for metric in registry.PREFERENCE_AGREEMENT_METRICS:
+            value = getattr(p, metric.key)
+            cell = rows.loc[p.judge, metric.label]
+            assert cell == (value if metric.style == "count" else fmt(value)), metric.key
+
+    selector.set_value("consistency").run()
+    assert not app.exception
+    # LLMBar's positional agreement: GPT-4 0.95, ChatGPT 0.71
+    assert (_headline(app, gpt4), _headline(app, chatgpt)) == ("0.950", "0.710")
+    assert next(m for m in app.metric if m.label == gpt4).help.endswith("n = 100")
+    table = _table(app, "consistency")
+    assert list(table.columns[:3]) == ["judge", "consistency", "pairs in both orders"]
+    assert any("positional agreement" in c.value for c in app.caption)

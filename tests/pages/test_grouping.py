@@ -7,7 +7,7 @@ from functools import partial
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics import calibration, choices, overview, slices, tables
+from dashboard.metrics import calibration, choices, overview, reference, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests.metrics.test_standings import _tree
@@ -75,6 +75,7 @@ def test_the_overview_and_pairwise_pages_say_where_the_rankings_disagree(
     app_for, store: Store
 ) -> None:
     _tree(store)
+    reference.refresh_auto_scores(store)  # as an import does: no "not scored yet" warning
     app = open_page(app_for(store), "../pages/overview.py", dataset="tree")
     shown = _warnings(app)
     assert len(shown) == 3

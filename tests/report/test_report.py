@@ -12,10 +12,12 @@ from html.parser import HTMLParser
 import pytest
 
 from dashboard.cli import main
+from dashboard.ids import new_id
+from dashboard.metrics import registry
 from dashboard.report import METRICS_ELEMENT_ID, build_report, write_report
 from dashboard.report.gather import JudgeUse, cost_text
 from dashboard.report.html import metric_text
-from dashboard.types import JudgeCall
+from dashboard.types import JudgeCall, Preference
 from tests import builders
 from tests.paths import REPO_ROOT
 from tests.report.conftest import ARTIFACTS
@@ -110,16 +112,9 @@ def test_report_numbers_are_those_of_metrics_json(judged_store, capsys, tmp_path
     for name, (value, text) in shown.items():
         entry = expected[name]
         assert value == json.dumps(entry["value"]), name
-        style = (
-            "elo"
-            if ".bradley_terry" in name
-            else "signed"
-            if name.endswith(".bias")
-            else "count"
-            if name.endswith(("n_responses", "skipped", "labels", "preferences", "unscored"))
-            else "score"
-        )
-        assert text == metric_text(entry, style), name
+        declared = registry.declared(name)
+        assert declared is not None, name
+        assert text == metric_text(entry, declared.style), name
     (embedded,) = [body for attrs, body in parsed.scripts if attrs.get("id") == METRICS_ELEMENT_ID]
     assert json.loads(embedded)["metrics"] == expected
 
@@ -268,6 +263,51 @@ def test_a_report_of_every_dataset(judged_store, capsys, tmp_path):
     } <= set(parsed.cells)
     assert all(parsed.cells[n][0] == json.dumps(expected[n]["value"]) for n in parsed.cells)
     assert out.read_text(encoding="utf-8").count('class="answer"') == 3
+
+
+def _people_vote(store) -> int:
+    """ana votes on the eo-rag pairs the offline judge compared: its A-first verdict on even
+    pairs, another verdict on odd ones, so that every convention has a number."""
+    with store.connection() as con:
+        rows = con.execute("""
+            SELECT item_id, response_a, response_b, verdict FROM current_preferences
+            WHERE rater_kind = 'llm' AND shown_first = 'A' AND verdict IS NOT NULL
+            ORDER BY item_id""").fetchall()
+    flip = {"A": "B", "B": "A", "tie": "A"}
+    votes = [
+        Preference(
+            new_id(),
+            item,
+            a,
+            b,
+            "human",
+            "ana",
+            "pairwise",
+            "1",
+            verdict if n % 2 == 0 else flip[verdict],
+            "A",
+        )
+        for n, (item, a, b, verdict) in enumerate(rows)
+    ]
+    store.add_preferences(votes)
+    return len(votes)
+
+
+def test_the_report_shows_every_pairwise_convention(judged_store, capsys, tmp_path):
+    assert _people_vote(judged_store) > 4
+    out = tmp_path / "report.html"
+    argv = ["--db", str(judged_store.path), "report", "--dataset", "eo-rag", "--out", str(out)]
+    assert main(argv) == 0
+    assert "wrote" in capsys.readouterr().out
+    expected = cli_metrics(judged_store, capsys, "--dataset", "eo-rag")["metrics"]
+    shown = parse(out.read_text(encoding="utf-8")).cells
+    for judge in ("baseline", "panel"):
+        for metric in registry.PREFERENCE_AGREEMENT_METRICS:
+            name = registry.fill(metric.name, judge=judge)
+            assert name in expected, name
+            value, text = shown[name]
+            assert value == json.dumps(expected[name]["value"]), name
+            assert text == metric_text(expected[name], metric.style), name
 
 
 def test_report_by_a_field_has_a_section_per_slice(judged_store, capsys, tmp_path):

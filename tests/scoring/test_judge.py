@@ -186,3 +186,96 @@ def test_panel_aggregate_matrix_shapes() -> None:
     assert np.isnan(no_judges.values).all()
     with pytest.raises(ValueError):
         panel_aggregate_matrix(np.zeros((2, 2, 2)), method="mean")
+
+
+# -- structured output, also when the call hit max_tokens ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"score": 4, "explanation": "The answer is go', ParseResult(4.0, None)),
+        ('{"rating": 3, "reason": "Ok', ParseResult(3.0, None)),
+        # the markers inside a cut text field are not the rating the output states
+        ('{"score": 4, "explanation": "The answer scores 5/5 on sty', ParseResult(4.0, None)),
+        ('{"score": 4, "explanation": "Rating: 2 would be harsh; it is go', ParseResult(4.0, None)),
+        ('```json\n{"score": 4, "explanation": "ok"}\n```', ParseResult(4.0, None)),
+        ('```json\n{"final_score": "3", "explanation": "It is', ParseResult(3.0, None)),
+        ('{"score": 9, "explanation": "x', ParseResult(None, "rating 9 outside scale 1–5")),
+        # no readable rating: unscored
+        (
+            '{"explanation": "The answer is go',
+            ParseResult(None, "output cut short before its rating"),
+        ),
+        (
+            '{"explanation": "A Rating: 2 would be harsh, so',
+            ParseResult(None, "output cut short before its rating"),
+        ),
+        ('{"score": 1', ParseResult(None, "output cut short before its rating")),  # 1 of 10?
+        (
+            '{"score": "N/A", "why": "',
+            ParseResult(None, "field 'score' holds \"N/A\", not a rating"),
+        ),
+        ('{"score": true}', ParseResult(None, "field 'score' holds true, not a rating")),
+    ],
+)
+def test_structured_rating_cut_short(text: str, expected: ParseResult) -> None:
+    assert parse_rating_result(text, low=1, high=5) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"winner": "B", "reason": "Assistant B', PreferenceParse("B", None)),
+        ('{"winner": "B", "reason": "Assistant B says [[A]] is', PreferenceParse("B", None)),
+        ('{"verdict": "A", "why": "Verdict: B would be wrong', PreferenceParse("A", None)),
+        ('```json\n{"winner": "B"}\n```', PreferenceParse("B", None)),
+        ('{"winner": "model_a"}', PreferenceParse("A", None)),
+        ('{"winner": "tie", "reason": "Both', PreferenceParse("tie", None)),
+        (
+            '{"reason": "Assistant B is',
+            PreferenceParse(None, "output cut short before its verdict"),
+        ),
+        ('{"reason": "Verdict: A is', PreferenceParse(None, "output cut short before its verdict")),
+        (
+            '{"winner": "both", "reason": "x"}',
+            PreferenceParse(None, "field 'winner' holds \"both\", not A, B or tie"),
+        ),
+    ],
+)
+def test_structured_preference_cut_short(text: str, expected: PreferenceParse) -> None:
+    assert parse_preference(text) == expected
+
+
+# -- a verdict the parser cannot read is never a tie or a win ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("Final verdict: A tie.", "tie"),  # was "A"
+        ("Verdict: A draw", "tie"),  # was "A"
+        ("Verdict: A=B", "tie"),  # Arena-Hard's tie; was "A"
+        ("Verdict: A<B", "B"),  # was "A"
+        ("My final verdict is tie: [[A=B]]", "tie"),
+        ("[[B>>A]]", "B"),
+        ("[[A>B]]", "A"),
+        ("A>B", "A"),
+        ("Verdict: A, because it follows the instruction", "A"),
+    ],
+)
+def test_verdicts_that_were_misread(text: str, verdict: str) -> None:
+    assert parse_preference(text) == PreferenceParse(verdict, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Verdict: A/B", "Verdict: A or B", "Verdict: A, B", "Winner: A and B are tied"],
+)
+def test_an_ambiguous_verdict_is_unscored(text: str) -> None:
+    # each read as "A" before: a win nobody stated
+    assert parse_preference(text) == PreferenceParse(None, "no verdict marker found")
+
+
+def test_a_comparison_of_an_answer_with_itself_is_unscored() -> None:
+    assert parse_preference("[[A=A]]").verdict is None

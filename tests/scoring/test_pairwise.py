@@ -7,8 +7,12 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from scoring.pairwise import (
+    NOT_JUDGED,
     bradley_terry,
     flip_rate,
+    order_state,
+    pair_verdict,
+    panel_order_verdict,
     reconcile_swap,
     win_rate,
     win_rate_ci,
@@ -80,6 +84,52 @@ def test_flip_rate() -> None:
     assert math.isnan(flip_rate([], []))
     with pytest.raises(ValueError):
         flip_rate(["A"], [])
+    # a pair judged in one order only has nothing to flip
+    assert flip_rate(["A", "A"], [NOT_JUDGED, "B"]) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("shown_a_first", "shown_b_first", "expected"),
+    [
+        ("A", "A", "A"),
+        ("A", "B", "tie"),  # FastChat: an inconsistent pair is a tie
+        ("B", NOT_JUDGED, "B"),  # one order judged: its verdict
+        (NOT_JUDGED, "tie", "tie"),
+        # an order that did not parse makes the pair unscored: the other never stands in
+        ("A", None, None),
+        (None, "B", None),
+        (None, NOT_JUDGED, None),
+    ],
+)
+def test_pair_verdict(
+    shown_a_first: str | None, shown_b_first: str | None, expected: str | None
+) -> None:
+    assert pair_verdict(shown_a_first, shown_b_first) == expected
+
+
+def test_pair_verdict_needs_a_judged_order() -> None:
+    with pytest.raises(ValueError):
+        pair_verdict(NOT_JUDGED, NOT_JUDGED)
+    assert order_state(None, judged=True) is None
+    assert order_state(None, judged=False) == NOT_JUDGED
+    with pytest.raises(ValueError):
+        order_state("A", judged=False)
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "expected"),
+    [
+        (["A", "A", "B"], "A"),  # 2 of 3
+        (["A", "B"], "tie"),  # a split is a tie
+        (["A", "tie"], "tie"),
+        (["A", "A", "B", "tie"], "tie"),  # 2 of 4 is no strict majority
+        (["B", None, None], "B"),  # unparsed verdicts are skipped
+        ([None, None], None),  # judged, none scored: unscored
+        ([], NOT_JUDGED),
+    ],
+)
+def test_panel_order_verdict(verdicts: list, expected: str | None) -> None:
+    assert panel_order_verdict(verdicts) == expected
 
 
 # -- Bradley-Terry -----------------------------------------------------------------------

@@ -7,7 +7,13 @@ from collections import Counter
 
 import pytest
 
-from scoring.qa import exact_match, multi_reference, normalize_answer, token_f1
+from scoring.qa import (
+    exact_match,
+    max_over_references,
+    multi_reference,
+    normalize_answer,
+    token_f1,
+)
 
 
 def _squad_normalize(s: str) -> str:
@@ -128,3 +134,44 @@ def test_multi_reference_equals_brute_force() -> None:
             max(token_f1(pred, r) for j, r in enumerate(refs) if j != i) for i in range(len(refs))
         ) / len(refs)
         assert multi_reference(pred, refs, token_f1) == pytest.approx(brute)
+
+
+def test_the_two_rules_on_one_of_four_references_matched() -> None:
+    refs = ["Paris", "Lyon", "Nice", "Lille"]
+    # EM vector [1, 0, 0, 0]: SQuAD's and NQ-open's max is 1; the leave-one-out mean of
+    # [0, 1, 1, 1] is 0.75.
+    assert max_over_references("paris", refs, exact_match) == 1.0
+    assert multi_reference("paris", refs, exact_match) == 0.75
+
+
+def test_the_two_rules_on_two_of_four_references_partly_matched() -> None:
+    # "new york" against ["new york city" (F1 0.8), "york" (2/3), "boston" (0), "chicago" (0)]:
+    # max 0.8; leave-one-out: without ref 0 the best is 2/3, without any other it is 0.8,
+    # so (2/3 + 0.8 + 0.8 + 0.8) / 4.
+    refs = ["New York City", "York", "Boston", "Chicago"]
+    assert max_over_references("new york", refs, token_f1) == pytest.approx(0.8)
+    assert multi_reference("new york", refs, token_f1) == pytest.approx((2 / 3 + 3 * 0.8) / 4)
+    # two references matched exactly: every leave-one-out set still holds one, as the max
+    two = ["Paris", "paris!", "Nice", "Lille"]
+    assert multi_reference("paris", two, exact_match) == max_over_references(
+        "paris", two, exact_match
+    )
+
+
+def test_max_over_references_single_and_empty() -> None:
+    assert max_over_references("Paris", ["paris"], exact_match) == 1.0
+    assert max_over_references("Paris", ["Lyon"], token_f1) == 0.0
+    assert math.isnan(max_over_references("Paris", [], exact_match))
+
+
+def test_the_leave_one_out_sum_runs_left_to_right() -> None:
+    # The n held-out scores are added in the references' order, one at a time (what Python
+    # 3.11's sum does, and what the batch twin reproduces), not with 3.12's compensated sum.
+    refs = ["a b c d e f g", "a b c", "a b c d", "z"]
+    scores = [token_f1("a b c d e", r) for r in refs]
+    best, second = sorted(scores, reverse=True)[:2]
+    held_out = [second if s == best else best for s in scores]
+    total = 0.0
+    for value in held_out:
+        total = total + value
+    assert multi_reference("a b c d e", refs, token_f1) == total / 4

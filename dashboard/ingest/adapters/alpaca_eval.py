@@ -6,6 +6,7 @@ from dashboard.ingest import load_sql, read_sql
 from dashboard.ingest.adapters.common import (
     ARRAY,
     Adapter,
+    field,
     item_select,
     run_stage,
     stage_pairs,
@@ -31,7 +32,7 @@ def stage_file(con: Connection, path: str, *, dataset: str) -> None:
     select = (
         f"SELECT {item}, json_object('dataset', r.dataset) AS metadata, "
         f"generator_1 AS system_a, output_1 AS answer_a, generator_2 AS system_b, "
-        f"output_2 AS answer_b, annotator, CAST(preference AS DOUBLE) AS preference, "
+        f"output_2 AS answer_b, annotator, TRY_CAST(preference AS DOUBLE) AS preference, "
         f"{_completion_text(con, path)} AS completion FROM {ARRAY} r"
     )
     problems = (
@@ -76,17 +77,26 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
 
 ADAPTER = Adapter(
     "alpaca_eval",
+    "AlpacaEval annotations",
     (frozenset({"instruction", "generator_1", "generator_2", "preference"}),),
-    "alpaca-eval",
     import_file,
-    kinds={
-        "instruction": TEXT,
-        "output_1": TEXT,
-        "output_2": TEXT,
-        "generator_1": TEXT,
-        "generator_2": TEXT,
-        "dataset": TEXT,
-        "annotator": TEXT,
-        "preference": NUMBER,
-    },
+    required=(
+        frozenset(
+            {
+                "instruction",
+                "output_1",
+                "generator_1",
+                "output_2",
+                "generator_2",
+                "preference",
+                "annotator",
+                "dataset",
+            }
+        ),
+    ),
+    fields=(
+        *(field(c, TEXT) for c in ("instruction", "output_1", "output_2", "annotator")),
+        *(field(c, TEXT) for c in ("generator_1", "generator_2")),
+        field("preference", NUMBER),
+    ),
 )

@@ -9,18 +9,19 @@ or NULL. Ids are content hashes of the source fields, so importing a file again 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from dashboard.ids import utc_now
-from dashboard.ingest import load_sql, read_sql
+from dashboard.ingest import load_sql, read_sql, scales_sql
 from dashboard.ingest.errors import IngestError
-from dashboard.ingest.formats import SINGLE, Field, Format
-from dashboard.ingest.generic import read_error, scale_message
+from dashboard.ingest.fields_sql import is_null_type
+from dashboard.ingest.formats import KEY, NUMBER, SCALAR_TEXT, STRINGS, TEXT, Field, Format
+from dashboard.ingest.generic import scale_message
 from dashboard.ingest.ids_sql import content_id_sql, item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.ingest.stage_sql import ITEM_STAGE_COLUMNS
-from dashboard.store.connection import Connection, DatabaseError
+from dashboard.store.connection import Connection
 from dashboard.store.writes import ensure_dataset
 from dashboard.types import Dataset
 
@@ -49,32 +50,62 @@ RATING_ID = content_id_sql(
     "CAST(value AS VARCHAR)",
     "raw_output",
 )
-TEMP_TABLES = ("_stage", "_prefs", "_raw", "_items", "_ratings")
+_WHOLE = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT")
+_NUMBERS = (*_WHOLE, "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+_FITS = {
+    TEXT: lambda t: t == "VARCHAR",
+    KEY: lambda t: t == "VARCHAR" or t in _WHOLE or t in ("UINTEGER", "UBIGINT"),
+    NUMBER: lambda t: t.split("(")[0] in _NUMBERS,
+    STRINGS: lambda t: t in ("VARCHAR[]", "JSON[]"),
+    SCALAR_TEXT: lambda t: not t.endswith("]") and not t.startswith(("STRUCT", "MAP")),
+}
+
+
+def fits(kind: str, sql_type: str) -> bool:
+    """Whether a column DuckDB typed `sql_type` holds values of this kind (a column that was
+    null everywhere fits every kind)."""
+    return is_null_type(sql_type) or _FITS.get(kind, lambda t: True)(sql_type)
+
+
+def field(name: str, kind: str) -> Field:
+    return Field(name, kind, name)
+
+
+TEMP_TABLES = ("_stage", "_prefs", "_raw", "_items", "_ratings", "_games")
 Importer = Callable[[Connection, FilePlan, str], tuple[Counts, int]]
 
 
 @dataclass(frozen=True)
 class Adapter:
-    """One published set: the keys that only its files have, the dataset it goes into by
-    default, and how one of its files imports (returning its counts and records). Files with
-    `late(columns)` true import after the others of a folder (a judge file that joins to
-    stored pairs). Its SQL reads the `kind` of file the set is published in, and no other."""
+    """One published set: its `--format` name and its name for people, the keys that only its
+    files have, and how one of its files imports (returning its counts and records). Files
+    with `late(columns)` true import after the others of a folder (a judge file that joins to
+    stored pairs). `records_table` is the stage holding one row per record of the file, where
+    exact duplicates are counted; `required` the columns its SQL reads."""
 
     name: str
+    title: str
     detect: tuple[frozenset[str], ...]
-    default_dataset: str
     run: Importer
     late: Callable[[frozenset[str]], bool] = lambda columns: False
-    kind: str = "json"  # the file kind its published files come in: "json" or "jsonl"
-    # The kind of each column its SQL reads (formats.py's kinds): a record whose value is of
-    # another type is named when DuckDB cannot use it.
-    kinds: Mapping[str, str] = field(default_factory=dict)
+    records_table: tuple[str, ...] = ("_stage",)  # the first that exists
+    kind: str = "json"  # the file kind its files are published in ("json" or "jsonl")
+    # For each key set of `detect`, every column a file with those keys must have.
+    required: tuple[frozenset[str], ...] = ()
+    # The kind of value each column its SQL reads must hold (formats.py's kinds).
+    fields: tuple[Field, ...] = ()
 
-    @property
-    def checks(self) -> Format:
-        """The types of its columns, as a format for `locate` to check records against."""
-        fields = tuple(Field(name, kind, name) for name, kind in self.kinds.items())
-        return Format(self.name, SINGLE, "context", fields, self.detect)
+    def as_format(self) -> Format:
+        """Its columns as a format, for the scan that finds a record of the wrong type."""
+        return Format(self.name, "", "", self.fields, self.detect)
+
+    def missing(self, columns: frozenset[str]) -> list[str]:
+        """The columns its SQL reads that a file with its keys lacks."""
+        for index, keys in enumerate(self.detect):
+            if keys <= columns:
+                needed = self.required[index] if self.required else keys
+                return sorted(needed - columns)
+        return []
 
 
 def item_select(given: dict[str, str]) -> str:
@@ -109,11 +140,9 @@ def stage_prefs(con: Connection, select: str, params: dict[str, object]) -> None
 def run_stage(
     con: Connection, plan: FilePlan, build: Callable[..., None], *args: object, **kw: object
 ) -> None:
-    """Run a staging function; a file DuckDB cannot read becomes our IngestError."""
-    try:
-        build(con, *args, **kw)
-    except DatabaseError as error:
-        raise read_error(plan, None, error) from None
+    """Run a staging function (a DuckDB error is turned into our message by
+    `adapters.import_adapter`, which knows the set's columns)."""
+    build(con, *args, **kw)
 
 
 def write(
@@ -146,9 +175,9 @@ def write(
 def _check_scales(con: Connection, plan: FilePlan, relation: str) -> None:
     """A published set's rubric keeps its scale: refused if stored ratings of the same
     rubric name are on another one (`generic.check_scales` for the general formats)."""
-    if not load_sql.has_scale_conflict(con, relation):
+    if not scales_sql.has_scale_conflict(con, relation):
         return
-    found = load_sql.scale_conflict(con, load_sql.Rows(relation, "rowid"))
+    found = scales_sql.scale_conflict(con, load_sql.Rows(relation, "rowid"))
     if found is not None:
         where = "the ratings already stored" if found.other_index < 0 else "this file"
         raise IngestError(scale_message(found, where), file=plan.path)

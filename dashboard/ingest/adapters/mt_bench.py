@@ -16,12 +16,13 @@ from dashboard.ingest.adapters.common import (
     JSONL,
     RATING_ID,
     Adapter,
+    field,
     item_select,
     run_stage,
     write,
 )
 from dashboard.ingest.errors import IngestError
-from dashboard.ingest.formats import KEY, STRINGS, TEXT
+from dashboard.ingest.formats import KEY, NUMBER, STRINGS, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.ids_sql import item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
@@ -205,15 +206,20 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
 
 ADAPTER = Adapter(
     "mt_bench",
+    "FastChat MT-Bench single-answer judgments",
     (frozenset({"question_id", "judgment", "user_prompt"}),),
-    "mt-bench",
     import_file,
+    required=(
+        frozenset({"question_id", "model", "judge", "user_prompt", "judgment", "turn", "tstamp"}),
+    ),
+    fields=(
+        field("question_id", KEY),
+        field("model", TEXT),
+        field("judge", STRINGS),
+        field("user_prompt", TEXT),
+        field("judgment", TEXT),
+        field("turn", NUMBER),
+        field("tstamp", NUMBER),
+    ),
     kind="jsonl",
-    kinds={
-        "question_id": KEY,
-        "model": TEXT,
-        "judge": STRINGS,
-        "user_prompt": TEXT,
-        "judgment": TEXT,
-    },
 )

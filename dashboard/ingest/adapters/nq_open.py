@@ -8,11 +8,12 @@ from dashboard.ingest.adapters.common import (
     JSONL,
     RATING_ID,
     Adapter,
+    field,
     item_select,
     run_stage,
     write,
 )
-from dashboard.ingest.formats import STRINGS, TEXT
+from dashboard.ingest.formats import TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.ids_sql import item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
@@ -26,6 +27,13 @@ NQ_LEVELS = (
     ("poss_correct_predictions", 1),
     ("def_incorrect_predictions", 0),
 )
+_LEVELS = frozenset(column for column, _ in NQ_LEVELS)
+
+
+def _strings(column: str) -> str:
+    """A list column as VARCHAR[] whatever DuckDB typed it (a list that is empty in every
+    record is JSON[]; casting its elements would keep their JSON quotes)."""
+    return f"""from_json(to_json({column}), '["VARCHAR"]')"""
 
 
 def stage_file(con: Connection, path: str, *, dataset: str, system: str, rater: str) -> None:
@@ -41,20 +49,28 @@ def stage_file(con: Connection, path: str, *, dataset: str, system: str, rater: 
             "dataset": "$dataset",
             "task_type": "'open_qa'",
             "question": "question",
-            "reference_answers": "answer",
+            "reference_answers": _strings("answer"),
         }
     )
-    levels = ", ".join(f"{column} AS level_{value}" for column, value in NQ_LEVELS)
+    levels = ", ".join(f"{_strings(column)} AS level_{value}" for column, value in NQ_LEVELS)
+    not_lists = " ".join(
+        f"WHEN {column} IS NOT NULL AND json_type(to_json({column})) <> 'ARRAY' "
+        f"THEN '{column}' || chr(31) || 'expected a list of strings' "
+        for column in ("answer", *(c for c, _ in NQ_LEVELS))
+    )
+    problem = (
+        "CASE WHEN question IS NULL THEN 'question' || chr(31) || 'is missing' "
+        "WHEN answer IS NULL THEN 'answer' || chr(31) || 'is missing' "
+        f"{not_lists}END"
+    )
     read_sql.execute(
         con,
         f"""
-        CREATE TEMP TABLE _items AS SELECT *, {item_id_sql()} AS item_id,
-            CASE WHEN question IS NULL THEN 'question' || chr(31) || 'is missing'
-                 WHEN reference_answers IS NULL THEN 'answer' || chr(31) || 'is missing' END
-                AS _problem
-        FROM (SELECT {item}, json_object('answer_and_def_correct_predictions',
-                     answer_and_def_correct_predictions) AS metadata, {levels}
-              FROM {JSONL})""",
+        CREATE TEMP TABLE _items AS SELECT *, {item_id_sql()} AS item_id FROM (
+            SELECT {item}, json_object('answer_and_def_correct_predictions',
+                   answer_and_def_correct_predictions) AS metadata, {levels},
+                   {problem} AS _problem
+            FROM {JSONL})""",
         {"path": path, "dataset": dataset},
     )
     rated = " UNION ALL ".join(
@@ -94,15 +110,11 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
 
 ADAPTER = Adapter(
     "nq_open",
+    "NQ-open EfficientQA",
     (frozenset({"question", "def_correct_predictions"}),),
-    "nq-open",
     import_file,
+    records_table=("_items",),
+    required=(frozenset({"question", "answer", "answer_and_def_correct_predictions"} | _LEVELS),),
+    fields=(field("question", TEXT),),
     kind="jsonl",
-    kinds={
-        "question": TEXT,
-        "answer": STRINGS,
-        "def_correct_predictions": STRINGS,
-        "poss_correct_predictions": STRINGS,
-        "def_incorrect_predictions": STRINGS,
-    },
 )

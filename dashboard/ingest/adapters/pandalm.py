@@ -14,14 +14,15 @@ from dashboard.ingest import load_sql, read_sql
 from dashboard.ingest.adapters.common import (
     ARRAY,
     Adapter,
+    field,
     item_select,
     run_stage,
     stage_pairs,
     stage_prefs,
     write,
 )
-from dashboard.ingest.errors import IngestError
-from dashboard.ingest.formats import KEY, TEXT
+from dashboard.ingest.errors import IngestError, Remedy
+from dashboard.ingest.formats import KEY, NUMBER, SCALAR_TEXT, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.store.connection import Connection
@@ -66,7 +67,7 @@ def stage_pairs_file(con: Connection, path: str, *, dataset: str) -> None:
         "WHEN answer_a IS NULL THEN 'response1' || chr(31) || 'is missing' "
         "WHEN answer_b IS NULL THEN 'response2' || chr(31) || 'is missing' "
         + " ".join(
-            f"WHEN annotator{n} IS NULL OR annotator{n} NOT IN (0, 1, 2) THEN "
+            f"WHEN annotator{n} IS NULL OR TRY_CAST(annotator{n} AS DOUBLE) NOT IN (0, 1, 2) THEN "
             f"'annotator{n}' || chr(31) || 'expected 0 (tie), 1 or 2' "
             for n in (1, 2, 3)
         )
@@ -161,25 +162,45 @@ def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, 
     missing = unmatched_idx(con, dataset=dataset)
     if missing is not None:
         raise IngestError(
-            f"idx {missing.idx} has no pair in dataset {dataset!r}; import "
-            "PandaLM's testset-v1.json into it first",
+            f"idx {missing.idx} has no pair in dataset {dataset!r}",
             file=plan.path,
             record=missing.index + 1,
             field="idx",
             file_kind=plan.kind,
+            remedy=Remedy(
+                "import it with PandaLM's testset-v1.json (their folder), or pass --dataset "
+                "NAME of the dataset that holds its pairs",
+                "import PandaLM's testset-v1.json first, or type in Dataset the name of the "
+                "dataset that holds its pairs",
+            ),
         )
     return write(con, plan, dataset, preferences="_prefs"), load_sql.record_count(con, "_raw")
 
 
 ADAPTER = Adapter(
     "pandalm",
+    "PandaLM",
     (
         frozenset({"idx", "annotator1", "response1", "response2"}),
         frozenset({"idx", "gpt_result"}),
         frozenset({"idx", "pandalm_result"}),
     ),
-    "pandalm",
     import_file,
     late=lambda columns: "annotator1" not in columns,
-    kinds={"idx": KEY, "instruction": TEXT, "input": TEXT, "response1": TEXT, "response2": TEXT},
+    records_table=("_stage", "_raw"),
+    required=(
+        frozenset(
+            {"idx", "motivation_app", "cmp_key", "instruction", "input", "response1", "response2"}
+            | {f"annotator{n}" for n in (1, 2, 3)}
+        ),
+        frozenset({"idx", "gpt_result", "gpt_reason"}),
+        frozenset({"idx", "pandalm_result", "pandalm_reason"}),
+    ),
+    fields=(
+        field("idx", KEY),
+        *(field(c, TEXT) for c in ("instruction", "input", "cmp_key")),
+        *(field(c, SCALAR_TEXT) for c in ("response1", "response2")),
+        *(field(f"annotator{n}", NUMBER) for n in (1, 2, 3)),
+        *(field(c, SCALAR_TEXT) for c in ("gpt_result", "pandalm_result")),
+    ),
 )
