@@ -6,12 +6,14 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.settings import pages_dir
-from dashboard.store import StoreBusy
+from dashboard.store import StoreError
 from dashboard.ui import tables_fit
 
 PAGES = pages_dir()
 
-st.set_page_config(page_title="judgeboard", page_icon=":material/balance:", layout="wide")
+# An emoji icon becomes a data: URL in the browser; a :material/…: one would be fetched from
+# a font host on the internet, and the dashboard asks no host but its own.
+st.set_page_config(page_title="judgeboard", page_icon="⚖️", layout="wide")
 page = st.navigation(
     [
         st.Page(
@@ -27,14 +29,10 @@ page = st.navigation(
     ]
 )
 try:
-    ui.begin_run()
-    tables_fit.page_style()
-    ui.sidebar()
-    page.run()
-except StoreBusy as error:
-    st.warning(
-        "The database is in use by another process; this page works again once that "
-        "process is done."
-    )
-    st.text(str(error))  # it names the file, which is not Markdown
-    st.button("Retry")
+    with ui.page_run():  # one open database for the whole run (see ui.page_run)
+        ui.begin_run()
+        tables_fit.page_style()
+        ui.sidebar()
+        page.run()
+except StoreError as error:  # the disk, the database file or its journal: one line, no trace
+    ui.show_fault(error)

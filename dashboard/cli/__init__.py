@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from dashboard.cli.common import CommandError
 from dashboard.settings import DB_ENV
-from dashboard.store import StoreBusy
+from dashboard.store import StoreError
+from dashboard.store.errors import os_fault
 
 __all__ = ["CommandError", "main"]
 
@@ -65,9 +66,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as error:
         print(f"judgeboard {args.command}: error: {error}", file=sys.stderr)
         return error.status
-    except StoreBusy as error:
+    except StoreError as error:  # the disk, the database file or its journal (store/errors.py)
         print(f"judgeboard {args.command}: error: {error}", file=sys.stderr)
-        return 3
+        return error.status
+    except OSError as error:  # a file the command itself writes, e.g. --out
+        fault = os_fault(error)
+        print(f"judgeboard {args.command}: error: {fault}", file=sys.stderr)
+        return fault.status
     except KeyboardInterrupt:
         print(f"judgeboard {args.command}: interrupted", file=sys.stderr)
         return 130

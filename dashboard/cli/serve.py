@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import sys
 from typing import Any
@@ -26,6 +27,34 @@ def register(subparsers: Any) -> None:
         help="leave an empty database empty instead of loading the sample",
     )
     parser.set_defaults(handler=run)
+
+
+def sign_in_configured() -> bool:
+    """Whether the dashboard asks people to sign in before they see or change anything. It
+    has no sign-in yet; once it has, this reads whether one is configured (a users file)."""
+    return False
+
+
+def is_loopback(address: str) -> bool:
+    """Whether only this machine can reach an address (127.0.0.0/8, ::1, localhost)."""
+    if address.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: reachable from wherever it resolves
+
+
+def address_warning(address: str, port: int) -> str | None:
+    """The warning for serving beyond this machine without sign-in; None when safe."""
+    if is_loopback(address) or sign_in_configured():
+        return None
+    return (
+        f"judgeboard serve: warning: {address} can be reached from other machines and the "
+        f"dashboard has no sign-in: anyone who can reach port {port} can read every answer "
+        "and add or change ratings. Keep the default --address 127.0.0.1 unless everyone on "
+        "this network may do that."
+    )
 
 
 def streamlit_command(*, address: str, port: int) -> list[str]:
@@ -69,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
 
         for line in ensure_sample(store):
             print(line, flush=True)
+    warning = address_warning(args.address, args.port)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     _score_references(store)
     print(f"judgeboard: serving {store.path} on http://{args.address}:{args.port}", flush=True)
     env = {**os.environ, DB_ENV: str(store.path)}

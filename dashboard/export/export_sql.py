@@ -9,7 +9,8 @@ DuckDB's own writers write the file (`COPY (SELECT …) TO $path`). CSV has no l
 columns are JSON text there, which the importer decodes. Metadata is JSON text in every
 format, because a JSON reader widens objects with different keys into one shape (adding
 null keys). CSV and JSONL timestamps carry an explicit "Z" so that no reader takes them for
-local time.
+local time. CSV text cells that a spreadsheet would run as formulas are neutralized
+(`formulas.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.export import formulas
 from dashboard.metrics import scores_sql as scores
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts, fetch
@@ -270,6 +272,23 @@ def count_rows(
     return counts
 
 
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _csv_safe(con: Connection, select: str, params: dict[str, Any]) -> str:
+    """`select` with every text column neutralized for spreadsheets (`formulas.py`); the
+    columns and their types are the query's own, so numbers stay numbers."""
+    columns = con.execute(f"SELECT * FROM ({select}) LIMIT 0", params).description
+    outer = [
+        f"{formulas.neutralized_sql(_quoted(name))} AS {_quoted(name)}"
+        if str(sql_type) == "VARCHAR"
+        else _quoted(name)
+        for name, sql_type, *_ in columns
+    ]
+    return f"SELECT {', '.join(outer)} FROM ({select})"
+
+
 def copy_records(
     con: Connection,
     kind: str,
@@ -281,12 +300,15 @@ def copy_records(
     unrated: bool = True,
 ) -> int:
     """Write the file of `kind` ("ratings", "preferences", "responses") to `path`; return
-    its row count."""
+    its row count. CSV text is neutralized for spreadsheets; JSONL and Parquet keep it exact."""
     if kind == "responses":
         prepare_scores(con, dataset=dataset, rubric=rubric)
-    sql = f"COPY ({_SELECTS[kind](fmt)}) TO $path {WRITERS[fmt]}"
-    params = _params(sql, dataset=dataset, rubric=rubric, unrated=unrated, path=path)
-    row = con.execute(sql, params).fetchone()
+    select = _SELECTS[kind](fmt)
+    params = _params(select, dataset=dataset, rubric=rubric, unrated=unrated)
+    if fmt == "csv":
+        select = _csv_safe(con, select, params)
+    copy = f"COPY ({select}) TO $path {WRITERS[fmt]}"
+    row = con.execute(copy, {**params, "path": path}).fetchone()
     return int(row[0]) if row else 0
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from dashboard.export import export_sql
 from dashboard.export.export_sql import ExportCounts
+from dashboard.partials import clear_stale, partial_path
 from dashboard.store import Store, transaction
 
 log = logging.getLogger(__name__)
@@ -118,10 +119,21 @@ def export(
             rows[kind] = counts.of(kind)
             if rows[kind] == 0:
                 continue
-            partial = paths[kind].with_name(paths[kind].name + ".partial")
-            export_sql.copy_records(
-                con, kind, str(partial), fmt=fmt, dataset=dataset, rubric=rubric, unrated=unrated
-            )
+            clear_stale(paths[kind])
+            partial = partial_path(paths[kind])
+            try:
+                export_sql.copy_records(
+                    con,
+                    kind,
+                    str(partial),
+                    fmt=fmt,
+                    dataset=dataset,
+                    rubric=rubric,
+                    unrated=unrated,
+                )
+            except BaseException:
+                partial.unlink(missing_ok=True)
+                raise
             os.replace(partial, paths[kind])  # a reader never sees half a file
             files[kind] = paths[kind]
     log.info("exported %s to %s", rows, out.parent)

@@ -90,6 +90,65 @@ def detect_format(columns: Columns) -> str | None:
     return next((name for name in FORMATS if _fits(name, columns)), None)
 
 
+# A key set this large is specific to its format: a file with all but one of its keys, or all
+# of them with a field of the wrong type, is that format damaged, not another one.
+_SPECIFIC_KEYS = 3
+
+
+def _key_sets() -> list[tuple[str, tuple[frozenset[str], ...]]]:
+    """Every format's detection keys, in detection order."""
+    return [(n, a.detect) for n, a in ADAPTERS.items()] + [
+        (n, f.detect) for n, f in FORMATS.items()
+    ]
+
+
+def _misfit(fmt_name: str, columns: Columns) -> str:
+    """Which required text field of the format the file holds as something else."""
+    bad = next(
+        f.name
+        for f in FORMATS[fmt_name].fields
+        if f.required and f.kind == TEXT and columns.type_of(f.name) not in (None, *_TEXT_TYPES)
+    )
+    return f"its column {bad!r} holds {_values(columns.type_of(bad) or '')}, not text"
+
+
+def _values(sql_type: str) -> str:
+    """A reader's column type in words."""
+    if sql_type.endswith("]"):
+        return "lists"
+    if sql_type.startswith(("STRUCT", "MAP")):
+        return "objects"
+    if sql_type == "BOOLEAN":
+        return "true/false values"
+    return "numbers" if sql_type.split("(")[0] in _NUMBERS else f"{sql_type.lower()} values"
+
+
+_NUMBERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UBIGINT", "FLOAT", "DOUBLE")
+
+
+def near_miss(columns: Columns, detected: str | None) -> str | None:
+    """What a file lacks of a more specific format than the one detected (None: no format)
+    whose columns it nearly has, so that a file damaged in one field is never taken for a
+    more general format, losing its ratings or preferences; None when it lacks nothing."""
+    specific = dict(_key_sets())
+    floor = max((len(keys) for keys in specific.get(detected or "", ())), default=0)
+    for name, key_sets in _key_sets():
+        if name == detected:
+            return None
+        for keys in key_sets:
+            if len(keys) < max(_SPECIFIC_KEYS, floor + 1):
+                continue
+            missing = sorted(keys - columns.names)
+            has = ", ".join(sorted(keys & columns.names))
+            if len(missing) == 1:
+                return (
+                    f"it looks like a {name} file (it has {has}) but has no column {missing[0]!r}"
+                )
+            if not missing and name in FORMATS and not _fits(name, columns):
+                return f"it looks like a {name} file, but {_misfit(name, columns)}"
+    return None
+
+
 def dataset_default(path: Path, *, directory: Path | None) -> str:
     """A dataset name for a file when the user gives none: its folder's or its own name."""
     return directory.name if directory is not None else path.stem

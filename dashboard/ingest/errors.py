@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,3 +126,51 @@ def other_format() -> Remedy:
         "leave out --format to detect the format, or pass the one the file is in",
         "choose the format the file is in, or detect it from the columns",
     )
+
+
+# DuckDB's name for the kind of error, before its message ("Invalid Input Error: ...").
+_DUCKDB_KIND = re.compile(r"^\s*(?:[A-Z][A-Za-z]*\s)*?[A-Za-z]*\s?Error:\s*")
+_NO_COLUMN = re.compile(r'Referenced column "([^"]+)" not found')
+_COLUMNS = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+# The longest CSV line the reader takes (DuckDB's own default is 2 MB).
+MAX_CSV_LINE_MB = 64
+# DuckDB's JSON reader refuses values nested deeper than this (arrays and objects, the record
+# itself counted).
+MAX_JSON_DEPTH = 128
+NESTED_TOO_DEEP = (
+    f"a value is nested more than {MAX_JSON_DEPTH} levels deep (lists and objects within each "
+    f"other); judgeboard reads up to {MAX_JSON_DEPTH} levels"
+)
+
+
+def reader_reason(message: str) -> str | None:
+    """The few refusals of DuckDB's readers we can say in our words (a value nested too deep,
+    a CSV line too long or with too many columns, a column the format needs); None for the
+    others, whose text stays in the log."""
+    if "maximum recursion depth" in message:
+        return NESTED_TOO_DEEP
+    column = _NO_COLUMN.search(message)
+    if column:
+        return f"it has no column {column[1]!r}, which its format needs"
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    first = _DUCKDB_KIND.sub("", lines[0]) if lines else ""
+    if first.startswith("CSV Error on Line") and "Maximum line size" in message:
+        return (
+            f"line {first.rpartition(':')[2].strip()} is longer than {MAX_CSV_LINE_MB} MB, the "
+            "most judgeboard reads in one CSV line"
+        )
+    if first.startswith("CSV Error on Line"):
+        detail = next(
+            (
+                line
+                for line in lines[1:]
+                if not line.startswith(("Original Line", "Possible Solution", "LINE "))
+                and "=" not in line
+            ),
+            "",
+        )
+        columns = _COLUMNS.search(detail)
+        if columns:
+            detail = f"expected {columns[1]} columns, found {columns[2]}"
+        return f"line {first.rpartition(':')[2].strip()}: {detail or 'malformed CSV'}"
+    return None

@@ -172,7 +172,8 @@ def _fast_path(kind: str, col: str, raw_type: str, *, csv: bool) -> FieldSql | N
     if kind == TEXTS and raw_type == "VARCHAR" and not csv:
         return FieldSql(f"(CASE WHEN {col} IS NOT NULL THEN [{col}] END)", "NULL")
     if kind == NUMBER and base in NUMERIC_TYPES:
-        return FieldSql(f"CAST({col} AS DOUBLE)", "NULL")
+        value = f"CAST({col} AS DOUBLE)"
+        return FieldSql(value, f"(CASE WHEN NOT isfinite({value}) THEN {_not_finite(value)} END)")
     if kind in (LABEL, FLAG) and raw_type == "BOOLEAN":
         return FieldSql(col, "NULL")
     if kind == TIMESTAMP and base == "TIMESTAMP":
@@ -275,7 +276,16 @@ def _number(j: str) -> tuple[str, str]:
         f"THEN TRY_CAST({j} ->> '$' AS DOUBLE) END)"
     )
     return value, (
-        f"(CASE WHEN {value} IS NULL THEN 'expected a number, got ' || ({j})::VARCHAR END)"
+        f"(CASE WHEN {value} IS NULL THEN 'expected a number, got ' || ({j})::VARCHAR "
+        f"WHEN NOT isfinite({value}) THEN {_not_finite(value)} END)"
+    )
+
+
+def _not_finite(value: str) -> str:
+    """The message for NaN or an infinity: a number every metric can use is finite."""
+    return (
+        f"'expected a finite number, got ' || CASE WHEN isnan({value}) THEN 'NaN' "
+        f"WHEN {value} > 0 THEN 'Infinity' ELSE '-Infinity' END"
     )
 
 

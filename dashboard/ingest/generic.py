@@ -5,9 +5,16 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from dashboard.export.formulas import is_judgeboard_csv
 from dashboard.ids import utc_now
-from dashboard.ingest import counts_sql, load_sql, read_sql, rejects, rejects_sql
-from dashboard.ingest.errors import IngestError, map_value, other_format, pick_column
+from dashboard.ingest import counts_sql, load_sql, read_sql, rejects, rejects_sql, scales_sql
+from dashboard.ingest.errors import (
+    IngestError,
+    map_value,
+    other_format,
+    pick_column,
+    reader_reason,
+)
 from dashboard.ingest.formats import FORMATS, PAIR, PREFERENCE, RATING, SINGLE, Field, Format
 from dashboard.ingest.locate import jsonl_line, locate
 from dashboard.ingest.mapping_sql import UNMAPPED
@@ -85,8 +92,9 @@ def stage_plan(plan: FilePlan, fmt: Format) -> StagePlan:
     reader = read_sql.reader_sql(
         plan.kind, size_bytes=plan.size_bytes, full_sample=plan.full_sample
     )
+    restore = is_judgeboard_csv(plan.kind, plan.columns.file_columns)
     return StagePlan(
-        reader, plan.kind == "csv", fmt.shape, fmt.task_rule, tuple(fields), extras, params
+        reader, plan.kind == "csv", fmt.shape, fmt.task_rule, tuple(fields), extras, params, restore
     )
 
 
@@ -102,9 +110,11 @@ def read_error(
     found = locate(plan.path, plan.kind, fmt, plan.mapping)
     if found is not None:
         return found
+    reason = reader_reason(str(error))  # the few refusals we can say in our words
     if what is None:
         return IngestError(
-            f"cannot read the file as {KIND_NAMES.get(plan.kind, plan.kind)}",
+            f"cannot read the file as {KIND_NAMES.get(plan.kind, plan.kind)}"
+            + (f": {reason}" if reason else ""),
             file=plan.path,
             file_kind=plan.kind,
         )
@@ -180,6 +190,37 @@ def check_ids(con: Connection, plan: FilePlan, fmt: Format, rows: load_sql.Rows)
     )
 
 
+def check_scales(con: Connection, plan: FilePlan, fmt: Format, rows: load_sql.Rows) -> None:
+    """A rubric has one scale: a rating on another scale than the stored ratings of its
+    rubric, or than an earlier record's, is refused, naming both scales."""
+    found = scales_sql.scale_conflict(con, rows)
+    if found is None:
+        return
+    where = "the ratings already stored" if found.other_index < 0 else None
+    raise IngestError(
+        scale_message(found, where or f"record {found.other_index + 1} of this file"),
+        file=plan.path,
+        record=plan.original_record(found.index),
+        field=source_name(fmt, plan, _index_of(fmt, "scale_low")),
+        line=jsonl_line(plan.path, plan.original_record(found.index))
+        if plan.kind == "jsonl"
+        else None,
+        file_kind=plan.kind,
+    )
+
+
+def scale_message(found: scales_sql.ScaleConflict, where: str) -> str:
+    return (
+        f"rubric {found.rubric!r} is on the scale {found.scale_low:g}–{found.scale_high:g} "
+        f"here, but on {found.other_low:g}–{found.other_high:g} in {where}; a rubric keeps one "
+        "scale in every dataset: give this one another rubric name, or fix its scale"
+    )
+
+
+def _index_of(fmt: Format, name: str) -> int:
+    return next(i for i, f in enumerate(fmt.fields) if f.name == name)
+
+
 def _stage(
     con: Connection,
     plan: FilePlan,
@@ -245,6 +286,8 @@ def import_generic(
         unreadable += _skip_bad(con, plan, fmt, rows)
     else:
         _check(con, plan, fmt, rows)
+    if fmt.shape == RATING and scales_sql.has_scale_conflict(con):
+        check_scales(con, plan, fmt, rows)
     datasets = tuple(load_sql.datasets_of(con, "_stage"))
     counts = insert_stage(con, plan, fmt, datasets)
     counts.duplicates = counts_sql.exact_duplicates(con, "_stage", key=_DUPLICATE_KEYS[fmt.shape])

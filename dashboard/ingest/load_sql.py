@@ -100,12 +100,13 @@ def reread(select_sql: str, params: Mapping[str, Any]) -> Rows:
 
 @contextmanager
 def unordered(con: Connection) -> Iterator[None]:
-    """Let DuckDB build the next table in any order."""
+    """Let DuckDB build the next table in any order. When the statement fails, the setting is
+    left to `read_sql.bulk_write_settings`, which resets it after the rollback: in the aborted
+    transaction a RESET would fail too, and its "Current transaction is aborted" would take the
+    place of the real reason."""
     con.execute("SET preserve_insertion_order = false")
-    try:
-        yield
-    finally:
-        con.execute("RESET preserve_insertion_order")
+    yield
+    con.execute("RESET preserve_insertion_order")
 
 
 def has_problem(con: Connection, stage: str = "_stage") -> bool:

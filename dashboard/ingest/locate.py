@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from dashboard.ingest.errors import IngestError
+from dashboard.ingest.errors import MAX_JSON_DEPTH, NESTED_TOO_DEEP, IngestError
 from dashboard.ingest.formats import (
     FLAG,
     HISTORY,
@@ -105,6 +105,18 @@ def type_problem(kind: str, value: Any) -> str | None:
     return None if ok else f"expected {_EXPECTED.get(kind, kind)}, got {_name(value)}"
 
 
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in a JSON value (a scalar is 0, `{}` is 1)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        children = current.values() if isinstance(current, dict) else current
+        if isinstance(current, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _checked_column(name: str, mapping: Mapping[str, FieldMap]) -> str | None:
     """The column whose JSON type a field's kind constrains; None for a constant or a
     value-mapped column (the mapping's SQL checks those)."""
@@ -120,6 +132,8 @@ def record_problem(
     """(field, problem) of a parsed record whose shape or types are wrong, or None."""
     if not isinstance(record, dict):
         return None, f"expected a JSON object, got {_name(record)}"
+    if _depth(record) > MAX_JSON_DEPTH:
+        return None, NESTED_TOO_DEEP
     for field in fmt.fields if fmt else ():
         source = _checked_column(field.name, mapping)
         if source is None:
@@ -159,6 +173,10 @@ def locate_jsonl(
             )
         try:
             value = json.loads(text)
+        except RecursionError:
+            return IngestError(
+                NESTED_TOO_DEEP, file=path, record=record, line=line, file_kind="jsonl"
+            )
         except json.JSONDecodeError as error:
             return IngestError(
                 f"malformed JSON: {error.msg} (column {error.colno})",
@@ -195,6 +213,14 @@ class _BadRecord(json.JSONDecodeError):
         self.record_index = record_index
 
 
+class _TooDeep(Exception):
+    """A record of a JSON array nested too deeply for Python's own parser."""
+
+    def __init__(self, record_index: int) -> None:
+        super().__init__(record_index)
+        self.record_index = record_index
+
+
 def array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
     """(index, start, end, value) of each element of a JSON array; raises at a bad one."""
     decoder = json.JSONDecoder()
@@ -207,11 +233,16 @@ def array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
         while pos < len(text) and text[pos] in " \t\r\n,":
             pos += 1
         if text[pos : pos + 1] == "]":
+            rest = len(text) - len(text[pos + 1 :].lstrip())
+            if rest < len(text):
+                raise json.JSONDecodeError("text after the end of the array", text, rest)
             return
         try:
             value, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as error:
             raise _BadRecord(error, index) from None
+        except RecursionError:
+            raise _TooDeep(index) from None
         yield index, pos, end, value
         index, pos = index + 1, end
 
@@ -235,6 +266,10 @@ def locate_json_array(
                 return IngestError(
                     found[1], file=path, record=index + 1, field=found[0], file_kind="json"
                 )
+    except _TooDeep as error:
+        return IngestError(
+            NESTED_TOO_DEEP, file=path, record=error.record_index + 1, file_kind="json"
+        )
     except json.JSONDecodeError as error:
         failed_at = error.record_index if isinstance(error, _BadRecord) else None
         message = f"malformed JSON: {error.msg} (line {error.lineno} column {error.colno})"

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dashboard.ingest.errors import MAX_CSV_LINE_MB
 from dashboard.ingest.fields_sql import is_null_type
 from dashboard.store.connection import Connection, DatabaseError, scratch
 from dashboard.store.rows import fetch, scalar
@@ -24,7 +25,11 @@ READERS = {
     "jsonl": "read_json($path, format='newline_delimited', sample_size={sample})",
     "json": "read_json($path, format='array', sample_size={sample})",
     # A quoted empty string stays a string (an empty answer); only an empty cell is null.
-    "csv": "read_csv($path, header=true, all_varchar=true, allow_quoted_nulls=false)",
+    # A field may be longer than DuckDB's default line limit of 2 MB (MAX_CSV_LINE_MB).
+    "csv": (
+        "read_csv($path, header=true, all_varchar=true, allow_quoted_nulls=false, "
+        f"max_line_size={MAX_CSV_LINE_MB * 1024 * 1024})"
+    ),
     "parquet": "read_parquet($path)",
 }
 # Files up to this size are sampled whole, so every value's type is seen; bigger files are
@@ -61,6 +66,7 @@ def bulk_write_settings(con: Connection) -> Iterator[None]:
     finally:
         con.execute("RESET disabled_compression_methods")
         con.execute("RESET write_buffer_row_group_count")
+        con.execute("RESET preserve_insertion_order")  # after a failed `load_sql.unordered`
 
 
 def reader_sql(kind: str, *, size_bytes: int, full_sample: bool = False) -> str:

@@ -18,6 +18,7 @@ from dashboard.ingest.detect import (
     file_kind,
     list_files,
     mapped_columns,
+    near_miss,
 )
 from dashboard.ingest.errors import (
     IngestError,
@@ -141,6 +142,10 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
     mapping = as_field_maps(options.mapping)
     columns = mapped_columns(path, described, mapping)
     fmt = _format(path, columns, options)
+    nearly = None if options.fmt else near_miss(columns, fmt)
+    if nearly is not None:
+        instead = f"--format {fmt} to import it as {fmt}" if fmt else "--format to say what it is"
+        raise IngestError(f"{nearly}; fix the file, or pass {instead}", file=path)
     if fmt is None:
         if options.directory is not None:
             return None

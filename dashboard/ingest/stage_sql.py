@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dashboard.export.formulas import restored_sql
 from dashboard.ingest.fields_sql import (
     VALUE_TYPES,
     FieldSql,
@@ -146,14 +147,18 @@ class StagePlan:
     fields: tuple[StageField, ...]
     extra_columns: tuple[str, ...] = ()  # kept in the item's metadata
     params: dict[str, Any] = field(default_factory=dict)
+    # A judgeboard CSV export: its text cells lose the formula escape (`export/formulas.py`).
+    restore_text: bool = False
 
     def index_of(self, target: str) -> int | None:
         return next((f.index for f in self.fields if f.target == target), None)
 
 
 def _source(plan: StagePlan, f: StageField) -> str:
-    """The file's own column, as read (before any value mapping)."""
-    return raw_column("r." + quote(f.column or ""), f.kind, csv=plan.csv)
+    """The file's own column, as read (before any value mapping); a judgeboard CSV export's
+    text loses its formula escape first."""
+    col = "r." + quote(f.column or "")
+    return raw_column(restored_sql(col) if plan.restore_text else col, f.kind, csv=plan.csv)
 
 
 def _raw(plan: StagePlan, f: StageField) -> str:

@@ -31,6 +31,7 @@ from dashboard.ingest.formats import (
 )
 from dashboard.ingest.mapping import FieldMap, as_field_maps
 from dashboard.ingest.mapping_sql import value_text_sql
+from dashboard.ingest.plan import REJECTS_SUFFIX
 from dashboard.ingest.read_sql import Column, describe, execute, reader_sql
 from dashboard.ingest.rejects import rejects_path
 from dashboard.store import Store
@@ -109,10 +110,21 @@ class UploadResult:
     rejects: str | None = None
 
 
+# A file name may take 255 bytes on most file systems; the upload's is cut to fit with room for
+# the rejects file beside it, keeping its extension (which picks the reader).
+MAX_NAME_BYTES = 255 - len(REJECTS_SUFFIX)
+
+
 def _safe_name(name: str) -> str:
-    """The file's own name, without any folder a browser might send."""
-    base = Path(name.replace("\\", "/")).name.strip()
-    return base if base not in ("", ".", "..") else "upload"
+    """The file's own name, without any folder a browser might send or a NUL byte, cut to a
+    length the file system takes."""
+    base = Path(name.replace("\\", "/").replace("\x00", "")).name.strip()
+    if base in ("", ".", ".."):
+        return "upload"
+    suffix = Path(base).suffix if len(Path(base).suffix.encode()) < 32 else ""
+    stem = base[: len(base) - len(suffix)] if suffix else base
+    room = MAX_NAME_BYTES - len(suffix.encode())
+    return stem.encode()[:room].decode("utf-8", errors="ignore").rstrip() + suffix
 
 
 def stage_upload(name: str, data: BinaryIO) -> StagedUpload:

@@ -14,6 +14,7 @@ one pass, so text inside an answer is never read as a template.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import tomllib
@@ -140,10 +141,12 @@ def _scale(data: Mapping[str, Any], where: str) -> tuple[float | None, float | N
     if not (
         isinstance(scale, list)
         and len(scale) == 2
-        and all(isinstance(v, (int, float)) for v in scale)
+        and all(isinstance(v, (int, float)) and math.isfinite(v) for v in scale)
         and scale[0] < scale[1]
     ):
-        raise RubricError(f"{where}: `scale` must be [low, high] with low < high, e.g. [1, 5]")
+        raise RubricError(
+            f"{where}: `scale` must be [low, high], two finite numbers with low < high, e.g. [1, 5]"
+        )
     return float(scale[0]), float(scale[1])
 
 

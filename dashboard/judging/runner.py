@@ -32,7 +32,15 @@ from dashboard.judging.records import call_row, parse_output, probe_row, result_
 from dashboard.judging.secrets import scrub_secrets
 from dashboard.judging.summary import RunSummary, Tally, summary_rows
 from dashboard.judging.targets import Target
-from dashboard.store import Store, StoreBusy
+from dashboard.store import (
+    DiskFull,
+    JournalUnusable,
+    ReadOnlyDatabase,
+    Store,
+    StoreBusy,
+    StoreError,
+)
+from dashboard.store.errors import fault_of, journal_reason
 from dashboard.store.journal import Batch
 
 log = logging.getLogger(__name__)
@@ -41,6 +49,9 @@ Progress = Callable[[int, int], None]
 Failure = Callable[[str, str], None]  # (judge, one readable line), as each call fails
 FLUSH_EVERY_S = 1.5
 FLUSH_WAIT_S = 0.2
+# Disk kept aside per call in flight, so that results already paid for reach the journal
+# when the disk fills up (a call's lines take a few KB).
+RESERVE_BYTES_PER_CALL = 64 * 1024
 
 
 class _Run:
@@ -58,7 +69,14 @@ class _Run:
         self.plan = plan
         self.rubric = plan.rubric
         self.run_id = new_id()
-        self.journal = store.spool.journal(f"run-{self.run_id}")
+        in_flight = sum(judge.concurrency for judge in plan.panel.judges)
+        self.journal = store.spool.journal(
+            f"run-{self.run_id}", reserve_bytes=RESERVE_BYTES_PER_CALL * max(in_flight, 1)
+        )
+        # A fault of the disk or the file: no new call starts once it is set.
+        self.fault: StoreError | None = None
+        self.journaled_calls = 0
+        self.lost_calls = 0
         self.tallies = {j.name: Tally() for j in plan.panel.judges}
         self.on_progress = on_progress
         self.flush_every_s = flush_every_s
@@ -125,13 +143,74 @@ class _Run:
     def _append(self, call: dict[str, Any] | None, results: list[dict[str, Any]]) -> None:
         # Calls first: a torn last line may lose a rating, which the next plan re-derives from
         # the stored call, but never a call.
-        if call is not None:
-            self.journal.append(Batch("judge_calls", (call,)))
-        if results and self.plan.probe is not None:  # kept apart from real results
-            self.journal.append(Batch("probes", tuple(results)))
-        elif results:
-            table = "preferences" if self.rubric.is_pairwise else "ratings"
-            self.journal.append(Batch(table, tuple(results)))
+        try:
+            if call is not None:
+                self.journal.append(Batch("judge_calls", (call,)))
+                self.journaled_calls += 1
+            if results and self.plan.probe is not None:  # kept apart from real results
+                self.journal.append(Batch("probes", tuple(results)))
+            elif results:
+                table = "preferences" if self.rubric.is_pairwise else "ratings"
+                self.journal.append(Batch(table, tuple(results)))
+        except OSError as error:
+            self.lost_calls += 1 if call is not None else 0
+            self.stop(fault_of(error, self.store.path) or self._journal_fault(error))
+            log.info("cannot keep a result in the journal %s: %s", self.journal.path, error)
+        if self.journal.disk_full:
+            self.stop(DiskFull(self.store.path))
+
+    def _journal_fault(self, error: OSError) -> StoreError:
+        directory = self.store.spool.directory
+        return JournalUnusable(directory, journal_reason(directory, error), "the judge run stopped")
+
+    def stop(self, fault: StoreError) -> None:
+        """No new call starts; the calls in flight finish and are kept."""
+        if self.fault is None:
+            self.fault = fault
+            log.info("the judge run stops: %s", fault)  # the caller reports it
+
+    def preflight(self) -> None:
+        """Before the first call is paid for: the database can take the results, earlier
+        results waiting in the journal are in it (else the plan would pay for them again),
+        and the journal can keep every result."""
+        if self.store.read_only:
+            raise ReadOnlyDatabase(self.store.path)
+        if self.store.spool.has_ready():
+            # Busy: the plan's own read applied them; only a live writer's are left.
+            with contextlib.suppress(StoreBusy):
+                self.store.apply_pending(wait_s=FLUSH_WAIT_S * 10)
+        try:
+            self.journal.open()
+        except OSError as error:
+            consequence = "the judge run did not start (it keeps every paid call there)"
+            fault = fault_of(error, self.store.path)
+            if isinstance(fault, DiskFull):
+                raise DiskFull(self.store.path, kept=f" ({consequence})") from error
+            directory = self.store.spool.directory
+            raise JournalUnusable(directory, journal_reason(directory, error), consequence) from (
+                error
+            )
+
+    def fault_to_raise(self) -> StoreError | None:
+        """The fault that stopped the run, saying where its paid calls are."""
+        if self.fault is None:
+            return None
+        if not isinstance(self.fault, DiskFull):
+            return self.fault
+        where = (
+            f"in the database, or in the journal {self.store.spool.directory} until there is space"
+        )
+        if self.lost_calls:  # only when the disk filled past the journal's reserve
+            kept = (
+                f" (the judge run stopped: {self.journaled_calls} paid calls are kept ({where}) "
+                f"and are not paid for again; {self.lost_calls} more could not be kept"
+            )
+        else:
+            kept = (
+                f" (the judge run stopped after {self.journaled_calls} paid calls, all kept: "
+                f"{where}; a rerun does not pay for them again"
+            )
+        return DiskFull(self.store.path, kept=kept + ")")
 
     def write_cached(self, cached: Sequence[CachedCall]) -> None:
         for hit in cached:
@@ -211,7 +290,8 @@ class _Run:
         queue = deque(specs)
 
         async def worker() -> None:
-            while queue and not self.cancelled:  # a cancel lets the calls in flight finish
+            # A cancel or a fault lets the calls in flight finish; no new one starts.
+            while queue and not self.cancelled and self.fault is None:
                 spec = queue.popleft()
                 self.record(
                     judge, spec, await call_with_retries(client, spec.messages, case=spec.case)
@@ -231,6 +311,9 @@ class _Run:
             except StoreBusy:
                 self.pending_writes = True
                 log.info("database busy; results stay in the spool until the next merge")
+            except StoreError as error:  # a full disk: the results stay in the journal
+                self.pending_writes = True
+                self.stop(error)
 
     async def flush_periodically(self) -> None:
         while not self.stopped.is_set():
@@ -267,8 +350,8 @@ class _Run:
         try:
             with self.store.connection(wait_s=FLUSH_WAIT_S * 10) as con:
                 sql.add_judge_runs(con, rows)
-        except StoreBusy:
-            log.warning("database busy; the summary of run %s was not recorded", self.run_id)
+        except StoreError as error:
+            log.warning("the summary of run %s was not recorded: %s", self.run_id, error)
 
 
 async def run_plan(
@@ -288,11 +371,6 @@ async def run_plan(
     `flush_every_s` (default FLUSH_EVERY_S) is how often results are merged into DuckDB; at
     the end the merge waits up to `final_wait_s` (default: the store's wait) for a busy
     database."""
-    if plan.calls:  # LiteLLM's 3-second import belongs before the clock and the progress bar
-        from dashboard.judging.llm import litellm_module
-
-        await asyncio.to_thread(litellm_module)
-    started, started_utc = time.perf_counter(), utc_now()
     run = _Run(
         store,
         plan,
@@ -301,6 +379,12 @@ async def run_plan(
         on_failure=on_failure,
         cancel=cancel,
     )
+    await asyncio.to_thread(run.preflight)
+    if plan.calls:  # LiteLLM's 3-second import belongs before the clock and the progress bar
+        from dashboard.judging.llm import litellm_module
+
+        await asyncio.to_thread(litellm_module)
+    started, started_utc = time.perf_counter(), utc_now()
     run.write_cached(plan.cached)
     run.progress()
     flusher = asyncio.create_task(run.flush_periodically())
@@ -312,5 +396,8 @@ async def run_plan(
         await flusher
         await run.flush(wait_s=store.db.wait_s if final_wait_s is None else final_wait_s)
     summary = run.summary(time.perf_counter() - started)
+    fault = run.fault_to_raise()
+    if fault is not None:
+        raise fault
     await asyncio.to_thread(run.record_summary, summary, started_utc)
     return summary

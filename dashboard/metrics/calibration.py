@@ -187,10 +187,26 @@ def _rater_pairs(
     return tuple(result)
 
 
+# Agreement statistics take one category per label; a scale with more steps than this (a wide
+# or continuous one) is compared on the values its ratings use, or on this many even steps.
+MAX_LABELS = 101
+
+
+def _labels(rows: Sequence[sql.LabelledRating], scale: tuple[float, float]) -> list[float]:
+    """The categories of the scale: its whole steps, unless there are too many of them."""
+    low, high = scale
+    if high - low + 1 <= MAX_LABELS:
+        return [float(v) for v in np.arange(low, high + 1)]
+    used = sorted({float(r.value) for r in rows if r.value is not None})
+    if len(used) <= MAX_LABELS:
+        return used
+    return [float(v) for v in np.linspace(low, high, MAX_LABELS)]
+
+
 def _rating_calibration(
     rows: Sequence[sql.LabelledRating], scale: tuple[float, float]
 ) -> tuple[list[JudgeAgreement], float, tuple[RaterPair, ...], int]:
-    labels = [float(v) for v in np.arange(scale[0], scale[1] + 1)]
+    labels = _labels(rows, scale)
     units, judges, humans = _unit_ratings(rows)
     results = []
     for judge in [*judges, PANEL]:

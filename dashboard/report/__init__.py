@@ -17,11 +17,13 @@ from datetime import datetime
 from pathlib import Path
 
 from dashboard.metrics.panels import panel_text
+from dashboard.partials import clear_stale, partial_path
 from dashboard.report import corrected, judge_qa, methods, sections, standings
 from dashboard.report.gather import DEFAULT_WORST, ReportData, gather
 from dashboard.report.html import esc, json_block, tag
 from dashboard.report.page import page
 from dashboard.store import Store
+from dashboard.store.errors import os_fault
 
 __all__ = ["DEFAULT_WORST", "ReportData", "build_report", "gather", "render", "write_report"]
 
@@ -156,7 +158,12 @@ def write_report(
         panel=panel,
         cluster=cluster,
     )
-    partial = target.with_name(target.name + ".partial")
-    partial.write_text(html, encoding="utf-8")
-    os.replace(partial, target)
+    clear_stale(target)
+    partial = partial_path(target)
+    try:
+        partial.write_text(html, encoding="utf-8")
+        os.replace(partial, target)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise os_fault(OSError(error.errno, error.strerror, str(target))) from error
     return target

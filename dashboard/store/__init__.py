@@ -14,24 +14,36 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from dashboard.store import reads, writes
-from dashboard.store.connection import (
-    Connection,
-    Database,
-    DatabaseError,
+from dashboard.store.connection import Connection, Database, DatabaseError, transaction
+from dashboard.store.errors import (
+    DiskFull,
+    JournalUnusable,
+    ReadOnlyDatabase,
     StoreBusy,
-    transaction,
+    StoreError,
+    fault_of,
+    journal_reason,
 )
 from dashboard.store.journal import Batch, Spool, group_rows, read_batches
 from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating, Response
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Store", "StoreBusy", "WriteResult", "transaction"]
+__all__ = [
+    "DiskFull",
+    "JournalUnusable",
+    "ReadOnlyDatabase",
+    "Store",
+    "StoreBusy",
+    "StoreError",
+    "WriteResult",
+    "transaction",
+]
 
 # The order in which spooled tables are applied: calls before the ratings that cite them.
 _APPLY_ORDER = ("judge_calls", "ratings", "preferences", "probes", "anchors")
@@ -46,37 +58,96 @@ class WriteResult:
 
 
 class Store:
-    def __init__(self, path: str | os.PathLike[str], *, wait_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        wait_s: float = 30.0,
+        spool_wait_s: float | None = None,
+    ) -> None:
+        """`wait_s`: how long a unit of work waits while another process holds the file.
+        `spool_wait_s`: how long a write that may go to the journal waits before it does
+        (default `wait_s`; the dashboard's is short, so that a save never makes anyone wait)."""
         self.db = Database(path, wait_s=wait_s)
         self.spool = Spool.beside(self.db.path)
+        self.spool_wait_s = spool_wait_s
         # Threads of one process share the database instance, so two of them could otherwise
         # apply the same spool file, or chain two new rows to the same current row, at once
         # (another process cannot: it cannot hold the file). Writes of one process take turns.
         self.write_lock = threading.RLock()
+        # Files applied whose removal the journal folder refused: not applied again.
+        self._applied_stuck: set[Path] = set()
+        self._local = threading.local()  # a thread's `kept_open` connection
 
     @property
     def path(self) -> Path:
         return self.db.path
 
+    @property
+    def read_only(self) -> bool:
+        """True once the file turned out to be read-only: reads work, writes are refused."""
+        return self.db.read_only
+
     @contextmanager
     def connection(self, *, wait_s: float | None = None) -> Iterator[Connection]:
-        """An open connection; pending writes are applied first, so every read sees them."""
+        """An open connection; pending writes are applied first, so every read sees them.
+        When they cannot be applied now (a full disk, a read-only file), the read goes on
+        without them and they stay in the journal."""
+        self._keep_open(wait_s)
         with self.db.connect(wait_s=wait_s) as con:
-            self._apply_pending(con)
+            try:
+                self._apply_pending(con, live_journals=False)
+            except StoreError as error:
+                log.warning("pending writes stay in %s: %s", self.spool.directory, error)
             yield con
 
-    def _apply_pending(self, con: Connection) -> int:
-        if not self.spool.directory.is_dir():
+    @contextmanager
+    def kept_open(self) -> Iterator[None]:
+        """Within the block, this thread's connections share one open instance of the file:
+        the first opens it (waiting like any other), the others need no lock and find
+        DuckDB's buffers warm, and the file is released when the block ends. For a unit of
+        work made of many short reads, such as one run of a dashboard page: while a judge
+        run merges every 1.5 s, each of them would otherwise wait for the file anew."""
+        if getattr(self._local, "keeper", None) is not None:
+            yield  # already inside
+            return
+        with ExitStack() as stack:
+            self._local.keeper = stack
+            self._local.opened = False
+            try:
+                yield
+            finally:
+                self._local.keeper = None
+
+    def let_go(self) -> None:
+        """Close this thread's `kept_open` connection now, before a long wait inside the
+        block (a page following a judge run); a later connection opens it again."""
+        keeper: ExitStack | None = getattr(self._local, "keeper", None)
+        if keeper is not None and self._local.opened:
+            keeper.close()
+            self._local.opened = False
+
+    def _keep_open(self, wait_s: float | None) -> None:
+        """Open the connection that `kept_open` keeps, on the first connection it wraps."""
+        keeper: ExitStack | None = getattr(self._local, "keeper", None)
+        if keeper is not None and not self._local.opened:
+            keeper.enter_context(self.db.connect(wait_s=wait_s))
+            self._local.opened = True
+
+    def _apply_pending(self, con: Connection, *, live_journals: bool = True) -> int:
+        if self.db.read_only or not self.spool.directory.is_dir():
             return 0
         added = 0
         with self.write_lock:
-            for path in self.spool.ready_files():
-                added += self._apply_file(con, path)
+            for path in self.spool.ready_files(live_journals=live_journals):
+                if path not in self._applied_stuck:
+                    added += self._apply_file(con, path)
         return added
 
     def _apply_file(self, con: Connection, path: Path) -> int:
-        """Apply one spool file in one transaction. A file that cannot be applied is moved
-        aside as `.failed` (and logged) so that it never blocks the database for everyone."""
+        """Apply one spool file in one transaction. A file whose rows cannot be applied is
+        moved aside as `.failed` (and logged) so that it never blocks the database for
+        everyone; a fault of the environment (a full disk) leaves it for a later try."""
         try:
             grouped = group_rows(read_batches(path))
         except FileNotFoundError:
@@ -90,36 +161,68 @@ class Store:
                     writes.insert_rows(con, table, grouped.get(table, [])) for table in _APPLY_ORDER
                 )
         except (DatabaseError, ValueError, KeyError, TypeError) as error:
+            fault = fault_of(error, self.path)
+            if fault is not None:
+                raise fault from error
             self._set_aside(path, error)
             return 0
-        path.unlink(missing_ok=True)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as error:
+            log.warning("applied %s but cannot remove it (%s); it is kept", path, error)
+            self._applied_stuck.add(path)
         return added
 
     @staticmethod
     def _set_aside(path: Path, error: BaseException) -> None:
         log.error("cannot apply pending writes from %s: %s; moved aside as .failed", path, error)
-        path.rename(path.with_suffix(".failed"))
+        try:
+            path.rename(path.with_suffix(".failed"))
+        except OSError as rename_error:
+            log.error("cannot move %s aside either: %s", path, rename_error)
 
     def apply_pending(self, *, wait_s: float | None = None) -> int:
-        """Apply every spooled write now; return how many rows were new."""
+        """Apply every spooled write now; return how many rows were new. A full disk or a
+        read-only file raises its `StoreError`; the writes stay in the journal."""
+        if self.db.read_only:
+            raise ReadOnlyDatabase(self.path)
         with self.db.connect(wait_s=wait_s) as con:
             return self._apply_pending(con)
 
     def write(
         self, batches: Sequence[Batch], *, wait_s: float | None = None, spool_if_busy: bool = True
     ) -> WriteResult:
-        """Write in one transaction; if the file stays busy, keep the batches in the spool."""
+        """Write in one transaction; if the file stays busy, keep the batches in the spool.
+        `wait_s` defaults to `spool_wait_s` when the write may be spooled, else `wait_s`."""
+        if wait_s is None and spool_if_busy:
+            wait_s = self.spool_wait_s
         try:
-            with self.write_lock, self.connection(wait_s=wait_s) as con, transaction(con):
-                return WriteResult(
-                    sum(writes.insert_rows(con, b.table, list(b.rows)) for b in batches)
-                )
+            with self.write_lock, self.connection(wait_s=wait_s) as con:
+                if self.db.read_only:
+                    raise ReadOnlyDatabase(self.path)
+                with transaction(con):
+                    return WriteResult(
+                        sum(writes.insert_rows(con, b.table, list(b.rows)) for b in batches)
+                    )
         except StoreBusy:
             if not spool_if_busy:
                 raise
-            pending = self.spool.write(batches)
+            pending = self.spool_batches(batches, consequence="this change was not saved")
             log.warning("database busy; %d batch(es) kept in %s", len(batches), pending)
             return WriteResult(0, pending)
+
+    def spool_batches(self, batches: Sequence[Batch], *, consequence: str) -> Path:
+        """Keep batches in the journal; a journal that cannot be written raises
+        `JournalUnusable` (or `DiskFull`) saying `consequence`: nothing is dropped silently."""
+        try:
+            return self.spool.write(batches)
+        except OSError as error:
+            directory = self.spool.directory
+            if isinstance(fault_of(error, self.path), DiskFull) and directory.is_dir():
+                raise DiskFull(self.path, kept=f" ({consequence})") from error
+            raise JournalUnusable(directory, journal_reason(directory, error), consequence) from (
+                error
+            )
 
     def add_items(self, items: Sequence[Item], responses: Sequence[Response] = ()) -> int:
         """Add items and their responses in one transaction (code paths; files use import)."""

@@ -7,14 +7,17 @@ Two writers use it:
   SIGKILL loses nothing it has paid for.
 
 Files live in `<db>.pending/`. A closed file `*.jsonl` is complete: whichever process next holds
-the database applies it and deletes it. A journal still being written is `*.<pid>.open`; it is
-applied only after it is closed, or once the process that wrote it is gone. Each line is one
+the database applies it and deletes it (a reader leaves a closed journal `*.<pid>.jsonl` to
+its writer while that runs). A journal still being written is `*.<pid>.open`; it is applied
+only after it is closed, or once the process that wrote it is gone. Each line is one
 JSON object `{"table": ..., "rows": [...]}`; a torn last line (a write cut by a kill) is skipped.
 Applying is idempotent: every row carries its id, and the store skips ids it already has.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import logging
 import os
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from dashboard.ids import utc_now
+from dashboard.partials import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -50,43 +54,118 @@ def _encode(batch: Batch) -> str:
     return json.dumps({"table": batch.table, "rows": list(batch.rows)}, default=_default) + "\n"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def _of_dead_process(path: Path) -> bool:
+    """A journal file named for a process (`<stem>.<pid>.open`) that no longer runs."""
+    pid = path.stem.rsplit(".", 1)[-1]
+    return pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid))
+
+
+def _of_live_process(path: Path) -> bool:
+    """A closed journal (`<stem>-<hex>.<pid>.jsonl`) of another process that still runs."""
+    pid = path.stem.rsplit(".", 1)[-1] if "." in path.stem else ""
+    return pid.isdigit() and int(pid) != os.getpid() and pid_alive(int(pid))
 
 
 class Journal:
-    """An append-only file of batches, flushed to the OS on every append."""
+    """An append-only file of batches, flushed to the OS on every append.
 
-    def __init__(self, spool: Spool, stem: str) -> None:
+    `open()` also sets aside `reserve_bytes` of disk in a ballast file beside it. When the disk
+    fills up, an append that fails frees the ballast and tries again, so that results already
+    paid for (a judge run's calls in flight) still reach the journal, and sets `disk_full`, so
+    that the writer stops making new ones; once the ballast is gone, the OSError is raised.
+    """
+
+    def __init__(self, spool: Spool, stem: str, *, reserve_bytes: int = 0) -> None:
         self._spool = spool
         self._stem = stem
         self._path = spool.directory / f"{stem}.{os.getpid()}.open"
+        self._reserve = spool.directory / f"{stem}.{os.getpid()}.reserve"
+        self._reserve_bytes = reserve_bytes
         self._file: IO[str] | None = None
+        self.disk_full = False  # the ballast was used: stop adding work
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def open(self) -> None:
+        """Create the folder and the file now (a writer checks it can keep its results before
+        it starts paying for them); raises OSError when it cannot."""
+        if self._file is not None:
+            return
+        self._spool.directory.mkdir(parents=True, exist_ok=True)
+        self._file = open(self._path, "a", encoding="utf-8")  # noqa: SIM115 (kept open)
+        if self._reserve_bytes and not self._reserve.exists():
+            _reserve(self._reserve, self._reserve_bytes)
 
     def append(self, batch: Batch) -> None:
-        if self._file is None:
-            self._spool.directory.mkdir(parents=True, exist_ok=True)
-            self._file = open(self._path, "a", encoding="utf-8")  # noqa: SIM115 (kept open)
+        self.open()
+        assert self._file is not None
+        line = _encode(batch)
         # One write call per batch: once it returns the data is in the OS, which keeps it
         # through a SIGKILL of this process.
-        self._file.write(_encode(batch))
-        self._file.flush()
+        try:
+            self._write(line)
+        except OSError as error:
+            if error.errno not in (errno.ENOSPC, errno.EDQUOT) or not self._release_reserve():
+                raise
+            self._write(line)
+
+    def _write(self, line: str) -> None:
+        assert self._file is not None
+        start = self._file.tell()
+        try:
+            self._file.write(line)
+            self._file.flush()
+        except OSError:
+            # A line cut short by the full disk must not glue itself to the next one.
+            self._file = _reopen_at(self._path, self._file, start)
+            raise
+
+    def _release_reserve(self) -> bool:
+        """Free the ballast for the appends still to come; False when none was left."""
+        self.disk_full = True
+        if not self._reserve.exists():
+            return False
+        self._reserve.unlink()
+        log.info("the disk is full: journal %s uses its reserve", self._path)
+        return True
 
     def close(self) -> Path | None:
         """Close the journal and hand it over as a closed file; None when nothing was written."""
+        self._reserve.unlink(missing_ok=True)
         if self._file is None:
             return None
+        written = self._file.tell() > 0
         self._file.close()
         self._file = None
-        closed = self._spool.directory / f"{self._stem}-{uuid.uuid4().hex[:8]}.jsonl"
+        if not written:
+            self._path.unlink(missing_ok=True)
+            return None
+        # The writer's pid stays in the name: while it runs, the file is its own to merge.
+        closed = self._spool.directory / f"{self._stem}-{uuid.uuid4().hex[:8]}.{os.getpid()}.jsonl"
         os.replace(self._path, closed)
         return closed
+
+
+def _reserve(path: Path, size: int) -> None:
+    """A file of `size` bytes that holds real disk blocks (not a sparse file)."""
+    with open(path, "wb") as handle:
+        try:
+            os.posix_fallocate(handle.fileno(), 0, size)
+        except OSError as error:
+            if error.errno != errno.EOPNOTSUPP and error.errno != errno.EINVAL:
+                raise
+            handle.write(b"\0" * size)  # a file system without fallocate
+
+
+def _reopen_at(path: Path, handle: IO[str], offset: int) -> IO[str]:
+    """Drop what a failed write left in the buffer and cut the file back to `offset`."""
+    with contextlib.suppress(OSError):
+        handle.close()
+    with open(path, "r+b") as raw:
+        raw.truncate(offset)
+    return open(path, "a", encoding="utf-8")
 
 
 class Spool:
@@ -102,29 +181,38 @@ class Spool:
         self.directory.mkdir(parents=True, exist_ok=True)
         name = f"{utc_now():%Y%m%dT%H%M%S%f}-{uuid.uuid4().hex[:8]}"
         tmp = self.directory / f"{name}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.writelines(_encode(batch) for batch in batches)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.writelines(_encode(batch) for batch in batches)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         final = self.directory / f"{name}.jsonl"
         os.replace(tmp, final)
         return final
 
-    def journal(self, stem: str) -> Journal:
-        return Journal(self, stem)
+    def journal(self, stem: str, *, reserve_bytes: int = 0) -> Journal:
+        return Journal(self, stem, reserve_bytes=reserve_bytes)
 
-    def ready_files(self) -> list[Path]:
-        """Files any process may apply now: closed files, and journals of dead processes."""
+    def ready_files(self, *, live_journals: bool = True) -> list[Path]:
+        """Files a process may apply now: closed files, and journals of dead processes.
+        `live_journals=False` leaves out the closed journals of a writer that still runs (a
+        judge run merges its own; a reader need not do that work for it)."""
         if not self.directory.is_dir():
             return []
         ready = []
         for path in sorted(self.directory.iterdir()):
             if path.suffix == ".jsonl":
-                ready.append(path)
-            elif path.suffix == ".open":
-                pid = path.stem.rsplit(".", 1)[-1]
-                if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+                if live_journals or not _of_live_process(path):
                     ready.append(path)
+            elif path.suffix in (".open", ".reserve") and _of_dead_process(path):
+                if path.suffix == ".open":
+                    ready.append(path)
+                else:  # the disk reserve of a journal whose writer is gone
+                    with contextlib.suppress(OSError):
+                        path.unlink()
         return ready
 
     def has_ready(self) -> bool:

@@ -12,6 +12,7 @@ preferences and judge calls are append-only; "current" is a view.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from dashboard.store.transactions import transaction
@@ -262,6 +263,44 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("reference_rules", m006_reference_rules),
     ("judge_qa", m007_judge_qa),
 ]
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    """What a database file holds before it is migrated."""
+
+    applied: frozenset[int]  # versions recorded in _migrations
+    foreign_tables: tuple[str, ...]  # tables of a database that is not judgeboard's
+
+    @property
+    def version(self) -> int:
+        """The newest version recorded (0: none)."""
+        return max(self.applied, default=0)
+
+    @property
+    def unknown(self) -> frozenset[int]:
+        """Versions this code does not know: the file comes from a newer judgeboard."""
+        return self.applied - set(range(1, len(MIGRATIONS) + 1))
+
+    @property
+    def pending(self) -> bool:
+        return len(self.applied & set(range(1, len(MIGRATIONS) + 1))) < len(MIGRATIONS)
+
+
+def schema_state(con: Any) -> SchemaState:
+    """Read the recorded versions without writing anything (a read-only file is checked too).
+    A database with tables but no `_migrations` is someone else's."""
+    tables = [
+        row[0]
+        for row in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+            "AND NOT temporary ORDER BY table_name"
+        ).fetchall()
+    ]
+    if "_migrations" not in tables:
+        return SchemaState(frozenset(), tuple(tables))
+    versions = con.execute("SELECT version FROM _migrations").fetchall()
+    return SchemaState(frozenset(row[0] for row in versions), ())
 
 
 def migrate(con: Any) -> list[str]:

@@ -88,7 +88,9 @@ def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple
 
     Candidates are found by the stream's first key (a response, or an item) through a bound
     list, which DuckDB filters while scanning; only those few rows are checked against
-    `supersedes`, instead of computing the current view of millions of rows.
+    `supersedes`, instead of computing the current view of millions of rows. The candidates
+    are materialized: inlined twice, they cost two scans (a merge of a judge run's 400
+    ratings into 4M held the file 0.25 s for this query alone).
     """
     keys = STREAM_KEYS[table]
     id_column = TABLES[table].id_column
@@ -96,7 +98,7 @@ def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple
     found = dicts(
         con.execute(
             f"""
-        WITH candidates AS (
+        WITH candidates AS MATERIALIZED (
             SELECT {", ".join(keys)}, {id_column}, created_utc FROM {table}
             WHERE {keys[0]} IN (SELECT unnest($firsts)))
         SELECT * FROM candidates

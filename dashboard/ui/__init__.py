@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -17,7 +18,7 @@ import streamlit as st
 
 from dashboard.judging import Rubric, list_rubrics
 from dashboard.settings import resolve_db_path
-from dashboard.store import Store, StoreBusy
+from dashboard.store import Store, StoreBusy, StoreError
 from dashboard.types import DatasetSummary
 from dashboard.ui import links
 
@@ -27,16 +28,18 @@ ALL = "All datasets"
 DATASET_KEY = "jb_dataset"
 ANNOTATOR_KEY = "jb_annotator"
 DATASET_LINK = links.Link(DATASET_KEY, "dataset", default=ALL)
-# The dashboard never holds the file for long: a short wait, then the page says it is busy
-# (a write goes to the spool instead).
+# The dashboard never holds the file for long: a short wait, then the page says it is busy.
 WAIT_S = 10.0
+# A save that cannot get the file at once goes to the journal: the person is told at once
+# that it is saved and applied when the file is free.
+SPOOL_WAIT_S = 0.1
 # While another process holds the file, a run shows what was read last rather than waiting.
-FINGERPRINT_WAIT_S = 2.0
+FINGERPRINT_WAIT_S = 0.1
 
 
 @st.cache_resource(show_spinner=False)
 def _store_for(path: str) -> Store:
-    return Store(path, wait_s=WAIT_S)
+    return Store(path, wait_s=WAIT_S, spool_wait_s=SPOOL_WAIT_S)
 
 
 def get_store() -> Store:
@@ -81,6 +84,13 @@ def filters() -> Filters:
 FINGERPRINT_KEY = "jb_fingerprint"
 LAST_FINGERPRINT_KEY = "jb_last_fingerprint"
 RUBRICS_KEY = "jb_rubrics"
+
+
+def page_run() -> AbstractContextManager[None]:
+    """The block of one script run (app.py): the reads it makes that miss the cache share
+    one open database, so a page waits for the file at most once, even while a judge run
+    merges its results every 1.5 s; a run that reads only cached results opens nothing."""
+    return get_store().kept_open()
 
 
 def begin_run() -> None:
@@ -133,6 +143,16 @@ def write(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     result = fn(get_store(), *args, **kwargs)
     after_write(pending=bool(getattr(result, "pending", False)))
     return result
+
+
+def show_fault(error: StoreError) -> None:
+    """A fault of the disk, the database file or its journal, as its one line (app.py shows
+    it in place of the page)."""
+    if isinstance(error, StoreBusy):
+        st.warning(md_escape(error))
+        st.button("Retry")
+    else:
+        st.error(md_escape(error))
 
 
 def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

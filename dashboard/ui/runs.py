@@ -68,6 +68,7 @@ def follow_run() -> str | None:
     if running is None:
         return None
     future, progress, panel, plan = running
+    ui.get_store().let_go()  # no file held while the judges work: the CLI may need it
     if st.button("Cancel the run", key=CANCEL_KEY, disabled=progress.cancelled):
         progress.cancel()  # the runner starts no further call; those in flight finish
     bar, failures = st.progress(0.0, text="starting…"), st.empty()

@@ -17,8 +17,8 @@ from dashboard.review.detail import RatingEntry, ResponseDetail, describe_time
 from dashboard.types import Item, Response
 
 PENDING_NOTE = (
-    " The database is busy right now: the label is kept on disk and shows in the "
-    "numbers as soon as the file is free."
+    " The database file is busy right now: saved, applied when the file is free (it then "
+    "shows in the numbers)."
 )
 
 

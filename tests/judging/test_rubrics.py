@@ -177,6 +177,8 @@ def test_answer_text_is_never_read_as_a_template() -> None:
             "section {{#history}} is never closed",
         ),
         ('name = "x"\nversion = "1"\nscale = [5, 1]\ntemplate = "{{answer}}"', "low < high"),
+        ('name = "x"\nversion = "1"\nscale = [1, inf]\ntemplate = "{{answer}}"', "two finite"),
+        ('name = "x"\nversion = "1"\nscale = [nan, 5]\ntemplate = "{{answer}}"', "two finite"),
         (
             'name = "x"\nversion = "1"\nscale = [1, 5]\ntemplate = "{{question}}"',
             "must contain {{answer}}",

@@ -19,7 +19,7 @@ from dashboard.ingest import counts_sql, read_sql
 from dashboard.ingest.adapters import alpaca_eval, llmbar, mt_bench, mt_bench_pair, nq_open, pandalm
 from dashboard.ingest.adapters.common import TEMP_TABLES, Adapter, fits
 from dashboard.ingest.errors import IngestError, other_format
-from dashboard.ingest.generic import read_error
+from dashboard.ingest.generic import KIND_NAMES, read_error
 from dashboard.ingest.plan import FilePlan, Imported
 from dashboard.store.connection import Connection, DatabaseError
 
@@ -57,6 +57,13 @@ def import_adapter(con: Connection, plan: FilePlan) -> Imported:
     """Import one file of a real set."""
     dataset = dataset_for(plan)
     adapter = ADAPTERS[plan.fmt]
+    if plan.kind != adapter.kind:  # its SQL reads the kind it is published in, and no other
+        raise IngestError(
+            f"has the columns of {adapter.title}, whose files are {KIND_NAMES[adapter.kind]}, "
+            f"but it is {KIND_NAMES[plan.kind]}: convert it back, or pass --format with one of "
+            "the plain formats",
+            file=plan.path,
+        )
     missing = adapter.missing(plan.columns.names)
     if missing:
         raise IngestError(

@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from dashboard.ids import utc_now
-from dashboard.ingest import load_sql, read_sql
+from dashboard.ingest import load_sql, read_sql, scales_sql
+from dashboard.ingest.errors import IngestError
 from dashboard.ingest.fields_sql import is_null_type
 from dashboard.ingest.formats import KEY, NUMBER, SCALAR_TEXT, STRINGS, TEXT, Field, Format
+from dashboard.ingest.generic import scale_message
 from dashboard.ingest.ids_sql import content_id_sql, item_id_sql, response_id_sql
 from dashboard.ingest.plan import Counts, FilePlan
 from dashboard.ingest.stage_sql import ITEM_STAGE_COLUMNS
@@ -87,6 +89,7 @@ class Adapter:
     run: Importer
     late: Callable[[frozenset[str]], bool] = lambda columns: False
     records_table: tuple[str, ...] = ("_stage",)  # the first that exists
+    kind: str = "json"  # the file kind its files are published in ("json" or "jsonl")
     # For each key set of `detect`, every column a file with those keys must have.
     required: tuple[frozenset[str], ...] = ()
     # The kind of value each column its SQL reads must hold (formats.py's kinds).
@@ -163,5 +166,18 @@ def write(
         ("preferences", preferences, load_sql.insert_preferences),
     ):
         if relation is not None:
+            if table == "ratings":
+                _check_scales(con, plan, relation)
             counts.add(table, insert(con, relation, now=now))
     return counts
+
+
+def _check_scales(con: Connection, plan: FilePlan, relation: str) -> None:
+    """A published set's rubric keeps its scale: refused if stored ratings of the same
+    rubric name are on another one (`generic.check_scales` for the general formats)."""
+    if not scales_sql.has_scale_conflict(con, relation):
+        return
+    found = scales_sql.scale_conflict(con, load_sql.Rows(relation, "rowid"))
+    if found is not None:
+        where = "the ratings already stored" if found.other_index < 0 else "this file"
+        raise IngestError(scale_message(found, where), file=plan.path)

@@ -221,4 +221,5 @@ ADAPTER = Adapter(
         field("turn", NUMBER),
         field("tstamp", NUMBER),
     ),
+    kind="jsonl",
 )

@@ -201,4 +201,5 @@ ADAPTER = Adapter(
         field("turn", NUMBER),
         field("tstamp", NUMBER),
     ),
+    kind="jsonl",
 )

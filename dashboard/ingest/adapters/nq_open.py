@@ -116,4 +116,5 @@ ADAPTER = Adapter(
     records_table=("_items",),
     required=(frozenset({"question", "answer", "answer_and_def_correct_predictions"} | _LEVELS),),
     fields=(field("question", TEXT),),
+    kind="jsonl",
 )
