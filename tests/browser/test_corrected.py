@@ -9,10 +9,9 @@ from playwright.sync_api import Page, expect
 
 from dashboard.store import Store
 from tests.browser.support import STEP_TIMEOUT_MS, go, settled
-from tests.browser.test_flow import SCREENSHOTS, server
+from tests.browser.test_flow import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
-__all__ = ["server"]  # the fixture, shared with the main flow
 
 
 @pytest.fixture

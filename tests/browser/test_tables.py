@@ -11,7 +11,6 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.support import STEP_TIMEOUT_MS, go, settled
-from tests.browser.test_flow import server  # noqa: F401  # the fixture: streamlit run on the sample
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +29,7 @@ def _frames(page: Page) -> Locator:
     return page.get_by_test_id("stDataFrame")
 
 
-def test_the_tables_fit_and_a_row_opens_its_detail_and_a_reload_keeps_it(server, page: Page):  # noqa: F811
+def test_the_tables_fit_and_a_row_opens_its_detail_and_a_reload_keeps_it(server, page: Page):
     url, _ = server
     page.goto(url)
     expect(page.get_by_role("heading", name="Overview", exact=True)).to_be_visible(
