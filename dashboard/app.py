@@ -7,6 +7,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.settings import pages_dir
 from dashboard.store import StoreBusy
+from dashboard.ui import auth
 
 PAGES = pages_dir()
 
@@ -26,8 +27,9 @@ page = st.navigation(
 )
 try:
     ui.begin_run()
-    ui.sidebar()
-    page.run()
+    if auth.gate():
+        ui.sidebar()
+        page.run()
 except StoreBusy as error:
     st.warning(
         "The database is in use by another process; this page works again once that "

@@ -11,6 +11,8 @@ FILE_CHOICE, MODELS_CHOICE = "A panel file", "Model strings"
 st.title("Run judges")
 dataset = ui.filters().dataset
 st.caption(f"Dataset: **{ui.md_escape(dataset or 'every dataset')}** (change it in the sidebar).")
+if not ui.may_administer("run judges"):
+    st.stop()
 
 source = st.radio("Panel", [FILE_CHOICE, MODELS_CHOICE], horizontal=True, key="jb_run_source")
 if source == FILE_CHOICE:
