@@ -15,7 +15,6 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-
 _SCRIPT = """<script>
 const top = window.parent;
 top.__jbKeys = %(keys)s;
