@@ -20,6 +20,7 @@ page = st.navigation(
         st.Page(PAGES / "failures.py", title="Failures", icon=":material/report:"),
         st.Page(PAGES / "annotate.py", title="Annotate", icon=":material/edit_note:"),
         st.Page(PAGES / "pairwise.py", title="Pairwise", icon=":material/compare:"),
+        st.Page(PAGES / "campaigns.py", title="Campaigns", icon=":material/groups:"),
         st.Page(PAGES / "calibration.py", title="Calibration", icon=":material/tune:"),
         st.Page(PAGES / "run_judges.py", title="Run judges", icon=":material/gavel:"),
         st.Page(PAGES / "data.py", title="Data", icon=":material/database:"),

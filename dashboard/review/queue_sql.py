@@ -27,7 +27,7 @@ class QueueRequest:
 
     rubric: str
     annotator: str
-    order: str = "worst"
+    order: str = "random"
     dataset: str | None = None
     task_types: tuple[str, ...] = ()
     seed: int = 0

@@ -11,7 +11,16 @@ from dashboard.settings import app_script, pages_dir
 # The Streamlit entry script the page tests run, found as `judgeboard serve` finds it.
 APP = app_script()
 # Every page dashboard/app.py registers, by file name.
-PAGES = ("overview", "failures", "annotate", "pairwise", "calibration", "run_judges", "data")
+PAGES = (
+    "overview",
+    "failures",
+    "annotate",
+    "pairwise",
+    "campaigns",
+    "calibration",
+    "run_judges",
+    "data",
+)
 
 
 def page_path(name: str) -> str:
