@@ -71,7 +71,9 @@ def _form(view: votes.PairView, request: PairRequest, rubric: annotation.Rubric)
             key="pairwise_choice",
         )
         comment = st.text_input("Comment (optional)", key="pairwise_comment")
-        submitted = st.form_submit_button("Save vote and next", type="primary", key="pairwise_save")
+        submitted = st.form_submit_button(
+            "Save vote and next", type="primary", key="pairwise_save", shortcut="Enter"
+        )
     if not submitted:
         return
     if choice is None:
@@ -163,7 +165,6 @@ def run() -> None:
             "a": keys.pick("pairwise_choice", CHOICES["left"]),
             "b": keys.pick("pairwise_choice", CHOICES["right"]),
             "t": keys.pick("pairwise_choice", CHOICES["tie"]),
-            "Enter": keys.click("pairwise_save"),
             "s": keys.click("pairwise_skip"),
         }
     )

@@ -5,7 +5,8 @@ app's document (`window.parent.document`). It is installed once per browser tab;
 replaces the key map. A key clicks the element it is bound to, found by the Streamlit key's
 CSS class (`st-key-<key>`, a prefix: the labelling widgets' keys carry the answer's id):
 a button (`click`), or the radio option whose text is the key (`pick`). Keys typed into a
-text box are left alone (Enter there submits the form, as Streamlit does by itself).
+text box are left alone. Enter is not here: it is the Save button's own Streamlit shortcut
+(`shortcut="Enter"`), since Streamlit keeps Enter from reaching the document.
 """
 
 from __future__ import annotations
@@ -15,32 +16,35 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+# Runs in the app's own document (a script element added to it), not in the iframe: Streamlit
+# may remount the iframe, and a listener made in a removed iframe's realm never runs again.
+_LISTENER = """
+window.addEventListener("keydown", (event) => {
+  const target = event.target;
+  const typing = target && (target.tagName === "TEXTAREA" || target.isContentEditable ||
+    (target.tagName === "INPUT" && !["radio", "checkbox"].includes(target.type)));
+  if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+  const name = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  const bound = (window.__jbKeys || {})[name];
+  if (!bound) return;
+  const box = document.querySelector(`[class*="st-key-${bound.key}"]`);
+  if (!box) return;
+  const element = bound.pick === undefined
+    ? box.querySelector("button")
+    : Array.from(box.querySelectorAll("label")).find((l) => l.innerText.trim() === bound.pick);
+  if (!element || element.disabled) return;
+  event.preventDefault();
+  element.click();
+}, true);
+"""
 _SCRIPT = """<script>
-const top = window.parent;
-top.__jbKeys = %(keys)s;
-if (!top.__jbKeysInstalled) {
-  top.__jbKeysInstalled = true;
-  top.document.addEventListener("keydown", (event) => {
-    const target = event.target;
-    const typing = target && (target.tagName === "TEXTAREA" || target.isContentEditable ||
-      (target.tagName === "INPUT" && !["radio", "checkbox"].includes(target.type)));
-    if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
-    const bound = top.__jbKeys[event.key.length === 1 ? event.key.toLowerCase() : event.key];
-    if (!bound) return;
-    const doc = top.document;
-    const box = doc.querySelector(`[class*="st-key-${bound.key}"]`);
-    if (!box) return;
-    let element = null;
-    if (bound.pick !== undefined) {
-      element = Array.from(box.querySelectorAll("label")).find(
-        (label) => label.innerText.trim() === bound.pick);
-    } else {
-      element = box.querySelector("button");
-    }
-    if (!element || element.disabled) return;
-    event.preventDefault();
-    element.click();
-  });
+const host = window.parent;
+host.__jbKeys = host.JSON.parse(%(keys)s);
+if (!host.__jbKeysInstalled) {
+  host.__jbKeysInstalled = true;
+  const script = host.document.createElement("script");
+  script.textContent = %(listener)s;
+  host.document.head.appendChild(script);
 }
 </script>"""
 
@@ -57,4 +61,5 @@ def pick(key: str, option: str) -> dict[str, str]:
 
 def listen(bindings: Mapping[str, Mapping[str, str]]) -> None:
     """Install (once) and update the page's key map: key -> `click(...)` or `pick(...)`."""
-    st.iframe(_SCRIPT % {"keys": json.dumps(dict(bindings))}, height=1)
+    keys = json.dumps(json.dumps(dict(bindings)))  # a JS string literal, parsed in the app
+    st.iframe(_SCRIPT % {"keys": keys, "listener": json.dumps(_LISTENER)}, height=1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -145,39 +146,69 @@ def _flash(text: str, pending: bool) -> None:
     st.session_state[FLASH_KEY] = text + (widgets.PENDING_NOTE if pending else "")
 
 
+@st.cache_resource(show_spinner=False)
+def _claims_lock() -> threading.Lock:
+    return threading.Lock()
+
+
+def _claim(token: str) -> bool:
+    """True for the first save of a form. A second click can start a new run while the
+    first still saves (Streamlit stops the old run and starts the next one at once), so the
+    check and the claim are one step, under a lock, before the write."""
+    with _claims_lock():
+        done: set[str] = st.session_state.setdefault(DONE_KEY, set())
+        if token in done:
+            return False
+        done.add(token)
+        return True
+
+
 def _save(
     token: str, item: OpenItem, setup: Setup, detail: ResponseDetail, provenance: Provenance
 ) -> None:
-    done: set[str] = st.session_state.setdefault(DONE_KEY, set())
-    if token in done:
-        return  # a second click on a form already saved
-    scale = annotation.rating_scale(setup.rubric)
+    if not _claim(token):
+        return  # a second click on a form already saved, or being saved
     value = st.session_state.get(f"annotate_value_{token}")
     overrides = st.session_state.get(f"annotate_override_{token}")
     try:
-        saved = ui.write(
-            annotation.rate,
+        rating = annotation.human_rating(
             item.response_id,
             annotator=setup.request.annotator,
             rubric=setup.rubric.name,
             rubric_version=setup.rubric.version,
             value=value,
-            scale=scale,
+            scale=annotation.rating_scale(setup.rubric),
             comment=st.session_state.get(f"annotate_comment_{token}"),
             overrides=overrides,
-            detail=detail,
             provenance=provenance,
         )
     except AnnotationError as error:
-        st.session_state[ERROR_KEY] = (token, str(error))
+        _refused(token, error)
         return
-    done.add(token)
-    st.session_state.setdefault(UNDO_KEY, []).append(saved.record)
+    # The page's state moves on before the write: a click that starts a new run can stop
+    # this one at its next Streamlit call (the write's own), and the label must still be
+    # the one Undo takes back and the answer must not be offered again.
+    kind = "override" if overrides else "rating"
+    _flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", False)
+    st.session_state.setdefault(UNDO_KEY, []).append(rating)
     _passed().append(item.response_id)
     st.session_state[OPEN_KEY] = None
-    kind = "override" if overrides else "rating"
-    name = widgets.as_code(setup.request.annotator)
-    _flash(f"Saved your {kind} ({value:g}) as {name}.", saved.pending)
+    try:
+        result = ui.write(annotation.save_rating, rating, detail=detail)
+    except AnnotationError as error:
+        st.session_state[UNDO_KEY].remove(rating)
+        _passed().remove(item.response_id)
+        st.session_state[OPEN_KEY] = item
+        st.session_state.pop(FLASH_KEY, None)
+        _refused(token, error)
+        return
+    if result.pending is not None:
+        _flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", True)
+
+
+def _refused(token: str, error: AnnotationError) -> None:
+    st.session_state[DONE_KEY].discard(token)  # once fixed, the same form may be saved
+    st.session_state[ERROR_KEY] = (token, str(error))
 
 
 def label_form(
@@ -221,6 +252,7 @@ def label_form(
             "Save and next",
             type="primary",
             key=f"annotate_save_{token}",
+            shortcut="Enter",
             on_click=_save,
             args=(token, item, setup, detail, provenance),
         )
