@@ -211,31 +211,31 @@ def test_two_signed_in_people_share_a_campaign_with_k_two(
     sample_store: Store, tmp_path: Path, browser: Browser
 ) -> None:
     path = tmp_path / "users.json"
-    for person, role in (("ana", "labeller"), ("ben", "labeller"), ("cy", "labeller")):
+    for person, role in (("pia", "labeller"), ("quinn", "labeller"), ("rex", "labeller")):
         users.add_user(path, person, "password-" + person, role=role)
     made = campaigns.create_campaign(
         sample_store, "study", RUBRIC, dataset="eo-rag", rule="random", size=3, overlap=2
     )
     process, url = start(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     try:
-        pages = {person: new_page(browser) for person in ("ana", "ben", "cy")}
+        pages = {person: new_page(browser) for person in ("pia", "quinn", "rex")}
         for person, page in pages.items():
             _sign_in(page, url, person)
-        expect(pages["ana"].get_by_role("textbox", name="Annotator")).to_have_count(
+        expect(pages["pia"].get_by_role("textbox", name="Annotator")).to_have_count(
             0, timeout=STEP_TIMEOUT_MS
         )
-        _label_campaign(pages["ana"])
-        _label_campaign(pages["ben"])
-        _label_campaign(pages["cy"])
-        ana, ben, cy = (_rows(sample_store, p) for p in ("ana", "ben", "cy"))
-        assert len(ana) == len(ben) == made.n_items == 3 and cy == []
-        assert {r[0] for r in ana} == {r[0] for r in ben}
-        assert {r[4] for r in ana + ben} == {"study"}
+        _label_campaign(pages["pia"])
+        _label_campaign(pages["quinn"])
+        _label_campaign(pages["rex"])
+        pia, quinn, rex = (_rows(sample_store, p) for p in ("pia", "quinn", "rex"))
+        assert len(pia) == len(quinn) == made.n_items == 3 and rex == []
+        assert {r[0] for r in pia} == {r[0] for r in quinn}
+        assert {r[4] for r in pia + quinn} == {"study"}
         # a labeller may not import or delete; a reload keeps the sign-in
-        page = pages["cy"]
+        page = pages["rex"]
         page.goto(f"{url}/data")
         expect(page.get_by_text("only an admin may import or delete data")).to_be_visible()
         page.reload()
-        expect(page.get_by_text("Signed in as cy")).to_be_visible()
+        expect(page.get_by_text("Signed in as rex")).to_be_visible()
     finally:
         stop(process)
