@@ -252,7 +252,6 @@ def label_form(
             "Save and next",
             type="primary",
             key=f"annotate_save_{token}",
-            shortcut="Enter",
             on_click=_save,
             args=(token, item, setup, detail, provenance),
         )
