@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.settings import pages_dir
 from dashboard.store import StoreError
-from dashboard.ui import tables_fit
+from dashboard.ui import auth, tables_fit
 
 PAGES = pages_dir()
 
@@ -22,6 +22,7 @@ page = st.navigation(
         st.Page(PAGES / "failures.py", title="Failures", icon=":material/report:"),
         st.Page(PAGES / "annotate.py", title="Annotate", icon=":material/edit_note:"),
         st.Page(PAGES / "pairwise.py", title="Pairwise", icon=":material/compare:"),
+        st.Page(PAGES / "campaigns.py", title="Campaigns", icon=":material/groups:"),
         st.Page(PAGES / "calibration.py", title="Calibration", icon=":material/tune:"),
         st.Page(PAGES / "judge_qa.py", title="Judge QA", icon=":material/fact_check:"),
         st.Page(PAGES / "run_judges.py", title="Run judges", icon=":material/gavel:"),
@@ -32,7 +33,8 @@ try:
     with ui.page_run():  # one open database for the whole run (see ui.page_run)
         ui.begin_run()
         tables_fit.page_style()
-        ui.sidebar()
-        page.run()
+        if auth.gate():
+            ui.sidebar()
+            page.run()
 except StoreError as error:  # the disk, the database file or its journal: one line, no trace
     ui.show_fault(error)

@@ -1,22 +1,20 @@
-"""Annotate: a queue of answers to rate on the rubric's scale, or to override a judge on."""
+"""Annotate: rate answers on the rubric's scale, blind by default, from a queue or a campaign."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard import ui
+from dashboard.campaigns import campaigns
 from dashboard.metrics import choices
 from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
-from dashboard.review.annotation import AnnotationError, QueueRequest
-from dashboard.review.detail import ResponseDetail, response_detail
-from dashboard.ui import pickers, widgets
-
-POSITION_KEY = "annotate_position"
-FLASH_KEY = "annotate_saved"
+from dashboard.review.annotation import QueueRequest
+from dashboard.review.detail import response_detail
+from dashboard.ui import annotate_url, keys, labelling, pickers, widgets
 
 
-def _request(annotator: str, dataset: str | None) -> tuple[QueueRequest, annotation.Rubric] | None:
+def _setup(annotator: str, dataset: str | None) -> labelling.Setup | None:
     rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
     if not rubrics:
         return None
@@ -25,153 +23,116 @@ def _request(annotator: str, dataset: str | None) -> tuple[QueueRequest, annotat
     first = annotation.default_rubric_name(
         list(rubrics), st.session_state.get(pickers.RUBRIC_KEY), used.name if used else None
     )
-    left, middle, right = st.columns([2, 2, 1])
-    name = left.selectbox(
+    widgets.keep_valid("annotate_rubric", list(rubrics))
+    rubric_col, campaign_col, order_col, seed_col = st.columns([2, 2, 2, 1])
+    name = rubric_col.selectbox(
         "Rubric",
         list(rubrics),
         key="annotate_rubric",
         index=widgets.choice_index(list(rubrics), first),
     )
-    orders: list[str] = list(annotation.QUEUE_ORDERS)
-    order = (
-        middle.selectbox(
-            "Order",
-            orders,
-            key="annotate_order",
-            format_func=lambda o: annotation.QUEUE_ORDERS[o],
-        )
-        or orders[0]
+    found = [c.name for c in ui.cached(campaigns.list_campaigns, name)]
+    widgets.keep_valid("annotate_campaign", [None, *found])
+    campaign = campaign_col.selectbox(
+        "Campaign",
+        [None, *found],
+        key="annotate_campaign",
+        format_func=lambda c: "none: my own queue" if c is None else c,
     )
-    seed = right.number_input(
-        "Seed",
-        min_value=0,
-        value=0,
-        step=1,
-        key="annotate_seed",
-        disabled=order != "random",
-        help="Fixes the random order.",
+    orders = list(annotation.QUEUE_ORDERS)
+    widgets.keep_valid("annotate_order", orders)
+    order = order_col.selectbox(
+        "Order",
+        orders,
+        key="annotate_order",
+        format_func=lambda o: annotation.QUEUE_ORDERS[o],
+        disabled=campaign is not None,
+        help="A random order is a random sample; the others are a targeted pick (recorded).",
+    )
+    seed = seed_col.number_input(
+        "Seed", min_value=0, value=0, step=1, key="annotate_seed", disabled=order != "random"
+    )
+    blind = st.toggle(
+        "Blind: hide the judges' ratings and other people's labels until I have saved",
+        value=True,
+        key="annotate_blind",
     )
     rubric = rubrics[name]
-    return QueueRequest(
+    request = QueueRequest(
         rubric=name,
         annotator=annotator,
-        order=order,
+        order=order or orders[0],
         dataset=dataset,
         task_types=rubric.task_types,
         seed=int(seed),
-    ), rubric
-
-
-FORM = "annotate_form"
-EMPTY_FORM = {"annotate_value": None, "annotate_override": None, "annotate_comment": ""}
-
-
-def _form(detail: ResponseDetail, request: QueueRequest, rubric: annotation.Rubric) -> None:
-    scale = annotation.rating_scale(rubric)
-    judged = {
-        e.rating.rating_id: e
-        for e in detail.judge_ratings
-        if e.current and e.rating.rubric == request.rubric
-    }
-    widgets.restore_form(FORM)
-    # Not cleared on submit: a refused label (no comment on an override...) keeps its input.
-    with st.form(FORM, clear_on_submit=False):
-        value = st.radio(
-            f"Your rating ({scale[0]:g} = worst, {scale[1]:g} = best)",
-            annotation.scale_points(*scale),
-            index=None,
-            horizontal=True,
-            format_func=lambda v: f"{v:g}",
-            key="annotate_value",
-        )
-        st.text(annotation.scale_legend(rubric))
-        overrides = st.selectbox(
-            "Override a judge's rating (optional)",
-            list(judged),
-            index=None,
-            key="annotate_override",
-            placeholder="no override",
-            format_func=lambda rid: widgets.rating_label(judged[rid]),
-        )
-        comment = st.text_input("Comment (required for an override)", key="annotate_comment")
-        submitted = st.form_submit_button("Save and next", type="primary")
-    if not submitted:
-        return
-    try:
-        saved = ui.write(
-            annotation.rate,
-            detail.response.response_id,
-            annotator=request.annotator,
-            rubric=rubric.name,
-            rubric_version=rubric.version,
-            value=value,
-            scale=scale,
-            comment=comment,
-            overrides=overrides,
-            detail=detail,
-        )
-    except AnnotationError as error:
-        st.error(ui.md_escape(error))
-        return
-    widgets.clear_form(FORM, EMPTY_FORM)
-    kind = "override" if overrides else "rating"
-    st.session_state[FLASH_KEY] = (
-        f"Saved your {kind} ({value:g}) as "
-        f"{widgets.as_code(request.annotator)}." + (widgets.PENDING_NOTE if saved.pending else "")
     )
-    st.rerun()
+    return labelling.Setup(request, rubric, campaign, bool(blind))
 
 
-def _navigation(queue: annotation.Queue) -> None:
-    back, skip, where = st.columns([1, 1, 6])
-    if back.button("Previous", disabled=queue.offset == 0, key="annotate_back"):
-        st.session_state[POSITION_KEY] = queue.offset - 1
-        st.rerun()
-    if skip.button("Skip", disabled=queue.offset + 1 >= queue.remaining, key="annotate_skip"):
-        st.session_state[POSITION_KEY] = queue.offset + 1
-        st.rerun()
-    where.text(f"Answer {queue.offset + 1} of {queue.remaining} still to label")
+def _answer(setup: labelling.Setup) -> labelling.OpenItem | None:
+    item = labelling.open_item(setup)
+    detail = ui.cached(response_detail, item.response_id) if item else None
+    if item is not None and detail is None:
+        st.session_state[labelling.OPEN_KEY] = None
+        st.warning("That answer is no longer in the database; the next one is below.")
+        item = labelling.open_item(setup)
+        detail = ui.cached(response_detail, item.response_id) if item else None
+    mine = (
+        labelling.my_label(detail, setup.request.annotator, setup.rubric.name) if detail else None
+    )
+    labelling.actions(item, setup, mine)
+    if item is None or detail is None:
+        st.info(
+            "Nothing left to label here: pick another order, rubric or campaign, or another "
+            "dataset in the sidebar."
+        )
+        return None
+    reveal = labelling.shows_ratings(setup, item, mine)
+    answer, label = st.columns([3, 2], gap="large")
+    with answer:
+        widgets.show_detail(detail, ratings=reveal)
+        if not reveal:
+            st.caption(
+                "Blind: the judges' ratings and other people's labels are hidden until "
+                "you have saved your own."
+            )
+    with label:
+        labelling.reveal_toggle(setup, item, mine)
+        labelling.label_form(item, setup, detail, mine, reveal=reveal)
+    return item
 
 
 def run() -> None:
     st.title("Annotate")
-    st.caption(
-        "Keyboard: click the rating, choose with the arrow keys, Tab twice (past the "
-        "optional override) to the comment, type, and Enter saves; the next answer "
-        "loads at once. Skip leaves an answer for later."
-    )
+    st.caption(labelling.KEY_HELP)
+    annotate_url.restore()
     chosen = ui.filters()
-    if flash := st.session_state.pop(FLASH_KEY, None):
+    if flash := st.session_state.pop(labelling.FLASH_KEY, None):
         st.success(flash)
     if not chosen.annotator:
         st.warning("Type your name in the sidebar's Annotator box: ratings are saved with it.")
-    picked = _request(chosen.annotator, chosen.dataset)
-    if picked is None:
+    setup = _setup(chosen.annotator, chosen.dataset)
+    if setup is None:
         st.info("No rating rubric can be used: see the rubric files on the Run judges page.")
         return
-    request, rubric = picked
-    if st.session_state.get("annotate_last") != request:
-        st.session_state["annotate_last"] = request
-        st.session_state[POSITION_KEY] = 0
-    queue = ui.cached(
-        annotation.annotation_queue, request, offset=st.session_state.get(POSITION_KEY, 0), limit=1
+    labelling.reset_on_change(setup)
+    if setup.campaign and not chosen.annotator:
+        item = None
+        st.info("Sign in (or type your name) to get your share of the campaign.")
+    else:
+        item = _answer(setup)
+    labelling.your_labels(setup)
+    annotate_url.save(item)
+    scale = annotation.scale_points(*annotation.rating_scale(setup.rubric))
+    bindings = {f"{v:g}": keys.pick("annotate_value_", f"{v:g}") for v in scale if v < 10}
+    keys.listen(
+        {
+            **bindings,
+            "Enter": keys.click("annotate_save_"),
+            "s": keys.click("annotate_skip"),
+            "u": keys.click("annotate_undo_button"),
+        }
     )
-    if not queue.entries:
-        st.info(
-            "Nothing left to label here: pick another order or rubric, or another "
-            "dataset in the sidebar."
-        )
-        return
-    _navigation(queue)
-    detail = ui.cached(response_detail, queue.entries[0].response_id)
-    if detail is None:
-        st.warning("That answer is no longer in the database.")
-        return
-    answer, label = st.columns([3, 2], gap="large")
-    with answer:
-        widgets.show_detail(detail)
-    with label:
-        _form(detail, request, rubric)
 
 
 run()

@@ -55,75 +55,79 @@ else:
         ]
     )
 
-st.subheader("Import a file")
-st.caption(
-    "JSON, JSONL, CSV or Parquet, read by the same importer as `judgeboard import`: the "
-    "format is detected from the columns, and a bad record stops the import with nothing "
-    "written, unless you choose to skip bad records. For files over the upload limit, use "
-    "the command line."
-)
-if (uploaded := imports.upload()) is not None:
-    staged, preview = uploaded
-    imports.show_preview(staged, preview)
-    left, middle, right = st.columns(3)
-    dataset = left.text_input("Dataset", placeholder=f"default: {staged.path.stem}")
-    system = middle.text_input("System", placeholder="default: from the file")
-    detected = f"{DETECT} ({preview.detected or 'none found'})"
-    fmt_choice = right.selectbox("Format", [detected, *ALL_FORMATS], key="jb_upload_format")
-    fmt = preview.detected if fmt_choice == detected else fmt_choice
-    mapping = imports.field_pickers(staged, preview, fmt) if fmt else {}
-    if fmt in ADAPTERS:
-        st.caption("A published set's file is imported as published: no column to pick.")
-    elif fmt is None:
-        st.info("Choose the file's format to pick a column for each of its fields.")
-    if mapping:
-        st.caption("The same import on the command line:")
-        st.code(" ".join(["judgeboard import", staged.name, *uploads.cli_options(mapping)]))
-    skip = st.checkbox(
-        "Skip bad records",
-        key="jb_upload_skip",
-        help="Import the good records; the bad ones, with what is wrong with each, are "
-        "offered for download.",
+# Importing and deleting are an admin's (with sign-in); a labeller sees the datasets only.
+if ui.may_administer("import or delete data"):
+    st.subheader("Import a file")
+    st.caption(
+        "JSON, JSONL, CSV or Parquet, read by the same importer as `judgeboard import`: the "
+        "format is detected from the columns, and a bad record stops the import with nothing "
+        "written, unless you choose to skip bad records. For files over the upload limit, use "
+        "the command line."
     )
-    if st.button("Import", type="primary", key="jb_upload_import"):
-        bar = st.progress(0.0, text=f"importing {ui.md_escape(staged.name)}")
-        try:
-            result = ui.write(
-                uploads.import_staged,
-                staged,
-                dataset=dataset,
-                system=system,
-                fmt=None if fmt_choice == detected else fmt_choice,
-                mapping=mapping,
-                on_error="skip" if skip else "fail",
-                on_progress=lambda stage, f: bar.progress(
-                    f if f is not None else 1.0, text=ui.md_escape(stage)
-                ),
-            )
-        except uploads.UploadError as error:
-            bar.empty()
-            st.error("The file was not imported; nothing was written.")
-            ui.show_text(str(error), label="what the importer says")
-        else:
-            rejects = (f"{staged.name}.rejects.jsonl", result.rejects) if result.rejects else None
-            imports.done()
-            _done("success", "Imported.", result.report.lines(names_only=True), rejects)
+    if (uploaded := imports.upload()) is not None:
+        staged, preview = uploaded
+        imports.show_preview(staged, preview)
+        left, middle, right = st.columns(3)
+        dataset = left.text_input("Dataset", placeholder=f"default: {staged.path.stem}")
+        system = middle.text_input("System", placeholder="default: from the file")
+        detected = f"{DETECT} ({preview.detected or 'none found'})"
+        fmt_choice = right.selectbox("Format", [detected, *ALL_FORMATS], key="jb_upload_format")
+        fmt = preview.detected if fmt_choice == detected else fmt_choice
+        mapping = imports.field_pickers(staged, preview, fmt) if fmt else {}
+        if fmt in ADAPTERS:
+            st.caption("A published set's file is imported as published: no column to pick.")
+        elif fmt is None:
+            st.info("Choose the file's format to pick a column for each of its fields.")
+        if mapping:
+            st.caption("The same import on the command line:")
+            st.code(" ".join(["judgeboard import", staged.name, *uploads.cli_options(mapping)]))
+        skip = st.checkbox(
+            "Skip bad records",
+            key="jb_upload_skip",
+            help="Import the good records; the bad ones, with what is wrong with each, are "
+            "offered for download.",
+        )
+        if st.button("Import", type="primary", key="jb_upload_import"):
+            bar = st.progress(0.0, text=f"importing {ui.md_escape(staged.name)}")
+            try:
+                result = ui.write(
+                    uploads.import_staged,
+                    staged,
+                    dataset=dataset,
+                    system=system,
+                    fmt=None if fmt_choice == detected else fmt_choice,
+                    mapping=mapping,
+                    on_error="skip" if skip else "fail",
+                    on_progress=lambda stage, f: bar.progress(
+                        f if f is not None else 1.0, text=ui.md_escape(stage)
+                    ),
+                )
+            except uploads.UploadError as error:
+                bar.empty()
+                st.error("The file was not imported; nothing was written.")
+                ui.show_text(str(error), label="what the importer says")
+            else:
+                rejects = (
+                    (f"{staged.name}.rejects.jsonl", result.rejects) if result.rejects else None
+                )
+                imports.done()
+                _done("success", "Imported.", result.report.lines(names_only=True), rejects)
 
-st.subheader("Delete a dataset")
-names = [d.name for d in datasets]
-name = st.selectbox("Dataset", names, index=None, key=PICK_KEY, placeholder="choose one")
-if name is not None:
-    chosen = next(d for d in datasets if d.name == name)
-    st.warning(
-        f"This deletes {ui.md_escape(name)} with its {chosen.n_items:,} items, "
-        f"{chosen.n_responses:,} responses, {chosen.n_ratings:,} ratings, "
-        f"{chosen.n_preferences:,} preferences and its judge calls. It cannot be undone."
-    )
-    confirm = st.text_input("Type the dataset's name to confirm", key=CONFIRM_KEY)
-    if st.button("Delete", disabled=confirm.strip() != name, key="jb_delete_button"):
-        ui.delete_dataset(name)
-        del st.session_state[PICK_KEY], st.session_state[CONFIRM_KEY]
-        _done("info", f"Deleted {ui.md_escape(name)}.", [])
+    st.subheader("Delete a dataset")
+    names = [d.name for d in datasets]
+    name = st.selectbox("Dataset", names, index=None, key=PICK_KEY, placeholder="choose one")
+    if name is not None:
+        chosen = next(d for d in datasets if d.name == name)
+        st.warning(
+            f"This deletes {ui.md_escape(name)} with its {chosen.n_items:,} items, "
+            f"{chosen.n_responses:,} responses, {chosen.n_ratings:,} ratings, "
+            f"{chosen.n_preferences:,} preferences and its judge calls. It cannot be undone."
+        )
+        confirm = st.text_input("Type the dataset's name to confirm", key=CONFIRM_KEY)
+        if st.button("Delete", disabled=confirm.strip() != name, key="jb_delete_button"):
+            ui.delete_dataset(name)
+            del st.session_state[PICK_KEY], st.session_state[CONFIRM_KEY]
+            _done("info", f"Deleted {ui.md_escape(name)}.", [])
 
 if datasets:
     st.subheader("Export")

@@ -9,7 +9,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.review import annotation, votes
 from dashboard.review.votes import PairRequest, VoteError
-from dashboard.ui import links, pickers, standings, widgets
+from dashboard.ui import keys, links, pickers, standings, widgets
 from dashboard.ui.links import Link
 
 POSITION_KEY = "pairwise_position"
@@ -79,7 +79,9 @@ def _form(view: votes.PairView, request: PairRequest, rubric: annotation.Rubric)
             key="pairwise_choice",
         )
         comment = st.text_input("Comment (optional)", key="pairwise_comment")
-        submitted = st.form_submit_button("Save vote and next", type="primary")
+        submitted = st.form_submit_button(
+            "Save vote and next", type="primary", key="pairwise_save", shortcut="Enter"
+        )
     if not submitted:
         return
     if choice is None:
@@ -127,8 +129,8 @@ def run() -> None:
     st.title("Pairwise")
     st.caption(
         "Which answer is better? Each answer's side is random (fixed by the seed) and "
-        "recorded with your vote. Keyboard: click the choice, change it with the arrow "
-        "keys, Tab to the comment, and Enter saves; the next pair loads at once."
+        "recorded with your vote. Keyboard: a, b or t picks A, B or Tie, Enter saves and "
+        "opens the next pair, s skips."
     )
     links.restore(LINKS)
     chosen = ui.filters()
@@ -168,6 +170,14 @@ def run() -> None:
         _pair(queue.pair)
         _form(queue.pair, request, rubric)
     _standings(chosen.dataset)
+    keys.listen(
+        {
+            "a": keys.pick("pairwise_choice", CHOICES["left"]),
+            "b": keys.pick("pairwise_choice", CHOICES["right"]),
+            "t": keys.pick("pairwise_choice", CHOICES["tie"]),
+            "s": keys.click("pairwise_skip"),
+        }
+    )
 
 
 run()

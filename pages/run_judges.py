@@ -29,6 +29,8 @@ st.title("Run judges")
 links.restore(LINKS)
 dataset = ui.filters().dataset
 st.caption(f"Dataset: **{ui.md_escape(dataset or 'every dataset')}** (change it in the sidebar).")
+if not ui.may_administer("run judges"):
+    st.stop()
 
 judge_form.self_hosted_form(
     panel_key="jb_run_panel", source_key="jb_run_source", source_value=FILE_CHOICE

@@ -56,7 +56,16 @@ NOT_SOURCE = shutil.ignore_patterns(
     "*.duckdb.pending",
 )
 # The sidebar's navigation, in order (dashboard/app.py).
-NAV_TITLES = ("Overview", "Failures", "Annotate", "Pairwise", "Calibration", "Run judges", "Data")
+NAV_TITLES = (
+    "Overview",
+    "Failures",
+    "Annotate",
+    "Pairwise",
+    "Campaigns",
+    "Calibration",
+    "Run judges",
+    "Data",
+)
 STEP_TIMEOUT_S = 300
 # First start: import the sample and rate it with the baseline judge, from a venv whose modules
 # are not byte-compiled yet.

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "export": "dashboard.cli.export",
     "metrics": "dashboard.cli.metrics",
     "score": "dashboard.cli.score",
+    "users": "dashboard.cli.users",
 }
 
 

@@ -26,12 +26,39 @@ from dashboard.types import Preference, Rating
 
 Record = TypeVar("Record", Rating, Preference)
 
+# The first is the default: a random order's first answers are a simple random sample of the
+# answers left to label, which calibration and corrected estimates can use; the others are a
+# targeted pick and are recorded as such (`ORDER_SELECTION`).
 QUEUE_ORDERS: dict[str, str] = {
+    "random": "Random (seeded)",
     "worst": "Worst first",
     "disagreement": "Most judge disagreement",
     "unlabelled": "Not yet labelled by a person",
-    "random": "Random (seeded)",
 }
+ORDER_SELECTION: dict[str, str] = {
+    "random": "random",
+    "worst": "targeted",
+    "disagreement": "targeted",
+    "unlabelled": "targeted",
+}
+# The `unscored_reason` of a row that takes a person's label back: it supersedes the label and,
+# having no value, counts in no metric.
+WITHDRAWN = "withdrawn"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """How the answer of a label was chosen (`dashboard.types.SELECTIONS`), its inclusion
+    probability when the sample was not uniform, its campaign, and whether it was blind."""
+
+    selection: str = "unknown"
+    inclusion_probability: float | None = None
+    campaign: str | None = None
+    blind: bool | None = None
+
+    @classmethod
+    def of_order(cls, order: str, *, blind: bool) -> Provenance:
+        return cls(ORDER_SELECTION.get(order, "unknown"), None, None, blind)
 
 
 class AnnotationError(ValueError):
@@ -109,6 +136,7 @@ def human_rating(
     scale: tuple[float, float],
     comment: str | None = None,
     overrides: str | None = None,
+    provenance: Provenance | None = None,
 ) -> Rating:
     """A person's rating, checked: a name, a value on the scale, a comment on an override."""
     name = _require_annotator(annotator)
@@ -118,6 +146,7 @@ def human_rating(
     if not low <= value <= high:
         raise AnnotationError(f"A rating must lie on the rubric's scale, {low:g} to {high:g}.")
     comment = (comment or "").strip() or None
+    chosen = provenance or Provenance()
     if overrides and not comment:
         raise AnnotationError("Say why you override the judge: an override needs a comment.")
     return Rating(
@@ -133,6 +162,10 @@ def human_rating(
         created_utc=utc_now(),
         comment=comment,
         overrides=overrides or None,
+        selection=chosen.selection,
+        inclusion_probability=chosen.inclusion_probability,
+        campaign=chosen.campaign,
+        blind=chosen.blind,
     )
 
 
@@ -179,9 +212,10 @@ def rate(
     comment: str | None = None,
     overrides: str | None = None,
     detail: ResponseDetail | None = None,
+    provenance: Provenance | None = None,
 ) -> Saved[Rating]:
     """Check and store a person's rating (or override) of one answer; `detail` is the
-    answer as shown (see `save_rating`)."""
+    answer as shown (see `save_rating`). Rating an answer again supersedes the earlier label."""
     rating = human_rating(
         response_id,
         annotator=annotator,
@@ -191,6 +225,7 @@ def rate(
         scale=scale,
         comment=comment,
         overrides=overrides,
+        provenance=provenance,
     )
     result = save_rating(store, rating, detail=detail)
     return Saved(rating, pending=result.pending is not None)

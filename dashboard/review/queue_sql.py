@@ -27,10 +27,12 @@ class QueueRequest:
 
     rubric: str
     annotator: str
-    order: str = "worst"
+    order: str = "random"
     dataset: str | None = None
     task_types: tuple[str, ...] = ()
     seed: int = 0
+    # Answers passed over (skipped in this session): left out of the queue.
+    exclude: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,14 @@ def _queue_params(request: QueueRequest) -> dict[str, Any]:
         "pattern": None,
         "annotator": request.annotator,
         "unlabelled": request.order == "unlabelled",
+        "exclude": list(request.exclude),
     }
 
 
-_QUEUE_WHERE = "WHERE n_mine = 0 AND (NOT $unlabelled OR n_humans = 0)"
+_QUEUE_WHERE = (
+    "WHERE n_mine = 0 AND (NOT $unlabelled OR n_humans = 0) "
+    "AND NOT list_contains($exclude::VARCHAR[], response_id)"
+)
 
 
 def queue_rows(

@@ -125,6 +125,10 @@ def human_preference(
         shown_first=pair.shown_first,
         created_utc=utc_now(),
         comment=(comment or "").strip() or None,
+        # The pairs come in a seeded random order (`votes_sql`), and no judge's verdict or
+        # other person's vote is on the page before the vote.
+        selection="random",
+        blind=True,
     )
 
 

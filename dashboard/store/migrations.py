@@ -254,6 +254,43 @@ def m007_judge_qa(con: Any) -> None:
         )""")
 
 
+def m008_campaigns(con: Any) -> None:
+    # Labelling campaigns (`dashboard/campaigns`): a named set of responses to rate on one
+    # rubric, each by `overlap` different people; the responses in their order with how each
+    # was chosen; and the holds that keep a response for the person labelling it (append-only:
+    # the latest hold of a person on a response is the one in force, until `expires_utc`).
+    con.execute("""
+        CREATE TABLE campaigns (
+            name         VARCHAR PRIMARY KEY,
+            rubric       VARCHAR NOT NULL,
+            dataset      VARCHAR,
+            rule         VARCHAR NOT NULL CHECK (rule IN ('random', 'worst', 'disagreement')),
+            size         INTEGER NOT NULL,
+            seed         INTEGER NOT NULL,
+            overlap      INTEGER NOT NULL CHECK (overlap >= 1),
+            hold_minutes DOUBLE NOT NULL,
+            population   INTEGER NOT NULL,
+            created_by   VARCHAR,
+            created_utc  TIMESTAMP NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE campaign_items (
+            campaign              VARCHAR NOT NULL,
+            response_id           VARCHAR NOT NULL,
+            position              INTEGER NOT NULL,
+            selection             VARCHAR NOT NULL,
+            inclusion_probability DOUBLE
+        )""")
+    con.execute("""
+        CREATE TABLE campaign_holds (
+            campaign    VARCHAR NOT NULL,
+            response_id VARCHAR NOT NULL,
+            person      VARCHAR NOT NULL,
+            held_utc    TIMESTAMP NOT NULL,
+            expires_utc TIMESTAMP NOT NULL
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),
@@ -262,6 +299,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("label_provenance", m005_label_provenance),
     ("reference_rules", m006_reference_rules),
     ("judge_qa", m007_judge_qa),
+    ("campaigns", m008_campaigns),
 ]
 
 

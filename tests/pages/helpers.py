@@ -16,6 +16,7 @@ PAGES = (
     "failures",
     "annotate",
     "pairwise",
+    "campaigns",
     "calibration",
     "judge_qa",
     "run_judges",

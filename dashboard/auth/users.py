@@ -1,0 +1,181 @@
+"""Local accounts: a users file of names, roles and salted password hashes.
+
+The file is JSON, written whole (to a temporary file, then renamed) with mode 0600:
+`{"version": 1, "secret": hex, "users": {name: {"role", "salt", "hash", "n", "r", "p"}}}`.
+A password is hashed with scrypt (`hashlib.scrypt`, n=2^14, r=8, p=1, 16 random bytes of
+salt) and compared in constant time. `secret` signs the sign-in tokens the dashboard keeps
+in a browser cookie (`session_token`); a token names the user and its expiry, and covers the
+user's password hash, so changing a password or removing a user ends their sessions.
+
+Where: `JUDGEBOARD_USERS`, else `judgeboard-users.json` beside the database. No file means
+no sign-in: the dashboard runs as before (for one person on 127.0.0.1) and says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+USERS_ENV = "JUDGEBOARD_USERS"
+USERS_FILE = "judgeboard-users.json"
+# An admin may import, delete and run judges besides labelling; a labeller only labels.
+ROLES: tuple[str, ...] = ("admin", "labeller")
+ADMIN = "admin"
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+MIN_PASSWORD = 8
+TOKEN_DAYS = 14
+
+
+class UsersError(ValueError):
+    """A users file or an account that cannot be used; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    role: str
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == ADMIN
+
+
+def users_path(db_path: Path) -> Path:
+    """The users file: $JUDGEBOARD_USERS, else judgeboard-users.json beside the database."""
+    chosen = os.environ.get(USERS_ENV)
+    return Path(chosen).expanduser().resolve() if chosen else db_path.parent / USERS_FILE
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"version": 1, "secret": secrets.token_hex(32), "users": {}}
+    except (OSError, ValueError) as error:
+        raise UsersError(f"{path}: not a users file ({error})") from error
+    if not isinstance(data, dict) or not isinstance(data.get("users"), dict):
+        raise UsersError(f'{path}: not a users file (no "users" object)')
+    return data
+
+
+def _write(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(data, out, indent=2, sort_keys=True)
+    os.replace(temporary, path)
+
+
+def _hash(password: str, salt: bytes, params: dict) -> bytes:
+    return hashlib.scrypt(
+        password.encode("utf-8"), salt=salt, n=params["n"], r=params["r"], p=params["p"]
+    )
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise UsersError(f"unknown role {role!r}; use one of {', '.join(ROLES)}")
+    return role
+
+
+def _entry(password: str, role: str) -> dict:
+    if len(password) < MIN_PASSWORD:
+        raise UsersError(f"a password needs at least {MIN_PASSWORD} characters")
+    salt = secrets.token_bytes(16)
+    digest = _hash(password, salt, _SCRYPT).hex()
+    return {"role": role, "salt": salt.hex(), "hash": digest, **_SCRYPT}
+
+
+def add_user(path: Path, name: str, password: str, *, role: str) -> User:
+    name = name.strip()
+    if not name or any(c in name for c in "|\n\r"):
+        raise UsersError("a user name must be non-empty, without | or line breaks")
+    data = _read(path)
+    if name in data["users"]:
+        raise UsersError(f"{name!r} exists already; use `judgeboard users passwd` or `role`")
+    data["users"][name] = _entry(password, _check_role(role))
+    _write(path, data)
+    return User(name, role)
+
+
+def _existing(data: dict, path: Path, name: str) -> dict:
+    if name not in data["users"]:
+        raise UsersError(f"{path}: no user named {name!r}")
+    return data["users"][name]
+
+
+def remove_user(path: Path, name: str) -> None:
+    data = _read(path)
+    _existing(data, path, name)
+    del data["users"][name]
+    _write(path, data)
+
+
+def set_password(path: Path, name: str, password: str) -> None:
+    data = _read(path)
+    role = _existing(data, path, name)["role"]
+    data["users"][name] = _entry(password, role)
+    _write(path, data)
+
+
+def set_role(path: Path, name: str, role: str) -> None:
+    data = _read(path)
+    _existing(data, path, name)["role"] = _check_role(role)
+    _write(path, data)
+
+
+def list_users(path: Path) -> list[User]:
+    if not path.exists():
+        return []
+    data = _read(path)
+    return [User(name, entry["role"]) for name, entry in sorted(data["users"].items())]
+
+
+def verify(path: Path, name: str, password: str) -> User | None:
+    """The user, when the name and password match (None otherwise)."""
+    if not path.exists():
+        return None
+    entry = _read(path)["users"].get(name.strip())
+    if entry is None:
+        _hash(password, b"\0" * 16, _SCRYPT)  # the same time for an unknown name
+        return None
+    expected = bytes.fromhex(entry["hash"])
+    given = _hash(password, bytes.fromhex(entry["salt"]), entry)
+    return User(name.strip(), entry["role"]) if hmac.compare_digest(given, expected) else None
+
+
+def _signature(secret: str, name: str, expires: int, entry: dict) -> str:
+    message = f"{name}|{expires}|{entry['hash']}".encode()
+    return hmac.new(bytes.fromhex(secret), message, hashlib.sha256).hexdigest()
+
+
+def session_token(path: Path, user: User, *, now: float | None = None) -> str:
+    """A signed token naming `user`, valid for TOKEN_DAYS."""
+    data = _read(path)
+    expires = int((now or time.time()) + TOKEN_DAYS * 86400)
+    entry = _existing(data, path, user.name)
+    return f"{user.name}|{expires}|{_signature(data['secret'], user.name, expires, entry)}"
+
+
+def user_of_token(path: Path, token: str | None, *, now: float | None = None) -> User | None:
+    """The user a token names, if it is signed by this file, unexpired and still valid."""
+    if not token or not path.exists():
+        return None
+    parts = token.split("|")
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    name, expires, signature = parts[0], int(parts[1]), parts[2]
+    data = _read(path)
+    entry = data["users"].get(name)
+    if entry is None or expires < (now or time.time()):
+        return None
+    if not hmac.compare_digest(signature, _signature(data["secret"], name, expires, entry)):
+        return None
+    return User(name, entry["role"])

@@ -1,0 +1,144 @@
+"""Labelling campaigns: a named set of responses, each to be labelled by `overlap` people.
+
+A campaign's responses are chosen once, when it is created: a seeded random sample of the
+size asked for (a simple random sample: the first `size` responses of a seeded random order
+of every response the rubric applies to), or the first `size` by a rule (worst first, most
+judge disagreement), which is a targeted pick. Each label given in the campaign records the
+campaign's name and that selection.
+
+Each person has their own queue: the response they hold, else the first one in the
+campaign's order that they have not labelled and that fewer than `overlap` other people
+labelled or hold. Taking a response holds it for that person for `hold_minutes`; an expired
+hold frees it for others. The choice and the hold are one transaction under the store's write
+lock, so two sessions of one server never take the same response beyond `overlap`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from dashboard.campaigns import campaigns_sql as sql
+from dashboard.campaigns.campaigns_sql import Assignment, Campaign, PersonCount
+from dashboard.ids import utc_now
+from dashboard.judging.rubrics import Rubric
+from dashboard.store import Store, transaction
+from dashboard.store.connection import Connection
+
+RULES: dict[str, str] = {
+    "random": "Random sample (seeded)",
+    "worst": "Worst first (targeted)",
+    "disagreement": "Most judge disagreement (targeted)",
+}
+DEFAULT_HOLD_MINUTES = 30.0
+
+
+class CampaignError(ValueError):
+    """A campaign that cannot be created or used; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a campaign is: `n_done` of its `n_items` responses have `overlap` labels."""
+
+    campaign: Campaign
+    n_items: int
+    n_done: int
+    n_labels: int
+    people: tuple[PersonCount, ...]
+
+    @property
+    def n_wanted(self) -> int:
+        return self.n_items * self.campaign.overlap
+
+
+def create_campaign(
+    store: Store,
+    name: str,
+    rubric: Rubric,
+    *,
+    dataset: str | None,
+    rule: str,
+    size: int,
+    seed: int = 0,
+    overlap: int = 1,
+    hold_minutes: float = DEFAULT_HOLD_MINUTES,
+    created_by: str | None = None,
+) -> Progress:
+    """Create a campaign and choose its responses; refuses a name in use or an empty set."""
+    name = (name or "").strip()
+    if not name:
+        raise CampaignError("Give the campaign a name.")
+    if rule not in RULES:
+        raise CampaignError(f"Unknown rule {rule!r}; use one of {', '.join(RULES)}.")
+    if size < 1 or overlap < 1 or hold_minutes <= 0:
+        raise CampaignError("The size, the overlap and the hold must all be above zero.")
+    if rubric.is_pairwise or rubric.scale_low is None:
+        raise CampaignError(f"The rubric {rubric.name} has no scale to rate on.")
+    campaign = Campaign(
+        name, rubric.name, dataset, rule, size, seed, overlap, hold_minutes, 0, created_by
+    )
+    with store.write_lock, store.connection() as con, transaction(con):
+        if sql.get_campaign(con, name) is not None:
+            raise CampaignError(f"A campaign named {name!r} exists already; pick another name.")
+        stamped = Campaign(**{**campaign.__dict__, "created_utc": utc_now()})
+        chosen, _ = sql.insert_campaign(con, stamped, task_types=list(rubric.task_types) or None)
+        if chosen == 0:
+            raise CampaignError("No response matches this rubric and dataset: nothing to label.")
+    return progress(store, name)
+
+
+def list_campaigns(store: Store, rubric: str | None = None) -> list[Campaign]:
+    """Every campaign (of `rubric`, when given), newest first."""
+    with store.connection() as con:
+        return sql.list_campaigns(con, rubric)
+
+
+def _campaign(con: Connection, name: str) -> Campaign:
+    found = sql.get_campaign(con, name)
+    if found is None:
+        raise CampaignError(f"No campaign is named {name!r}.")
+    return found
+
+
+def assign(
+    store: Store, name: str, person: str, *, skipped: Sequence[str] = ()
+) -> Assignment | None:
+    """The response `person` labels next in the campaign, now held for them (None: nothing
+    left for them). Skipped responses (this session's) are passed over."""
+    now = utc_now()
+    with store.write_lock, store.connection() as con, transaction(con):
+        campaign = _campaign(con, name)
+        found = sql.next_assignment(con, campaign, person, now=now, skipped=list(skipped))
+        if found is not None and not found.held_by_me:
+            expires = now + timedelta(minutes=campaign.hold_minutes)
+            sql.add_hold(con, name, found.response_id, person, at=now, expires=expires)
+        return found
+
+
+def release(store: Store, name: str, response_id: str, person: str) -> None:
+    """End `person`'s hold on a response (a skip), so that someone else may take it."""
+    now = utc_now()
+    with store.write_lock, store.connection() as con, transaction(con):
+        sql.add_hold(con, name, response_id, person, at=now, expires=now)
+
+
+def campaign_item(store: Store, name: str, response_id: str) -> Assignment | None:
+    """How one of the campaign's responses was chosen (None: not one of its responses)."""
+    with store.connection() as con:
+        return sql.item_of(con, name, response_id)
+
+
+def progress(store: Store, name: str) -> Progress:
+    """Labels per person, and how many responses have all their `overlap` labels."""
+    with store.connection() as con:
+        campaign = _campaign(con, name)
+        labels = sql.campaign_labels(con, campaign)
+        people = sql.person_counts(con, campaign)
+        n_items = sql.count_items(con, name)
+    per_item: dict[str, int] = {}
+    for label in labels:
+        per_item[label.response_id] = per_item.get(label.response_id, 0) + 1
+    n_done = sum(1 for n in per_item.values() if n >= campaign.overlap)
+    return Progress(campaign, n_items, n_done, len(labels), tuple(people))

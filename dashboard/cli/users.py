@@ -1,0 +1,79 @@
+"""`judgeboard users`: the local accounts of the dashboard (add, remove, list, passwd, role).
+
+The file is `--file`, else $JUDGEBOARD_USERS, else judgeboard-users.json beside the database
+(`dashboard.auth.users`). A password is read from the terminal, or one line of stdin with
+`--password-stdin`; it is never an argument (arguments show in the process list).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from pathlib import Path
+from typing import Any
+
+from dashboard.auth import users
+from dashboard.cli.common import CommandError
+from dashboard.settings import resolve_db_path
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("users", help="manage the dashboard's sign-in accounts")
+    parser.add_argument("--file", help="the users file (default: beside the database)")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="add an account")
+    add.add_argument("name")
+    add.add_argument("--role", choices=users.ROLES, default="labeller")
+    add.add_argument("--password-stdin", action="store_true", help="read the password on stdin")
+    remove = actions.add_parser("remove", help="remove an account")
+    remove.add_argument("name")
+    actions.add_parser("list", help="list the accounts and their roles")
+    passwd = actions.add_parser("passwd", help="set an account's password")
+    passwd.add_argument("name")
+    passwd.add_argument("--password-stdin", action="store_true")
+    role = actions.add_parser("role", help="set an account's role")
+    role.add_argument("name")
+    role.add_argument("role", choices=users.ROLES)
+    parser.set_defaults(handler=run)
+
+
+def _path(args: argparse.Namespace) -> Path:
+    if args.file:
+        return Path(args.file).expanduser().resolve()
+    return users.users_path(resolve_db_path(args.db))
+
+
+def _password(args: argparse.Namespace) -> str:
+    if args.password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    first = getpass.getpass("Password: ")
+    if getpass.getpass("Again: ") != first:
+        raise CommandError("the two passwords differ; nothing was changed")
+    return first
+
+
+def run(args: argparse.Namespace) -> int:
+    path = _path(args)
+    try:
+        if args.action == "add":
+            user = users.add_user(path, args.name, _password(args), role=args.role)
+            print(f"added {user.name!r} ({user.role}) to {path}")
+        elif args.action == "remove":
+            users.remove_user(path, args.name)
+            print(f"removed {args.name!r} from {path}")
+        elif args.action == "passwd":
+            users.set_password(path, args.name, _password(args))
+            print(f"set the password of {args.name!r}")
+        elif args.action == "role":
+            users.set_role(path, args.name, args.role)
+            print(f"{args.name!r} is now {args.role}")
+        else:
+            found = users.list_users(path)
+            if not found:
+                print(f"no accounts in {path}: the dashboard runs without sign-in")
+            for user in found:
+                print(f"{user.name:<32} {user.role}")
+    except users.UsersError as error:
+        raise CommandError(str(error)) from error
+    return 0

@@ -1,0 +1,41 @@
+"""The SQL of a person's own labels: their current rating of each answer on one rubric."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch
+
+
+@dataclass(frozen=True)
+class MyLabel:
+    """A person's current label of one answer; `value` None = withdrawn."""
+
+    rating_id: str
+    response_id: str
+    value: float | None
+    unscored_reason: str | None
+    campaign: str | None
+    created_utc: datetime
+
+
+def my_labels(con: Connection, annotator: str, rubric: str, *, limit: int) -> list[MyLabel]:
+    """The person's current labels on the rubric, newest first (withdrawn ones included)."""
+    return fetch(
+        con.execute(
+            """
+        WITH mine AS (
+            SELECT rating_id, response_id, value, unscored_reason, campaign, created_utc
+            FROM ratings
+            WHERE rater_kind = 'human' AND rater = $annotator AND rubric = $rubric)
+        SELECT * FROM mine
+        WHERE rating_id NOT IN (
+            SELECT supersedes FROM ratings WHERE supersedes IN (SELECT rating_id FROM mine))
+        ORDER BY created_utc DESC, rating_id
+        LIMIT $limit""",
+            {"annotator": annotator, "rubric": rubric, "limit": limit},
+        ),
+        MyLabel,
+    )

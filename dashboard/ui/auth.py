@@ -1,0 +1,122 @@
+"""Sign-in for the dashboard: local accounts (`dashboard.auth.users`) or Streamlit's OIDC.
+
+With an `[auth]` section in `.streamlit/secrets.toml`, people sign in with that provider
+(`st.login`); their name is their e-mail address, their role the one the users file gives
+that name, else labeller. Otherwise, with a users file, they sign in with a name and
+password; a signed token in a cookie keeps them signed in across reloads. With neither, there
+is no sign-in: the annotator types a name in the sidebar and may do everything, as before.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard.auth import users
+from dashboard.auth.users import User
+from dashboard.settings import resolve_db_path
+
+TOKEN_KEY = "jb_session_token"
+COOKIE = "jb_session"
+_COOKIE_SCRIPT = (
+    "<script>window.parent.document.cookie = "
+    "'%(name)s=%(value)s; path=/; max-age=%(age)d; SameSite=Strict';</script>"
+)
+COOKIE_KEY = "jb_cookie_pending"
+
+
+def users_file() -> Path:
+    return users.users_path(resolve_db_path())
+
+
+def oidc_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except FileNotFoundError:  # no secrets file at all
+        return False
+
+
+def sign_in_required() -> bool:
+    return oidc_configured() or users_file().exists()
+
+
+def current_user() -> User | None:
+    """The signed-in person; None when nobody is (or when there is no sign-in)."""
+    if oidc_configured():
+        if not st.user.is_logged_in:
+            return None
+        name = str(st.user.get("email") or st.user.get("name") or "")
+        known = {u.name: u for u in users.list_users(users_file())}
+        return known.get(name, User(name, "labeller"))
+    path = users_file()
+    if not path.exists():
+        return None
+    token = st.session_state.get(TOKEN_KEY) or st.context.cookies.get(COOKIE)
+    user = users.user_of_token(path, token)
+    if user is not None:
+        st.session_state[TOKEN_KEY] = token
+    return user
+
+
+def _set_cookie(value: str, age: int) -> None:
+    st.iframe(_COOKIE_SCRIPT % {"name": COOKIE, "value": value, "age": age}, height=1)
+
+
+def _sign_in(name: str, password: str) -> None:
+    user = users.verify(users_file(), name, password)
+    if user is None:
+        st.session_state["jb_sign_in_error"] = "Wrong name or password."
+        return
+    token = users.session_token(users_file(), user)
+    st.session_state[TOKEN_KEY] = st.session_state[COOKIE_KEY] = token
+
+
+def sign_out() -> None:
+    st.session_state.pop(TOKEN_KEY, None)
+    st.session_state[COOKIE_KEY] = ""
+
+
+def gate() -> bool:
+    """True when the page may run; otherwise the sign-in form is drawn instead."""
+    pending = st.session_state.pop(COOKIE_KEY, None)
+    if pending is not None:
+        _set_cookie(pending, users.TOKEN_DAYS * 86400 if pending else 0)
+    if not sign_in_required() or current_user() is not None:
+        return True
+    st.title("Sign in")
+    if oidc_configured():
+        st.button("Sign in", on_click=st.login, type="primary")
+        return False
+    with st.form("jb_sign_in"):
+        name = st.text_input("Name", key="jb_sign_in_name")
+        password = st.text_input("Password", type="password", key="jb_sign_in_password")
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if submitted:
+        _sign_in(name, password)
+        if st.session_state.get(TOKEN_KEY):
+            st.rerun()
+    if error := st.session_state.pop("jb_sign_in_error", None):
+        st.error(error)
+    st.caption("Accounts are made with `judgeboard users add NAME --role admin|labeller`.")
+    return False
+
+
+def show_identity(user: User | None) -> None:
+    """The sidebar's line on who is signed in, or that there is no sign-in."""
+    if user is not None:
+        st.caption(f"Signed in as **{_plain(user.name)}** ({user.role}).")
+        st.button(
+            "Sign out", key="jb_sign_out", on_click=st.logout if oidc_configured() else sign_out
+        )
+        return
+    st.caption(
+        "No sign-in: there is no users file, so anyone who can reach this server can label, "
+        "import and delete. Keep it on 127.0.0.1, or add accounts with `judgeboard users add`."
+    )
+
+
+def _plain(text: str) -> str:
+    from dashboard import ui
+
+    return ui.md_escape(text)

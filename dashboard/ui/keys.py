@@ -1,0 +1,65 @@
+"""Keyboard shortcuts for the labelling pages: one small listener on the page's document.
+
+`st.iframe` runs an HTML string in a same-origin iframe, so its script can listen on the
+app's document (`window.parent.document`). It is installed once per browser tab; each run
+replaces the key map. A key clicks the element it is bound to, found by the Streamlit key's
+CSS class (`st-key-<key>`, a prefix: the labelling widgets' keys carry the answer's id):
+a button (`click`), or the radio option whose text is the key (`pick`). Keys typed into a
+text box are left alone. Enter is not here: it is the Save button's own Streamlit shortcut
+(`shortcut="Enter"`), since Streamlit keeps Enter from reaching the document.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import streamlit as st
+
+# Runs in the app's own document (a script element added to it), not in the iframe: Streamlit
+# may remount the iframe, and a listener made in a removed iframe's realm never runs again.
+_LISTENER = """
+window.addEventListener("keydown", (event) => {
+  const target = event.target;
+  const typing = target && (target.tagName === "TEXTAREA" || target.isContentEditable ||
+    (target.tagName === "INPUT" && !["radio", "checkbox"].includes(target.type)));
+  if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+  const name = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  const bound = (window.__jbKeys || {})[name];
+  if (!bound) return;
+  const box = document.querySelector(`[class*="st-key-${bound.key}"]`);
+  if (!box) return;
+  const element = bound.pick === undefined
+    ? box.querySelector("button")
+    : Array.from(box.querySelectorAll("label")).find((l) => l.innerText.trim() === bound.pick);
+  if (!element || element.disabled) return;
+  event.preventDefault();
+  element.click();
+}, true);
+"""
+_SCRIPT = """<script>
+const host = window.parent;
+host.__jbKeys = host.JSON.parse(%(keys)s);
+if (!host.__jbKeysInstalled) {
+  host.__jbKeysInstalled = true;
+  const script = host.document.createElement("script");
+  script.textContent = %(listener)s;
+  host.document.head.appendChild(script);
+}
+</script>"""
+
+
+def click(key: str) -> dict[str, str]:
+    """Bind a key to the button with this Streamlit key (prefix)."""
+    return {"key": key}
+
+
+def pick(key: str, option: str) -> dict[str, str]:
+    """Bind a key to the option (by its shown text) of the radio with this key (prefix)."""
+    return {"key": key, "pick": option}
+
+
+def listen(bindings: Mapping[str, Mapping[str, str]]) -> None:
+    """Install (once) and update the page's key map: key -> `click(...)` or `pick(...)`."""
+    keys = json.dumps(json.dumps(dict(bindings)))  # a JS string literal, parsed in the app
+    st.iframe(_SCRIPT % {"keys": keys, "listener": json.dumps(_LISTENER)}, height=1)

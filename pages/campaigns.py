@@ -1,0 +1,125 @@
+"""Campaigns: create a labelling campaign, follow its progress, and see how people agree."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import ui
+from dashboard.campaigns import agreement, campaigns
+from dashboard.campaigns.campaigns import CampaignError
+from dashboard.metrics.estimates import Estimate
+from dashboard.review import annotation
+
+
+def _estimate(e: Estimate) -> str:
+    if e.value != e.value:  # nan: too few shared labels
+        return "n/a"
+    return f"{e.value:.2f} [{e.low:.2f}, {e.high:.2f}]"
+
+
+def _create(dataset: str | None, creator: str) -> None:
+    rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
+    with st.form("campaign_new"):
+        st.subheader("New campaign")
+        first, second, third = st.columns(3)
+        name = first.text_input("Name", key="campaign_name")
+        rubric = second.selectbox("Rubric", list(rubrics), key="campaign_rubric")
+        rules: list[str] = list(campaigns.RULES)
+        rule = third.selectbox("Which answers", rules, format_func=lambda r: campaigns.RULES[r])
+        size_col, seed_col, k_col, hold_col = st.columns(4)
+        size = size_col.number_input("How many answers", min_value=1, value=50, step=1)
+        seed = seed_col.number_input("Seed", min_value=0, value=0, step=1)
+        overlap = k_col.number_input("People per answer (k)", min_value=1, value=2, step=1)
+        hold = hold_col.number_input("Hold (minutes)", min_value=1, value=30, step=1)
+        st.caption(f"From the dataset chosen in the sidebar: {ui.md_escape(dataset or 'all')}.")
+        if not st.form_submit_button("Create", type="primary") or rubric is None:
+            return
+    try:
+        made = ui.write(
+            campaigns.create_campaign,
+            name,
+            rubrics[rubric],
+            dataset=dataset,
+            rule=rule or "random",
+            size=int(size),
+            seed=int(seed),
+            overlap=int(overlap),
+            hold_minutes=float(hold),
+            created_by=creator or None,
+        )
+    except CampaignError as error:
+        st.error(ui.md_escape(error))
+        return
+    st.success(f"Created {ui.md_escape(made.campaign.name)} with {made.n_items} answers.")
+
+
+def _show(found: campaigns.Campaign) -> None:
+    progress = ui.cached(campaigns.progress, found.name)
+    st.text(
+        f"{found.rubric} · {found.dataset or 'all datasets'} · {campaigns.RULES[found.rule]} · "
+        f"k = {found.overlap} · {progress.n_items} of {found.population} answers"
+    )
+    wanted = max(progress.n_wanted, 1)
+    st.progress(
+        min(progress.n_labels / wanted, 1.0),
+        text=f"{progress.n_labels} of {progress.n_wanted} labels; "
+        f"{progress.n_done} of {progress.n_items} answers done",
+    )
+    if progress.people:
+        st.dataframe(pd.DataFrame([p.__dict__ for p in progress.people]), hide_index=True)
+    rubric = next((r for r in ui.rubrics() if r.name == found.rubric), None)
+    if rubric is None or rubric.scale_low is None or rubric.scale_high is None:
+        return
+    agreed = ui.cached(
+        agreement.people_agreement, found.name, scale=(rubric.scale_low, rubric.scale_high)
+    )
+    st.text(
+        f"Krippendorff's alpha (ordinal), 95% interval: {_estimate(agreed.alpha_ordinal)} "
+        f"over {agreed.alpha_ordinal.n} answers with two or more labels"
+    )
+    rows = [
+        {
+            "person a": p.a,
+            "person b": p.b,
+            "n": p.exact.n,
+            "exact [95%]": _estimate(p.exact),
+            "kappa (quadratic) [95%]": _estimate(p.kappa_quadratic),
+        }
+        for p in agreed.pairs
+    ]
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+    if agreed.disagreed:
+        st.caption("Most disagreed answers (highest minus lowest label):")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"answer": d.response_id, "people": d.n_people, "low": d.low, "high": d.high}
+                    for d in agreed.disagreed
+                ]
+            ),
+            hide_index=True,
+        )
+
+
+def run() -> None:
+    st.title("Campaigns")
+    st.caption(
+        "A campaign is a set of answers, each labelled by k different people: each person "
+        "gets their own queue on the Annotate page (pick the campaign there), and an answer "
+        "being labelled is held for that person for a while."
+    )
+    chosen = ui.filters()
+    if ui.may_administer("create campaigns"):
+        _create(chosen.dataset, chosen.annotator)
+    found = ui.cached(campaigns.list_campaigns)
+    if not found:
+        st.info("No campaign yet.")
+        return
+    for campaign in found:
+        with st.expander(campaign.name, expanded=campaign is found[0]):
+            _show(campaign)
+
+
+run()

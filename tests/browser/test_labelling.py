@@ -1,0 +1,241 @@
+"""Labelling in Chromium: blind by default, 20 answers by keyboard alone, no double save under
+a double click, undo with `u`, a reload that keeps the place, and two signed-in people
+sharing a campaign with k = 2."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from dashboard.auth import users
+from dashboard.campaigns import campaigns
+from dashboard.judging.rubrics import list_rubrics
+from dashboard.review import annotation
+from dashboard.review.annotation import QueueRequest
+from dashboard.settings import app_script
+from dashboard.store import Store
+from tests import builders
+from tests.browser.support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    STEP_TIMEOUT_MS,
+    VIEWPORT,
+    free_port,
+    settled,
+    stop,
+    wait_for_health,
+)
+
+RUBRIC = next(r for r in list_rubrics() if r.name == "likert-rag")
+JUDGE_TEXT = "JUDGE-EXPLANATION-51c2 all correct"
+SAVED = "Saved your rating"
+
+
+def start(db: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app_script()),
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            command,
+            env={**os.environ, "JUDGEBOARD_DB": str(db), **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    wait_for_health(url, process, log)
+    return process, url
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        found = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield found
+        finally:
+            found.close()
+
+
+def new_page(browser: Browser) -> Page:
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(STEP_TIMEOUT_MS)
+    return context.new_page()
+
+
+def _rows(store: Store, person: str) -> list[tuple]:
+    with store.connection() as con:
+        return con.execute(
+            "SELECT response_id, value, unscored_reason, blind, campaign FROM ratings "
+            "WHERE rater = ? ORDER BY created_utc",
+            [person],
+        ).fetchall()
+
+
+def _answer_line(page: Page) -> str:
+    """The "dataset · system · task" line of the open answer plus its text."""
+    return page.get_by_test_id("stCode").filter(has_text="").nth(1).inner_text()
+
+
+def _save_by_keys(page: Page, digit: str, n_saved: int) -> float:
+    """Press a digit then Enter; wait for the next answer; the seconds it took."""
+    page.keyboard.press(digit)
+    expect(page.locator('[class*="st-key-annotate_value_"] input:checked')).to_have_count(
+        1, timeout=STEP_TIMEOUT_MS
+    )
+    started = time.perf_counter()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("stAlert").filter(has_text=SAVED)).to_have_count(
+        1, timeout=STEP_TIMEOUT_MS
+    )
+    expect(page.locator('[class*="st-key-annotate_value_"] input:checked')).to_have_count(
+        0, timeout=STEP_TIMEOUT_MS
+    )
+    settled(page)
+    return time.perf_counter() - started
+
+
+def test_keyboard_labelling_blind_double_click_undo_and_reload(
+    sample_store: Store, tmp_path: Path, browser: Browser
+) -> None:
+    request = QueueRequest(rubric=RUBRIC.name, annotator="kim", task_types=RUBRIC.task_types)
+    first = annotation.annotation_queue(sample_store, request, limit=1).entries[0]
+    sample_store.add_ratings([builders.rating(first, "j-x", 5, explanation=JUDGE_TEXT)])
+    process, url = start(sample_store.path, tmp_path / "log.txt")
+    try:
+        page = new_page(browser)
+        page.goto(f"{url}/annotate")
+        settled(page)
+        name = page.get_by_role("textbox", name="Annotator", exact=True)
+        name.fill("kim")
+        name.press("Enter")
+        settled(page)
+        # out of the name box (keys typed in a text box are left alone); from here on the
+        # labelling is keys only
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        # blind: no judge text anywhere before the save
+        expect(page.get_by_text(JUDGE_TEXT)).to_have_count(0, timeout=STEP_TIMEOUT_MS)
+        assert "j-x" not in page.inner_text("body")
+        seconds = [_save_by_keys(page, str(1 + i % 5), i + 1) for i in range(20)]
+        rows = _rows(sample_store, "kim")
+        assert len(rows) == 20 and len({r[0] for r in rows}) == 20
+        assert rows[0][0] == first.response_id and all(r[3] is True for r in rows)
+        assert sorted(seconds)[18] < 5  # generous here; bench/ measures the p95
+        # a double click on Save and next saves once
+        page.keyboard.press("3")
+        expect(page.locator('[class*="st-key-annotate_value_"] input:checked')).to_have_count(
+            1, timeout=STEP_TIMEOUT_MS
+        )
+        page.locator('[class*="st-key-annotate_save_"] button').dblclick()
+        deadline = time.monotonic() + 60
+        while len(_rows(sample_store, "kim")) < 21 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        settled(page)
+        time.sleep(1)  # a second save, if any, would have landed by now
+        settled(page)
+        rows = _rows(sample_store, "kim")
+        assert len(rows) == 21 and len({r[0] for r in rows}) == 21, rows[-3:]
+        # u undoes the last label: a withdrawal, and its answer is open again
+        page.keyboard.press("u")
+        expect(page.get_by_text("Undid your last label")).to_be_visible()
+        settled(page)
+        rows = _rows(sample_store, "kim")
+        assert rows[-1][1:3] == (None, annotation.WITHDRAWN) and rows[-1][0] == rows[-2][0]
+        # a reload keeps the page, its filters and the open answer
+        page.get_by_test_id("stSelectbox").filter(has_text="Order").click()
+        page.get_by_role("option", name="Worst first").click()
+        settled(page)
+        before = page.url
+        shown = _answer_line(page)
+        page.reload()
+        settled(page)
+        assert page.url == before
+        expect(page.get_by_role("heading", name="Annotate", exact=True)).to_be_visible()
+        expect(page.locator('[class*="st-key-annotate_order"] input').first).to_have_value(
+            "Worst first"
+        )
+        assert _answer_line(page) == shown
+    finally:
+        stop(process)
+
+
+def _sign_in(page: Page, url: str, name: str) -> None:
+    page.goto(f"{url}/annotate")
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill("password-" + name)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text(f"Signed in as {name}")).to_be_visible()
+    settled(page)
+
+
+def _label_campaign(page: Page) -> None:
+    page.locator('[class*="st-key-annotate_campaign"] input').first.click()
+    page.get_by_role("option", name="study").click()
+    settled(page)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    while page.get_by_text("Nothing left to label here").count() == 0:
+        page.keyboard.press("4")
+        expect(page.locator('[class*="st-key-annotate_value_"] input:checked')).to_have_count(
+            1, timeout=STEP_TIMEOUT_MS
+        )
+        page.keyboard.press("Enter")
+        expect(page.get_by_test_id("stAlert").filter(has_text=SAVED)).to_have_count(
+            1, timeout=STEP_TIMEOUT_MS
+        )
+        settled(page)
+
+
+def test_two_signed_in_people_share_a_campaign_with_k_two(
+    sample_store: Store, tmp_path: Path, browser: Browser
+) -> None:
+    path = tmp_path / "users.json"
+    for person, role in (("pia", "labeller"), ("quinn", "labeller"), ("rex", "labeller")):
+        users.add_user(path, person, "password-" + person, role=role)
+    made = campaigns.create_campaign(
+        sample_store, "study", RUBRIC, dataset="eo-rag", rule="random", size=3, overlap=2
+    )
+    process, url = start(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
+    try:
+        pages = {person: new_page(browser) for person in ("pia", "quinn", "rex")}
+        for person, page in pages.items():
+            _sign_in(page, url, person)
+        expect(pages["pia"].get_by_role("textbox", name="Annotator")).to_have_count(
+            0, timeout=STEP_TIMEOUT_MS
+        )
+        _label_campaign(pages["pia"])
+        _label_campaign(pages["quinn"])
+        _label_campaign(pages["rex"])
+        pia, quinn, rex = (_rows(sample_store, p) for p in ("pia", "quinn", "rex"))
+        assert len(pia) == len(quinn) == made.n_items == 3 and rex == []
+        assert {r[0] for r in pia} == {r[0] for r in quinn}
+        assert {r[4] for r in pia + quinn} == {"study"}
+        # a labeller may not import or delete; a reload keeps the sign-in
+        page = pages["rex"]
+        page.goto(f"{url}/data")
+        expect(page.get_by_text("only an admin may import or delete data")).to_be_visible()
+        page.reload()
+        expect(page.get_by_text("Signed in as rex")).to_be_visible()
+    finally:
+        stop(process)
