@@ -105,7 +105,7 @@ def gate() -> bool:
 def show_identity(user: User | None) -> None:
     """The sidebar's line on who is signed in, or that there is no sign-in."""
     if user is not None:
-        st.caption(f"Signed in as **{_plain(user.name)}** ({user.role}).")
+        st.text(f"Signed in as {user.name} ({user.role}).")  # a name is not Markdown
         st.button(
             "Sign out", key="jb_sign_out", on_click=st.logout if oidc_configured() else sign_out
         )
@@ -114,9 +114,3 @@ def show_identity(user: User | None) -> None:
         "No sign-in: there is no users file, so anyone who can reach this server can label, "
         "import and delete. Keep it on 127.0.0.1, or add accounts with `judgeboard users add`."
     )
-
-
-def _plain(text: str) -> str:
-    from dashboard import ui
-
-    return ui.md_escape(text)

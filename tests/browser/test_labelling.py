@@ -167,6 +167,9 @@ def test_keyboard_labelling_blind_double_click_undo_and_reload(
         page.get_by_test_id("stSelectbox").filter(has_text="Order").click()
         page.get_by_role("option", name="Worst first").click()
         settled(page)
+        page.wait_for_url("**order=worst**")
+        time.sleep(1)  # the URL is written at the end of the run
+        settled(page)
         before = page.url
         shown = _answer_line(page)
         page.reload()
@@ -193,6 +196,10 @@ def _sign_in(page: Page, url: str, name: str) -> None:
 def _label_campaign(page: Page) -> None:
     page.locator('[class*="st-key-annotate_campaign"] input').first.click()
     page.get_by_role("option", name="study").click()
+    # the campaign is in force once the order (the campaign's) is disabled
+    expect(page.locator('[class*="st-key-annotate_order"] input').first).to_be_disabled(
+        timeout=STEP_TIMEOUT_MS
+    )
     settled(page)
     page.evaluate("document.activeElement && document.activeElement.blur()")
     while page.get_by_text("Nothing left to label here").count() == 0:

@@ -269,7 +269,7 @@ def test_a_label_is_kept_while_another_process_holds_the_database(app, sample_st
         _submit(app)  # the page runs on what it read last, and the write goes to the spool
         assert texts(app, "success") == ["Saved your rating (1) as `zoe`." + widgets.PENDING_NOTE]
         assert len(sample_store.spool.ready_files()) == 1
-        assert _shown_answer(app) != shown  # the labelled answer is not offered again
     assert [r[1] for r in _rows(sample_store, "zoe")] == [1.0]
     app.run()
     assert not app.exception
+    assert _shown_answer(app) != shown  # the labelled answer is not offered again
