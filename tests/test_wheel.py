@@ -63,6 +63,7 @@ NAV_TITLES = (
     "Pairwise",
     "Campaigns",
     "Calibration",
+    "Judge QA",
     "Run judges",
     "Data",
 )

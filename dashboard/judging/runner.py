@@ -160,8 +160,8 @@ class _Run:
             self.stop(DiskFull(self.store.path))
 
     def _journal_fault(self, error: OSError) -> StoreError:
-        directory = self.store.spool.directory
-        return JournalUnusable(directory, journal_reason(directory, error), "the judge run stopped")
+        where = self.store.spool.directory
+        return JournalUnusable(where, journal_reason(where, error), "the judge run stopped")
 
     def stop(self, fault: StoreError) -> None:
         """No new call starts; the calls in flight finish and are kept."""
@@ -175,8 +175,7 @@ class _Run:
         and the journal can keep every result."""
         if self.store.read_only:
             raise ReadOnlyDatabase(self.store.path)
-        if self.store.spool.has_ready():
-            # Busy: the plan's own read applied them; only a live writer's are left.
+        if self.store.spool.has_ready():  # busy: only a live writer's are left
             with contextlib.suppress(StoreBusy):
                 self.store.apply_pending(wait_s=FLUSH_WAIT_S * 10)
         try:
@@ -186,10 +185,8 @@ class _Run:
             fault = fault_of(error, self.store.path)
             if isinstance(fault, DiskFull):
                 raise DiskFull(self.store.path, kept=f" ({consequence})") from error
-            directory = self.store.spool.directory
-            raise JournalUnusable(directory, journal_reason(directory, error), consequence) from (
-                error
-            )
+            where = self.store.spool.directory
+            raise JournalUnusable(where, journal_reason(where, error), consequence) from error
 
     def fault_to_raise(self) -> StoreError | None:
         """The fault that stopped the run, saying where its paid calls are."""

@@ -27,6 +27,7 @@ from dashboard.campaigns import campaigns
 from dashboard.review import annotation, edits
 from dashboard.review.annotation import AnnotationError, Provenance, QueueRequest, Rubric
 from dashboard.review.detail import ResponseDetail
+from dashboard.store import StoreError
 from dashboard.types import Rating
 from dashboard.ui import widgets
 
@@ -195,7 +196,7 @@ def _save(
     st.session_state[OPEN_KEY] = None
     try:
         result = ui.write(annotation.save_rating, rating, detail=detail)
-    except AnnotationError as error:
+    except (AnnotationError, StoreError) as error:  # a callback: app.py's handler is not around
         st.session_state[UNDO_KEY].remove(rating)
         _passed().remove(item.response_id)
         st.session_state[OPEN_KEY] = item
@@ -206,7 +207,7 @@ def _save(
         _flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", True)
 
 
-def _refused(token: str, error: AnnotationError) -> None:
+def _refused(token: str, error: AnnotationError | StoreError) -> None:
     st.session_state[DONE_KEY].discard(token)  # once fixed, the same form may be saved
     st.session_state[ERROR_KEY] = (token, str(error))
 

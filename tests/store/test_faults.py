@@ -138,11 +138,12 @@ def test_another_programs_duckdb_file_is_not_touched(tmp_path: Path, cli: Cli) -
     other = tmp_path / "theirs.duckdb"
     with Store(other).db.connect() as con:  # a judgeboard file, then made someone else's
         con.execute("CREATE TABLE measurements AS SELECT range AS x FROM range(10)")
-        for table in ("reference_rules", "judge_runs", "auto_scores", "judge_calls", "preferences"):
-            con.execute(f"DROP TABLE {table}")
         con.execute("DROP VIEW current_ratings")
         con.execute("DROP VIEW current_preferences")
-        for table in ("ratings", "responses", "items", "datasets", "_migrations"):
+        tables = con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE table_name <> 'measurements'"
+        ).fetchall()
+        for (table,) in tables:  # every table of judgeboard's schema; no key ties them
             con.execute(f"DROP TABLE {table}")
         con.execute("CHECKPOINT")
     before = _digest(other)
@@ -172,10 +173,11 @@ def test_a_database_of_a_newer_schema_is_refused(sample_store: Store, cli: Cli) 
 
 
 def _make_older(store: Store) -> None:
-    """The schema as it was before the last migration (6, reference_rules)."""
+    """The schema as it was before the last migration (8, campaigns)."""
     with store.connection() as con:
-        con.execute("DELETE FROM _migrations WHERE version = 6")
-        con.execute("DROP TABLE reference_rules")
+        con.execute("DELETE FROM _migrations WHERE version = 8")
+        for table in ("campaign_holds", "campaign_items", "campaigns"):
+            con.execute(f"DROP TABLE {table}")
 
 
 def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cli: Cli) -> None:
@@ -184,8 +186,8 @@ def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cl
         status, _, err = cli(sample_store.path, "datasets")
     assert status == SCHEMA_STATUS
     assert _one_line(err, "datasets") == (
-        f"The database {sample_store.path} is read-only and has an older schema (version 5; "
-        "this judgeboard needs version 6), which cannot be upgraded on a read-only file. Make "
+        f"The database {sample_store.path} is read-only and has an older schema (version 7; "
+        "this judgeboard needs version 8), which cannot be upgraded on a read-only file. Make "
         "it writable once (chmod u+w) and open it to upgrade it, or open a writable copy of it."
     )
     # Writable again, it is upgraded on first use.
