@@ -93,6 +93,8 @@ class Store:
         """An open connection; pending writes are applied first, so every read sees them.
         When they cannot be applied now (a full disk, a read-only file), the read goes on
         without them and they stay in the journal."""
+        if wait_s is None:
+            wait_s = getattr(self._local, "wait_s", None)
         self._keep_open(wait_s)
         with self.db.connect(wait_s=wait_s) as con:
             try:
@@ -118,6 +120,17 @@ class Store:
                 yield
             finally:
                 self._local.keeper = None
+
+    @contextmanager
+    def waiting(self, wait_s: float) -> Iterator[None]:
+        """Within the block, this thread's connections that name no wait of their own wait
+        at most `wait_s` for the file (a page that already knows another process holds it)."""
+        before = getattr(self._local, "wait_s", None)
+        self._local.wait_s = wait_s
+        try:
+            yield
+        finally:
+            self._local.wait_s = before
 
     def let_go(self) -> None:
         """Close this thread's `kept_open` connection now, before a long wait inside the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -99,6 +99,7 @@ def may_administer(what: str) -> bool:
 
 
 FINGERPRINT_KEY = "jb_fingerprint"
+BUSY_KEY = "jb_busy"
 LAST_FINGERPRINT_KEY = "jb_last_fingerprint"
 RUBRICS_KEY = "jb_rubrics"
 
@@ -114,6 +115,7 @@ def begin_run() -> None:
     """Start of a script run (app.py): the database's fingerprint and the rubric files are
     read again, once."""
     st.session_state.pop(FINGERPRINT_KEY, None)
+    st.session_state.pop(BUSY_KEY, None)
     st.session_state.pop(RUBRICS_KEY, None)
 
 
@@ -127,6 +129,7 @@ def _read_version(store: Store, known: tuple | None) -> tuple:
     except StoreBusy:
         if known is None:
             raise
+        st.session_state[BUSY_KEY] = True
         return known
 
 
@@ -151,7 +154,12 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`fn(store, *args, **kwargs)`, cached until the database changes."""
     store = get_store()
     name = f"{fn.__module__}.{fn.__qualname__}"
-    return _cached_call(fn, name, _version(store), args, tuple(sorted(kwargs.items())))
+    version = _version(store)
+    # Another process holds the file: a read this session has not made before says so at
+    # once (app.py shows the busy line and Retry) rather than after the full wait.
+    waits = store.waiting(FINGERPRINT_WAIT_S) if st.session_state.get(BUSY_KEY) else nullcontext()
+    with waits:
+        return _cached_call(fn, name, version, args, tuple(sorted(kwargs.items())))
 
 
 def write(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -185,6 +193,7 @@ def after_write(*, pending: bool = False) -> None:
     as the file is busy."""
     if not pending:
         st.session_state.pop(FINGERPRINT_KEY, None)
+    st.session_state.pop(BUSY_KEY, None)
 
 
 def dataset_names() -> list[str]:

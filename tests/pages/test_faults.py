@@ -93,7 +93,7 @@ def test_a_save_while_another_process_holds_the_file_goes_to_the_journal_at_once
     open_page(app, ANNOTATE, dataset="eo-rag", annotator="zoe")
     with database_held(sample_store.path):
         _keyed(app.radio, "annotate_value_").set_value(2.0)
-        _press_save(app, timeout=60)
+        _press_save(app, timeout=8)
         assert not app.exception
         assert texts(app, "success") == ["Saved your rating (2) as `zoe`." + widgets.PENDING_NOTE]
         assert "saved, applied when the file is free" in widgets.PENDING_NOTE
