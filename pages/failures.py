@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import ui
+from dashboard.metrics import panels
+from dashboard.metrics.selection import Selection
 from dashboard.review import failures
 from dashboard.review.detail import response_detail
 from dashboard.review.failures import FailureFilter
@@ -50,7 +52,10 @@ def _filters(dataset: str | None) -> FailureFilter | None:
         key="failures_judge",
         help="Rank by this judge's score and list only what it rated.",
     )
-    bottom = st.columns([2, 2, 3])
+    bottom = st.columns([2, 2, 3, 2])
+    with bottom[3]:
+        name = pickers.panel_selector(dataset, rubric.name, page="failures")
+    panel = ui.cached(panels.with_panel, Selection(dataset, rubric.name, panel=name))
     low, high = bottom[0].slider(
         "Score range (0 = worst, 1 = best)",
         0.0,
@@ -81,6 +86,9 @@ def _filters(dataset: str | None) -> FailureFilter | None:
         task_type=None if task == ANY else task,
         min_disagreement=spread or None,
         search=search.strip() or None,
+        panel=panel.panel,
+        panel_judges=panel.panel_judges,
+        panel_version=panel.panel_version,
     )
 
 
@@ -113,6 +121,7 @@ def run() -> None:
         st.session_state[LAST_KEY] = selection
         st.session_state[PAGE_KEY] = 1
     page = ui.cached(failures.failures, selection, page=st.session_state.get(PAGE_KEY) or 1)
+    st.caption(failure_list.panel_line(selection))
     open_id = st.session_state.get(OPEN_ID_KEY)
     if page.total:
         st.text(f"Answers {page.first}–{page.first + len(page.rows) - 1} of {page.total}")

@@ -39,6 +39,11 @@ class FailureFilter:
     task_type: str | None = None
     min_disagreement: float | None = None
     search: str | None = None
+    # The panel whose judges make the panel score, the spread and the judge count (None:
+    # every judge), at its rubric version (None: every version); `panels.with_panel`.
+    panel: str | None = None
+    panel_judges: tuple[str, ...] | None = None
+    panel_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,15 +88,15 @@ def like_pattern(text: str | None) -> str | None:
 
 # Per response: panel, human and effective scores, judge spread, counts. $judge may be NULL.
 _PER_RESPONSE = f"""
-    SELECT response_id, {scores.PANEL} AS panel, {scores.HUMAN} AS human,
-           max(norm) FILTER (WHERE rater_kind = 'llm')
-             - min(norm) FILTER (WHERE rater_kind = 'llm') AS spread,
-           count(norm) FILTER (WHERE rater_kind = 'llm') AS n_judges,
+    SELECT response_id, {scores.PANEL_OF} AS panel, {scores.HUMAN} AS human,
+           max(norm) FILTER (WHERE {scores.IN_PANEL})
+             - min(norm) FILTER (WHERE {scores.IN_PANEL}) AS spread,
+           count(norm) FILTER (WHERE {scores.IN_PANEL}) AS n_judges,
            count(norm) FILTER (WHERE rater_kind = 'human') AS n_humans,
            count(*) FILTER (WHERE rater_kind = 'human' AND rater = $annotator) AS n_mine,
            any_value(norm) FILTER (WHERE rater_kind = 'llm' AND rater = $judge) AS judge_score,
            count(*) FILTER (WHERE rater_kind = 'llm' AND rater = $judge) AS n_judge_rows
-    FROM ({scores.NORMALIZED}) g SEMI JOIN selected USING (response_id)
+    FROM ({scores.PANEL_NORMALIZED}) g SEMI JOIN selected USING (response_id)
     WHERE g.rubric = $rubric
     GROUP BY response_id"""
 
@@ -151,6 +156,8 @@ def _failure_params(f: FailureFilter) -> dict[str, Any]:
         "min_score": f.min_score,
         "max_score": f.max_score,
         "min_disagreement": f.min_disagreement,
+        "panel_judges": list(f.panel_judges) if f.panel_judges is not None else None,
+        "panel_version": f.panel_version,
     }
 
 

@@ -57,6 +57,8 @@ def _queue_params(request: QueueRequest) -> dict[str, Any]:
         "annotator": request.annotator,
         "unlabelled": request.order == "unlabelled",
         "exclude": list(request.exclude),
+        "panel_judges": None,  # worst first by every judge's ratings
+        "panel_version": None,
     }
 
 

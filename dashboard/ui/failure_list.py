@@ -12,6 +12,8 @@ import hashlib
 import streamlit as st
 from streamlit.elements.arrow import DataframeStateInput
 
+from dashboard import ui
+from dashboard.metrics.panels import ALL_JUDGES
 from dashboard.review import failures
 
 OPEN_KEY = "failures_open"  # the dropdown
@@ -31,7 +33,9 @@ TABLE_COLUMNS = {
     "score": st.column_config.NumberColumn(
         width=58, format="%.2f", help="What the list is ordered by (0 = worst)."
     ),
-    "panel": st.column_config.NumberColumn(width=58, format="%.2f", help="The judges' mean score."),
+    "panel": st.column_config.NumberColumn(
+        width=58, format="%.2f", help="The mean score of the panel's judges (named above)."
+    ),
     "human": st.column_config.NumberColumn(
         width=62, format="%.2f", help="People's mean score; blank: nobody rated it."
     ),
@@ -44,6 +48,14 @@ TABLE_COLUMNS = {
     "question": st.column_config.TextColumn(width=190, help="Click a row to open its detail."),
     "answer": st.column_config.TextColumn(width=190),
 }
+
+
+def panel_line(selection: failures.FailureFilter) -> str:
+    """Which judges make the list's panel column, the spread and the judge count."""
+    judges = ", ".join(selection.panel_judges) if selection.panel_judges else "every judge"
+    version = f", rubric version {selection.panel_version}" if selection.panel_version else ""
+    name = ui.md_escape(selection.panel or ALL_JUDGES)
+    return f"Panel **{name}**: {ui.md_escape(judges)}{version}."
 
 
 def table(page: failures.FailurePage, open_id: str | None) -> str | None:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from types import SimpleNamespace
 
+from dashboard.metrics import panels
+from dashboard.metrics.selection import Selection
 from dashboard.review import annotation, failures
 from dashboard.review.detail import response_detail
 from dashboard.review.failures_sql import FailureFilter
+from dashboard.ui import md_escape
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, page_path, texts
 
@@ -171,3 +176,29 @@ def test_an_unrated_cell_is_blank_and_the_table_fits(app):
     assert config["#"]["pinned"] is True
     # 990 px of columns and the row boxes fit the ~1034 px the page has at 1400 px
     assert sum(c.get("width", 0) for c in config.values()) == 990
+
+
+def test_the_panel_column_is_the_named_panels_and_a_one_off_judge_keeps_its_own(app, sample_store):
+    """The default panel is a panel file: a one-off judge's rating moves neither the panel
+    column nor the ranking; it counts only when the panel is every judge, and the page names
+    the panel in use."""
+    default = panels.with_panel(sample_store, Selection("eo-rag", RUBRIC))
+    assert default.panel_judges  # a panel file, not every judge
+    chosen = FailureFilter(
+        RUBRIC, dataset="eo-rag", panel_judges=default.panel_judges, panel_version="1"
+    )
+    worst = failures.failures(sample_store, chosen).rows[-1]  # a scored answer, not the worst
+    before = worst.panel
+    target = SimpleNamespace(response_id=worst.response_id)
+    sample_store.add_ratings([builders.rating(target, "one-off-judge", 5.0)])
+    rows = {r.response_id: r for r in failures.failures(sample_store, chosen, page_size=500).rows}
+    assert rows[worst.response_id].panel == before
+    every = dataclasses.replace(chosen, panel_judges=None, panel_version=None)
+    rows = {r.response_id: r for r in failures.failures(sample_store, every, page_size=500).rows}
+    assert rows[worst.response_id].panel != before
+    open_page(app, PAGE, dataset="eo-rag")
+    assert f"Panel **{md_escape(default.panel)}**" in " ".join(texts(app, "caption"))
+    app.selectbox(key="jb_panel_failures").set_value("all-judges").run()
+    assert f"Panel **{md_escape(panels.ALL_JUDGES)}**: every judge" in " ".join(
+        texts(app, "caption")
+    )
