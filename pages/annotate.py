@@ -11,7 +11,7 @@ from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest
 from dashboard.review.detail import response_detail
-from dashboard.ui import annotate_url, keys, labelling, pickers, widgets
+from dashboard.ui import annotate_url, corrected, keys, labelling, pickers, widgets
 
 
 def _setup(annotator: str, dataset: str | None) -> labelling.Setup | None:
@@ -52,6 +52,8 @@ def _setup(annotator: str, dataset: str | None) -> labelling.Setup | None:
     seed = seed_col.number_input(
         "Seed", min_value=0, value=0, step=1, key="annotate_seed", disabled=order != "random"
     )
+    if campaign is None and order == "random":
+        st.caption(corrected.labels_needed_line(dataset, name))
     blind = st.toggle(
         "Blind: hide the judges' ratings and other people's labels until I have saved",
         value=True,

@@ -9,6 +9,7 @@ here (`write(...)`) clears the cache at once.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -160,6 +161,18 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     waits = store.waiting(FINGERPRINT_WAIT_S) if st.session_state.get(BUSY_KEY) else nullcontext()
     with waits:
         return _cached_call(fn, name, version, args, tuple(sorted(kwargs.items())))
+
+
+def cached_recent(fn: Callable[..., T], *args: Any, every_s: float = 60.0, **kwargs: Any) -> T:
+    """`fn(store, *args, **kwargs)`, read again at most every `every_s` seconds rather than
+    after every write: for a slow summary beside a page where people write often (a save on
+    Annotate must not wait for the corrected estimates of a million responses)."""
+    store = get_store()
+    name = f"{fn.__module__}.{fn.__qualname__}"
+    bucket = (str(store.path), "every", every_s, int(time.time() // every_s))
+    waits = store.waiting(FINGERPRINT_WAIT_S) if st.session_state.get(BUSY_KEY) else nullcontext()
+    with waits:
+        return _cached_call(fn, name, bucket, args, tuple(sorted(kwargs.items())))
 
 
 def write(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

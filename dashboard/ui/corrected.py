@@ -28,6 +28,27 @@ def labels_needed(
     )
 
 
+def labels_needed_line(dataset: str | None, rubric: str) -> str:
+    """Beside a random-sample queue: per system, the random labels still needed for the
+    corrected score's target half-width (read again at most every minute)."""
+    found = ui.cached_recent(
+        corrected.labels_needed,
+        Selection(dataset, rubric),
+        target_half_width=corrected.TARGET_HALF_WIDTH,
+    )
+    if not found:
+        return "Labels needed: no system has panel ratings on this rubric yet."
+    parts = [
+        f"{ui.md_escape(n.system)} {'unknown' if n.labels_needed is None else n.labels_needed}"
+        f" (has {n.n_valid_labels})"
+        for n in found
+    ]
+    return (
+        f"Random labels still needed for a corrected score within ±{corrected.TARGET_HALF_WIDTH:g}"
+        f" (default panel): {'; '.join(parts)}. Updated every minute."
+    )
+
+
 def _both(
     selection: Selection, *, target_half_width: float = corrected.TARGET_HALF_WIDTH
 ) -> tuple[corrected.Corrected, compare.Comparisons]:
