@@ -18,7 +18,7 @@ PAGE_KEY = "failures_page"
 OPEN_ID_KEY = failure_list.OPEN_ID_KEY
 LAST_KEY = "failures_last"
 LINKS = (
-    Link(f"{pickers.RUBRIC_KEY}_failures", "rubric"),
+    Link(f"{pickers.RUBRIC_KEY}_failures", links.RUBRIC_PARAM),
     Link("failures_system", "system", default=ANY),
     Link("failures_task", "task", default=ANY),
     Link("failures_judge", "judge", default=ANY),
@@ -26,7 +26,7 @@ LINKS = (
     Link("failures_spread", "spread", links.FLOAT, default=0.0),
     Link("failures_search", "search"),
     Link(PAGE_KEY, "page", links.INT, default=1),
-    Link(OPEN_ID_KEY, "item"),
+    Link(OPEN_ID_KEY, links.ITEM_PARAM),
 )
 
 

@@ -1,10 +1,11 @@
-"""Judge QA: each judge's biases, probes by perturbation, and drift on anchor items."""
+"""Judge QA: each judge's biases, its rubric versions against people, probes by perturbation,
+and drift on anchor items."""
 
 import streamlit as st
 
 from dashboard import ui
 from dashboard.metrics.selection import Selection
-from dashboard.ui import judge_qa, pickers
+from dashboard.ui import judge_qa, pickers, rubric_versions
 
 st.title("Judge QA")
 dataset = ui.filters().dataset
@@ -13,5 +14,6 @@ if not ui.dataset_names():
     st.stop()
 rubric = pickers.metric_rubric_selector(dataset, page="judge_qa")
 found = judge_qa.bias_section(Selection(dataset, rubric))
+rubric_versions.versions_section(found.selection)
 judge_qa.probe_section(dataset, found.selection.rubric)
 judge_qa.drift_section(dataset, found.selection.rubric)

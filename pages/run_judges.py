@@ -92,9 +92,18 @@ if rubric.is_pairwise:
 else:
     systems = pickers.systems_selector(dataset, key="jb_run_systems")
 only_labelled = judge_qa.labelled_only_checkbox() if not rubric.is_pairwise else False
+few_shot, few_shot_seed = (0, 0) if rubric.is_pairwise else judge_qa.few_shot_inputs()
 links.publish(LINKS)
 request = launcher.RunRequest(
-    spec, rubric.name, dataset, systems, pairwise, source=kind, labelled_only=only_labelled
+    spec,
+    rubric.name,
+    dataset,
+    systems,
+    pairwise,
+    source=kind,
+    labelled_only=only_labelled,
+    few_shot=few_shot,
+    few_shot_seed=few_shot_seed,
 )
 
 size = ui.cached(launcher.count_targets, request, task_types=rubric.task_types)

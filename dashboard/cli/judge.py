@@ -4,6 +4,7 @@
     judgeboard judge --panel openai/gpt-4o-mini,judgeboard/baseline --rubric pass-fail
     judgeboard judge --panel data/panels/example-multi.toml --rubric pairwise --pairwise A B
     judgeboard judge --panel offline --rubric likert-rag --labelled-only   # people's responses
+    judgeboard judge --panel offline --rubric likert-rag --few-shot 5 --few-shot-seed 1
 
 Calls already made (same judge settings, same prompt) are never made again; a killed run
 resumes where it stopped. Exit status 1 when some calls still failed after their retries.
@@ -72,6 +73,17 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="judge only the responses people rated (a new rubric version costs a few calls)",
     )
+    parser.add_argument(
+        "--few-shot",
+        type=int,
+        default=None,
+        metavar="N",
+        help="put N of people's labels (a seeded draw) into the prompt as examples; the "
+        "rubric version says so, and its agreement is reported on the other labels only",
+    )
+    parser.add_argument(
+        "--few-shot-seed", type=int, default=0, metavar="S", help="seed of the draw (default 0)"
+    )
     parser.add_argument("--plan-only", action="store_true", help="show the plan and stop")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     # How often results are merged into DuckDB (seconds). Hidden: the SIGKILL test sets it
@@ -94,6 +106,7 @@ def _progress_bar(total: int, *, enabled: bool) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from dashboard import judging
+    from dashboard.judging.few_shot import few_shot_rubric, record_examples
     from dashboard.judging.plan import labelled_only
 
     overrides = {field: getattr(args, field) for _, field, _, _, _ in OVERRIDES}
@@ -102,6 +115,15 @@ def run(args: argparse.Namespace) -> int:
         rubric = judging.load_rubric(args.rubric)
         store = open_store(args)
         systems = [s for s in (args.systems or "").split(",") if s] or None
+        if args.few_shot is not None:
+            rubric = few_shot_rubric(
+                store,
+                rubric,
+                n=args.few_shot,
+                seed=args.few_shot_seed,
+                dataset=args.dataset,
+                systems=systems,
+            )
         only = (
             labelled_only(store, rubric, dataset=args.dataset, systems=systems)
             if args.labelled_only
@@ -125,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.plan_only:
         return 0
+    record_examples(store, plan.rubric)
     bar = _progress_bar(plan.calls_needed, enabled=not args.no_progress)
 
     def on_progress(done: int, total: int) -> None:

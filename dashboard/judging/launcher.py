@@ -28,6 +28,7 @@ from dashboard.judging import (
     targets_sql,
 )
 from dashboard.judging.errors import error_line
+from dashboard.judging.few_shot import few_shot_rubric
 from dashboard.judging.panel import panel_from_models
 from dashboard.settings import panel_dirs
 from dashboard.store import Store
@@ -66,6 +67,8 @@ class RunRequest:
     pairwise: tuple[str, str] | None = None
     source: str = MODEL_STRINGS
     labelled_only: bool = False  # only the responses people rated
+    few_shot: int = 0  # people's labels shown as examples (`few_shot.py`); 0: none
+    few_shot_seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,15 @@ def make_plan(store: Store, request: RunRequest, rubric: Rubric) -> RunPlan:
     panel = build_panel(request.panel, source=request.source)
     if panel is None:
         raise PanelError("no judge given: type one or more LiteLLM model strings")
+    if request.few_shot:
+        rubric = few_shot_rubric(
+            store,
+            rubric,
+            n=request.few_shot,
+            seed=request.few_shot_seed,
+            dataset=request.dataset,
+            systems=request.systems,
+        )
     return plan_run(
         store,
         panel,

@@ -53,6 +53,21 @@ class RubricError(ValueError):
 
 
 @dataclass(frozen=True)
+class FewShotExample:
+    """A person's rating of an answer, shown in a few-shot rubric's prompt (`few_shot.py`)."""
+
+    response_id: str
+    rating_id: str
+    rater: str
+    question: str
+    answer: str
+    value: float
+
+
+EXAMPLES_INTRO = "Examples of answers people rated on the same scale:"
+
+
+@dataclass(frozen=True)
 class Rubric:
     """One judging instruction. `scale_low`/`scale_high` are None for pairwise rubrics."""
 
@@ -68,6 +83,7 @@ class Rubric:
     description: str = ""
     source: str | None = None
     path: Path | None = None
+    examples: tuple[FewShotExample, ...] = ()  # few-shot: people's ratings before the prompt
 
     @property
     def is_pairwise(self) -> bool:
@@ -88,8 +104,19 @@ class Rubric:
             messages.append(
                 {"role": "system", "content": render_template(self.system, values).strip()}
             )
-        messages.append({"role": "user", "content": render_template(self.template, values).strip()})
+        prompt = render_template(self.template, values).strip()
+        messages.append({"role": "user", "content": self._examples_text() + prompt})
         return tuple(messages)
+
+    def _examples_text(self) -> str:
+        """The few-shot block before the prompt (empty without examples)."""
+        if not self.examples:
+            return ""
+        shown = [
+            f"Example {n}\nQuestion: {e.question}\nAnswer: {e.answer}\nRating: {e.value:g}"
+            for n, e in enumerate(self.examples, start=1)
+        ]
+        return "\n\n".join([EXAMPLES_INTRO, *shown]) + "\n\n---\n\n"
 
     def shown(self, variables: Mapping[str, str]) -> frozenset[str]:
         """The variables whose (non-empty) values `render(variables)` puts into the prompt."""

@@ -235,6 +235,14 @@ def _rating_calibration(
     )
 
 
+def rating_agreements(
+    rows: Sequence[sql.LabelledRating], scale: tuple[float, float]
+) -> tuple[list[JudgeAgreement], list[float]]:
+    """Each judge's agreement with people over labelled rows, as calibration computes it
+    (the Judge QA page's rubric versions reuse it), and the scale's categories."""
+    return _rating_calibration(rows, scale)[0], _labels(rows, scale)
+
+
 def _preference_calibration(
     reads: sql.PairwiseReads,
 ) -> tuple[list[PreferenceAgreement], tuple[RaterPair, ...], int]:

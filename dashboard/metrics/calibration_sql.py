@@ -173,9 +173,18 @@ def pairwise_reads(con: Connection, sel: Selection) -> PairwiseReads:
     return PairwiseReads(labelled, judges, panel)
 
 
+# A judge's rating of a response that its rubric version showed as a few-shot example
+# (`judging/few_shot.py`) is not compared with people: that version is calibrated on the
+# held-out labels only.
+NOT_AN_EXAMPLE = """EXISTS (
+    SELECT 1 FROM few_shot_examples e WHERE e.rubric = $rubric
+      AND e.rubric_version = {table}.rubric_version AND e.response_id = {table}.response_id)"""
+
+
 def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
     """Every rater's rating of every response that at least one person rated: the units of
-    rating calibration. Unscored judge ratings are included, with value None."""
+    rating calibration. Unscored judge ratings are included, with value None; a judge's
+    ratings of its few-shot version's examples are not (`NOT_AN_EXAMPLE`)."""
     cursor = con.execute(
         f"""
         WITH rated AS ({RATED})
@@ -186,6 +195,7 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
                    AS in_panel
         FROM rated
         WHERE response_id IN (SELECT response_id FROM rated WHERE rater_kind = 'human')
+          AND NOT (rater_kind = 'llm' AND {NOT_AN_EXAMPLE.format(table="rated")})
         ORDER BY ALL""",
         sel.params(*RATED_PARAMS, "panel_judges", "panel_version"),
     )

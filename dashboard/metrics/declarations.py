@@ -149,3 +149,21 @@ def fill(text: str, **values: str) -> str:
     for placeholder, value in values.items():
         text = text.replace(f"<{placeholder}>", value)
     return text
+
+
+# Rubric versions side by side (`versions.py`): one judge under one rubric version it ran with,
+# on the responses people rated (a few-shot version's examples left out).
+_VERSIONS = (
+    ("agreement", "exact agreement", HIGHER, SCORE, "share of ratings equal to the person's"),
+    ("kappa", "kappa (quadratic)", HIGHER, SCORE, "quadratic-weighted Cohen's kappa"),
+    ("alpha", "alpha (ordinal)", HIGHER, SCORE, "Krippendorff's alpha, the version and people"),
+    ("bias", "bias (normalized)", None, SIGNED, "mean (judge − person) / (high − low); 0 is none"),
+)
+
+
+def rubric_version_metrics() -> tuple[Metric, ...]:
+    where = "a judge's rubric version against people on the labelled responses: "
+    return tuple(
+        Metric(f"versions.<judge>.<version>.{k}", label, where + text, better, style, summary=False)
+        for k, label, better, style, text in _VERSIONS
+    )

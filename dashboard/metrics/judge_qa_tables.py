@@ -1,4 +1,5 @@
-"""Display rows of the Judge QA numbers (bias, drift), shared by the page and the report."""
+"""Display rows of the Judge QA numbers (bias, drift, rubric versions), shared by the page and
+the report."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dashboard.metrics.bias import Bias
 from dashboard.metrics.drift import Drift
 from dashboard.metrics.estimates import Estimate
 from dashboard.metrics.tables import EMPTY, estimate_text
+from dashboard.metrics.versions import RubricVersions
 
 Row = dict[str, Any]
 
@@ -54,3 +56,34 @@ def drift_rows(found: Drift) -> list[Row]:
                 }
             )
     return rows
+
+
+def version_rows(found: RubricVersions) -> list[Row]:
+    """One row per judge and rubric version: each measure as 'estimate [95% interval]'."""
+    rows = []
+    for v in found.versions:
+        row: Row = {"judge": v.judge, "rubric version": v.version, "responses": v.n_responses}
+        for metric in registry.VERSION_METRICS:
+            row[metric.label] = estimate_text(getattr(v, metric.key), metric.style, digits=3)
+        row["n (pairs)"] = v.agreement.n
+        rows.append(row)
+    return rows
+
+
+def disagreement_rows(found: RubricVersions) -> list[Row]:
+    """One row per judge and response where a version disagrees with people: people's
+    ratings, then each version's (a dash where it did not rate the response)."""
+    return [
+        {
+            "judge": d.judge,
+            "response": d.response_id,
+            "system": d.system,
+            "question": d.question,
+            "people": ", ".join(f"{p:g}" for p in d.people),
+            **{
+                f"v{version}": f"{d.ratings[version]:g}" if version in d.ratings else EMPTY
+                for version in found.versions_of(d.judge)
+            },
+        }
+        for d in found.disagreements
+    ]

@@ -38,6 +38,7 @@ from dashboard.metrics import (
     reference_rules,
     registry,
     slices as slicing,
+    versions as versions_module,
 )
 from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.compare import Comparisons
@@ -230,6 +231,7 @@ def metrics_json(
     bias: bias_module.Bias | None = None,
     corrected: Corrected | None = None,
     comparisons: Comparisons | None = None,
+    versions: versions_module.RubricVersions | None = None,
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
@@ -249,6 +251,8 @@ def metrics_json(
         found.update(corrected_metrics(corrected))
     if comparisons is not None:
         found.update(compare_metrics(comparisons))
+    if versions is not None:  # `versions.<judge>.<version>.`: the whole selection's only
+        found.update(versions_module.version_metrics(versions))
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
@@ -324,6 +328,7 @@ def compute_all(
         bias=judged,
         corrected=fixed,
         comparisons=compared,
+        versions=versions_module.rubric_versions(store, resolved),
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared

@@ -41,13 +41,13 @@ from dashboard.metrics.declarations import (
     mcqa_accuracy,
     mcqa_iou,
     per_rater,
+    rubric_version_metrics,
 )
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
 
 # The version of the reference-based metrics' rules (2: EM and F1 by the dataset's rule). Stored
 # scores of another version are computed again (by the next import or `judgeboard score`).
 REFERENCE_VERSION = "2"
-
 
 _S = "systems.<system>"
 SYSTEM_METRICS: tuple[Metric, ...] = (
@@ -305,6 +305,7 @@ _BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias
     ("padding", "padding probe", SIGNED, "rating of the answer plus a fixed true sentence − of it"),
 )
 BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
+VERSION_METRICS = rubric_version_metrics()
 
 # Judge-corrected estimates (`corrected.py`), each beside its judge-only and human-only twin.
 CORRECTED_METRICS: tuple[Metric, ...] = (
@@ -351,6 +352,7 @@ ALL_METRICS: tuple[Metric, ...] = (
     *PREFERENCE_AGREEMENT_METRICS,
     *PEOPLE_PREFERENCE_METRICS,
     *BIAS_METRICS,
+    *VERSION_METRICS,
 )
 REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
     m.reference for m in SYSTEM_METRICS if m.reference is not None

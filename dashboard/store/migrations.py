@@ -291,6 +291,25 @@ def m008_campaigns(con: Any) -> None:
         )""")
 
 
+def m009_few_shot(con: Any) -> None:
+    # Few-shot rubric versions (`dashboard/judging/few_shot.py`): the people's labels a rubric
+    # version put into its prompt as examples, so that its agreement with people is reported
+    # on the other (held-out) labels only. The version string names the draw, so the rows of a
+    # version are written once (by the first run of it) and never change.
+    con.execute("""
+        CREATE TABLE few_shot_examples (
+            rubric         VARCHAR NOT NULL,
+            rubric_version VARCHAR NOT NULL,
+            position       INTEGER NOT NULL,
+            response_id    VARCHAR NOT NULL,
+            rating_id      VARCHAR NOT NULL,
+            rater          VARCHAR NOT NULL,
+            value          DOUBLE NOT NULL,
+            seed           INTEGER NOT NULL,
+            created_utc    TIMESTAMP NOT NULL
+        )""")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),
@@ -300,6 +319,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("reference_rules", m006_reference_rules),
     ("judge_qa", m007_judge_qa),
     ("campaigns", m008_campaigns),
+    ("few_shot", m009_few_shot),
 ]
 
 

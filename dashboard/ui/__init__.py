@@ -28,7 +28,7 @@ T = TypeVar("T")
 ALL = "All datasets"
 DATASET_KEY = "jb_dataset"
 ANNOTATOR_KEY = "jb_annotator"
-DATASET_LINK = links.Link(DATASET_KEY, "dataset", default=ALL)
+DATASET_LINK = links.Link(DATASET_KEY, links.DATASET_PARAM, default=ALL)
 # The dashboard never holds the file for long: a short wait, then the page says it is busy.
 WAIT_S = 10.0
 # A save that cannot get the file at once goes to the journal: the person is told at once

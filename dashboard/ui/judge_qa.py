@@ -1,5 +1,5 @@
 """The Judge QA page's sections (bias, probes, drift) and the Run judges page's "only where
-people rated" option: each a function, so that a page calls it in a line or two."""
+people rated" and few-shot options: each a function, so that a page calls it in a line or two."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.judging import PanelError, PlanError, RubricError, launcher
+from dashboard.judging.few_shot import MAX_EXAMPLES
 from dashboard.judging.probes import DEFAULT_SAMPLE, ORDER, PADDING, PADDING_SENTENCE, plan_probe
 from dashboard.metrics import bias, drift
 from dashboard.metrics.judge_qa_tables import bias_rows, drift_rows
@@ -24,6 +25,23 @@ def labelled_only_checkbox(*, key: str = "jb_run_labelled_only") -> bool:
         help="A new rubric version then costs a few calls, and its agreement with people "
         "shows on the Calibration page at once (same as `judgeboard judge --labelled-only`).",
     )
+
+
+def few_shot_inputs(*, key: str = "jb_run_few_shot") -> tuple[int, int]:
+    """Run judges: how many of people's labels to show as examples, and the draw's seed."""
+    left, right = st.columns(2)
+    n = left.number_input(
+        "Few-shot examples from people's labels",
+        min_value=0,
+        max_value=MAX_EXAMPLES,
+        value=0,
+        key=key,
+        help="A seeded draw of people's ratings of this rubric, shown in every prompt (the "
+        "answer and the person's rating). The rubric version then names the draw, and its "
+        "agreement is reported on the other labels only (`judgeboard judge --few-shot N`).",
+    )
+    seed = right.number_input("Seed of the draw", min_value=0, value=0, key=f"{key}_seed")
+    return int(n), int(seed)
 
 
 def bias_section(selection: Selection) -> bias.Bias:

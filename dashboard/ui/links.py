@@ -11,14 +11,19 @@ each page's parameters are its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
 STR, INT, FLOAT, BOOL, LIST, RANGE = "str", "int", "float", "bool", "list", "range"
 _MEMORY = "jb_link::"
+# The Failures page's address and the parameters of its open item and rubric (pages/failures.py
+# names its Links with these), and the sidebar's dataset (`ui.DATASET_LINK`).
+FAILURES_PATH = "failures"
+ITEM_PARAM, RUBRIC_PARAM, DATASET_PARAM = "item", "rubric", "dataset"
 
 
 @dataclass(frozen=True)
@@ -100,3 +105,16 @@ def forget(links: Iterable[Link]) -> None:
     """Drop what `publish` remembered (a value that no longer applies)."""
     for link in links:
         st.session_state.pop(_MEMORY + link.key, None)
+
+
+def url(path: str, query: Mapping[str, str | None]) -> str:
+    """A page's address relative to the app (`path` is its st.navigation url path) with this
+    query; a None value is left out. Relative, so that it holds under any base URL path."""
+    kept = {name: value for name, value in query.items() if value is not None}
+    return f"{path}?{urlencode(kept)}" if kept else path
+
+
+def detail_url(response_id: str, *, rubric: str | None, dataset: str | None = None) -> str:
+    """The Failures page with one answer's detail open: what its own row click gives."""
+    query = {DATASET_PARAM: dataset, RUBRIC_PARAM: rubric, ITEM_PARAM: response_id}
+    return url(FAILURES_PATH, query)

@@ -18,6 +18,7 @@ from dashboard.judging import (
     launcher,
     run_plan,
 )
+from dashboard.judging.few_shot import record_examples
 from dashboard.judging.retry import retry_plan
 
 
@@ -45,7 +46,10 @@ def kept_plan(request: launcher.RunRequest) -> RunPlan | None:
 
 
 def start_run(plan: RunPlan, panel: Panel) -> None:
-    """Send the plan to the background loop; `follow_run` shows its progress."""
+    """Send the plan to the background loop; `follow_run` shows its progress. A few-shot
+    rubric's examples are recorded first."""
+    if plan.rubric.examples:
+        ui.write(record_examples, plan.rubric)
     progress = RunProgress()
     coroutine = run_plan(
         ui.get_store(),

@@ -133,8 +133,9 @@ def test_two_slices_counts_add_up_to_the_whole(store, sliced):
 def test_a_slice_that_is_everything_equals_the_whole(store, sliced):
     data = metrics_json.compute(store, Selection("sl"), by="dataset", pool_raters=True)[2]
     metrics = data["metrics"]
-    # The corrected estimates and the paired comparisons are for the whole selection only.
-    only_whole = (*registry.CORRECTED_METRICS, *registry.COMPARE_METRICS)
+    # The corrected estimates, the paired comparisons and the rubric versions are for the
+    # whole selection only.
+    only_whole = (*registry.CORRECTED_METRICS, *registry.COMPARE_METRICS, *registry.VERSION_METRICS)
     unsliced = {n for n in metrics if registry.declared(n) in only_whole}
     whole = {n: e for n, e in metrics.items() if not n.startswith("by.") and n not in unsliced}
     sliced_names = {

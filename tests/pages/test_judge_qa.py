@@ -50,3 +50,30 @@ def test_bias_table_probe_and_anchors(
     app.button(key="jb_qa_anchor_add").click().run()
     assert not app.exception, app.exception
     assert any(c.value.startswith("7 anchor responses") for c in app.caption)
+
+
+def test_rubric_versions_side_by_side_link_to_the_detail(
+    store: Store, app_for: Callable[[Store], AppTest]
+) -> None:
+    from tests.metrics.test_versions import DATASET, seed_versions
+
+    ids = seed_versions(store)
+    app = open_page(app_for(store), PAGE, dataset=DATASET)
+    shown = app.dataframe[1].value.to_dict("records")  # after the bias table
+    assert [(r["judge"], r["rubric version"]) for r in shown] == [("judge", "1"), ("judge", "2")]
+    assert shown[0]["exact agreement"].startswith("0.400 [")
+    assert shown[1]["exact agreement"].startswith("0.900 [")
+    assert shown[1]["n (pairs)"] == 10
+    listed = app.dataframe[2].value.to_dict("records")
+    assert len(listed) == 6
+    last = next(r for r in listed if r["response"] == ids[9])
+    assert (last["people"], last["v1"], last["v2"]) == ("5", "4", "4")
+    assert last["detail"] == f"failures?dataset={DATASET}&rubric=likert-rag&item={ids[9]}"
+
+    # The link opens that answer's detail on the Failures page (a fresh session on its URL).
+    opened = app_for(store)
+    opened.query_params.update({"dataset": DATASET, "rubric": "likert-rag", "item": ids[9]})
+    opened.switch_page(page_path("failures")).run()
+    assert not opened.exception, opened.exception
+    assert opened.selectbox(key="failures_open").value == ids[9]
+    assert "question 9?" in [c.value for c in opened.code]

@@ -173,11 +173,10 @@ def test_a_database_of_a_newer_schema_is_refused(sample_store: Store, cli: Cli) 
 
 
 def _make_older(store: Store) -> None:
-    """The schema as it was before the last migration (8, campaigns)."""
+    """The schema as it was before the last migration (9, few-shot examples)."""
     with store.connection() as con:
-        con.execute("DELETE FROM _migrations WHERE version = 8")
-        for table in ("campaign_holds", "campaign_items", "campaigns"):
-            con.execute(f"DROP TABLE {table}")
+        con.execute("DELETE FROM _migrations WHERE version = 9")
+        con.execute("DROP TABLE few_shot_examples")
 
 
 def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cli: Cli) -> None:
@@ -186,8 +185,8 @@ def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cl
         status, _, err = cli(sample_store.path, "datasets")
     assert status == SCHEMA_STATUS
     assert _one_line(err, "datasets") == (
-        f"The database {sample_store.path} is read-only and has an older schema (version 7; "
-        "this judgeboard needs version 8), which cannot be upgraded on a read-only file. Make "
+        f"The database {sample_store.path} is read-only and has an older schema (version 8; "
+        "this judgeboard needs version 9), which cannot be upgraded on a read-only file. Make "
         "it writable once (chmod u+w) and open it to upgrade it, or open a writable copy of it."
     )
     # Writable again, it is upgraded on first use.

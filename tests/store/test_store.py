@@ -44,6 +44,17 @@ def test_migrations_produce_the_record_columns(store: Store) -> None:
         assert sorted(_columns(store, table)) == sorted(_fields(record)), table
     assert _columns(store, "datasets") == ["name", "description", "source", "created_utc"]
     assert _columns(store, "current_ratings") == _columns(store, "ratings")
+    assert _columns(store, "few_shot_examples") == [
+        "rubric",
+        "rubric_version",
+        "position",
+        "response_id",
+        "rating_id",
+        "rater",
+        "value",
+        "seed",
+        "created_utc",
+    ]
     with store.connection() as con:
         names = [
             r[0] for r in con.execute("SELECT name FROM _migrations ORDER BY version").fetchall()
