@@ -54,9 +54,10 @@ def _setup(annotator: str, dataset: str | None) -> labelling.Setup | None:
     )
     if campaign is None and order == "random":
         st.caption(corrected.labels_needed_line(dataset, name))
+    # On by default; set through the state (a link may have set it), never also as `value`.
+    st.session_state.setdefault("annotate_blind", True)
     blind = st.toggle(
         "Blind: hide the judges' ratings and other people's labels until I have saved",
-        value=True,
         key="annotate_blind",
     )
     rubric = rubrics[name]
