@@ -53,6 +53,23 @@ def write_parquet(path: Path, records: Sequence[dict[str, Any]]) -> Path:
     return path
 
 
+def rating_record(**extra: object) -> dict[str, object]:
+    """One valid record of the `ratings` format (a person's 3 on 1–5), with `extra` fields
+    changed or added."""
+    return {
+        "question": "q",
+        "system": "s",
+        "answer": "a",
+        "rater_kind": "human",
+        "rater": "ana",
+        "rubric": "likert",
+        "value": 3,
+        "scale_low": 1,
+        "scale_high": 5,
+        **extra,
+    }
+
+
 WRITERS = {"jsonl": write_jsonl, "json": write_json, "csv": write_csv, "parquet": write_parquet}
 
 

@@ -13,22 +13,7 @@ import pytest
 from dashboard.cli import main
 from dashboard.ingest import IngestError, import_path
 from dashboard.store import Store
-from tests.ingest.conftest import WRITERS, Writer, query, snapshot
-
-
-def _rating(**extra: object) -> dict[str, object]:
-    return {
-        "question": "q",
-        "system": "s",
-        "answer": "a",
-        "rater_kind": "human",
-        "rater": "ana",
-        "rubric": "likert",
-        "value": 3,
-        "scale_low": 1,
-        "scale_high": 5,
-        **extra,
-    }
+from tests.ingest.conftest import WRITERS, Writer, query, rating_record, snapshot
 
 
 def _refused(store: Store, path: Path, expected: str, **options: Any) -> None:
@@ -66,7 +51,7 @@ def test_nan_and_infinity_are_refused_in_every_kind(
     (as pandas writes it); before, NaN values in Parquet and infinite or NaN scales in every
     kind were stored."""
     path = tmp_path / f"ratings.{kind}"
-    records = [_rating(), _rating(question="q2", **{field: number})]
+    records = [rating_record(), rating_record(question="q2", **{field: number})]
     if kind == "csv":
         records[1][field] = {"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}[shown]
     if kind in ("jsonl", "json"):
@@ -84,8 +69,10 @@ def test_nan_and_infinity_are_refused_in_every_kind(
 def test_a_second_import_on_another_scale_is_refused_naming_both(
     store: Store, write: Writer
 ) -> None:
-    import_path(store, write("one.jsonl", [_rating()]), dataset="one")
-    path = write("two.jsonl", [_rating(question="q2"), _rating(question="q3", scale_high=10)])
+    import_path(store, write("one.jsonl", [rating_record()]), dataset="one")
+    path = write(
+        "two.jsonl", [rating_record(question="q2"), rating_record(question="q3", scale_high=10)]
+    )
     _refused(
         store,
         path,
@@ -97,7 +84,7 @@ def test_a_second_import_on_another_scale_is_refused_naming_both(
 
 
 def test_one_file_with_two_scales_for_a_rubric_is_refused(store: Store, write: Writer) -> None:
-    path = write("two.csv", [_rating(scale_low=0), _rating(question="q2", scale_low=1)])
+    path = write("two.csv", [rating_record(scale_low=0), rating_record(question="q2", scale_low=1)])
     _refused(
         store,
         path,
@@ -110,7 +97,7 @@ def test_one_file_with_two_scales_for_a_rubric_is_refused(store: Store, write: W
 def test_a_published_sets_rubric_keeps_its_scale(store: Store, write: Writer) -> None:
     """NQ-open's ratings are on nq-correctness 0–2 (adapters/nq_open.py); stored ratings of
     that rubric name on another scale make its import refused, not mixed."""
-    import_path(store, write("mine.jsonl", [_rating(rubric="nq-correctness")]))
+    import_path(store, write("mine.jsonl", [rating_record(rubric="nq-correctness")]))
     path = write(
         "nq.jsonl",
         [
@@ -141,11 +128,11 @@ def _cli(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int,
 
 
 ODD = [  # finite, on their scales, and as odd as a dataset may be
-    _rating(rubric="likert-rag", value=5, rater="odd-1"),
-    _rating(rubric="likert-rag", value=None, rater="odd-2", unscored_reason="no answer"),
-    _rating(rubric="odd-wide", value=1e300, scale_low=-1e300, scale_high=1e300, rater="w"),
-    _rating(rubric="odd-tiny", value=1e-300, scale_low=0, scale_high=2e-300, rater="t"),
-    _rating(rubric="odd-unscored", value=None, unscored_reason="skipped", rater="u"),
+    rating_record(rubric="likert-rag", value=5, rater="odd-1"),
+    rating_record(rubric="likert-rag", value=None, rater="odd-2", unscored_reason="no answer"),
+    rating_record(rubric="odd-wide", value=1e300, scale_low=-1e300, scale_high=1e300, rater="w"),
+    rating_record(rubric="odd-tiny", value=1e-300, scale_low=0, scale_high=2e-300, rater="t"),
+    rating_record(rubric="odd-unscored", value=None, unscored_reason="skipped", rater="u"),
 ]
 
 
@@ -156,7 +143,7 @@ def test_an_odd_dataset_changes_nothing_of_another_and_breaks_no_view(
     status, before, err = _cli(capsys, db, "metrics", "--dataset", "eo-rag", "--json")
     assert (status, err) == (0, "")
     import_path(sample_store, write("odd.jsonl", ODD), dataset="odd", system="odd-sys")
-    bad = write("bad.jsonl", [_rating(rubric="likert-rag", scale_high=10, question="x")])
+    bad = write("bad.jsonl", [rating_record(rubric="likert-rag", scale_high=10, question="x")])
     with pytest.raises(IngestError, match="rubric 'likert-rag' is on the scale 1–10 here"):
         import_path(sample_store, bad, dataset="odd")
     status, after, err = _cli(capsys, db, "metrics", "--dataset", "eo-rag", "--json")

@@ -12,7 +12,7 @@ import pytest
 
 from dashboard.ingest import IngestError, import_path
 from dashboard.store import Store
-from tests.ingest.conftest import Writer, query, snapshot, write_jsonl
+from tests.ingest.conftest import Writer, query, rating_record, snapshot, write_jsonl
 
 GOOD = {"question": "q1", "answer": "a1", "gt_answer": "r1", "contexts": ["c"]}
 
@@ -242,21 +242,6 @@ def test_bad_values_per_format(seeded: Store, write: Writer, records: list, mess
     _fails(seeded, path, f"{path}: {message}", system="s")
 
 
-def _rating(**extra: object) -> dict[str, object]:
-    return {
-        "question": "q",
-        "system": "s",
-        "answer": "a",
-        "rater_kind": "human",
-        "rater": "ana",
-        "rubric": "likert",
-        "value": 3,
-        "scale_low": 1,
-        "scale_high": 5,
-        **extra,
-    }
-
-
 @pytest.mark.parametrize(
     "extra, message",
     [
@@ -280,7 +265,7 @@ def _rating(**extra: object) -> dict[str, object]:
     ],
 )
 def test_bad_ratings(seeded: Store, write: Writer, extra: dict, message: str) -> None:
-    path = write("ratings.jsonl", [_rating(), _rating(**extra)])
+    path = write("ratings.jsonl", [rating_record(), rating_record(**extra)])
     _fails(seeded, path, f"{path}: line 2 (record 2): {message}")
 
 
@@ -421,9 +406,9 @@ def test_a_wrong_type_beyond_the_type_sample(
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
 def test_a_labels_provenance_imports(store: Store, write: Writer, suffix: str) -> None:
     records = [
-        _rating(selection="Random", inclusion_probability=0.2, campaign="c1", blind=True),
-        _rating(question="q2", selection="census", blind="no"),
-        _rating(question="q3"),
+        rating_record(selection="Random", inclusion_probability=0.2, campaign="c1", blind=True),
+        rating_record(question="q2", selection="census", blind="no"),
+        rating_record(question="q3"),
     ]
     if suffix != ".jsonl":  # a column holds one type: the flags as the file kind writes them
         records[1]["blind"] = False

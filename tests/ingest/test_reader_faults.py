@@ -14,7 +14,7 @@ from dashboard.ingest import IngestError, import_path, load_sql, read_sql
 from dashboard.ingest.uploads import MAX_NAME_BYTES, import_upload
 from dashboard.store import Store
 from dashboard.store.connection import DatabaseError, transaction
-from tests.ingest.conftest import Writer, query, snapshot
+from tests.ingest.conftest import Writer, query, rating_record, snapshot
 
 NESTED = (
     "a value is nested more than 128 levels deep (lists and objects within each other); "
@@ -102,17 +102,7 @@ def test_text_after_a_json_array(store: Store, tmp_path: Path) -> None:
     )
 
 
-RATING = {
-    "question": "q",
-    "system": "s",
-    "answer": "a",
-    "rater_kind": "human",
-    "rater": "ana",
-    "rubric": "likert",
-    "value": 3,
-    "scale_low": 1,
-    "scale_high": 5,
-}
+RATING = rating_record()
 
 
 @pytest.mark.parametrize(
