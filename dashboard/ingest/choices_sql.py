@@ -7,30 +7,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-_LABEL_TRUE = "('true', 'yes', 'hallucinated', '1')"
-_LABEL_FALSE = "('false', 'no', 'faithful', '0')"
-_FLAG_TRUE = "('true', 'yes', '1')"
-_FLAG_FALSE = "('false', 'no', '0')"
+
+def _boolean(true: tuple[str, ...], false: tuple[str, ...]) -> Callable[[str], tuple[str, str]]:
+    """A builder of a true/false field spelled as one of `true` or `false` (any case)."""
+    true_sql = "(" + ", ".join(f"'{w}'" for w in true) + ")"
+    false_sql = "(" + ", ".join(f"'{w}'" for w in false) + ")"
+    expected = f"expected {'/'.join(true)} or {'/'.join(false)}, got "
+
+    def build(j: str) -> tuple[str, str]:
+        s = f"lower(trim({j} ->> '$'))"
+        return (
+            f"(CASE WHEN {s} IN {true_sql} THEN true WHEN {s} IN {false_sql} THEN false END)",
+            f"(CASE WHEN json_type({j}) IN ('ARRAY', 'OBJECT') OR NOT ({s} IN {true_sql} "
+            f"OR {s} IN {false_sql}) THEN '{expected}' || ({j})::VARCHAR END)",
+        )
+
+    return build
 
 
-def label(j: str) -> tuple[str, str]:
-    s = f"lower(trim({j} ->> '$'))"
-    return (
-        f"(CASE WHEN {s} IN {_LABEL_TRUE} THEN true WHEN {s} IN {_LABEL_FALSE} THEN false END)",
-        f"(CASE WHEN json_type({j}) IN ('ARRAY', 'OBJECT') OR NOT ({s} IN {_LABEL_TRUE} "
-        f"OR {s} IN {_LABEL_FALSE}) THEN 'expected true/yes/hallucinated/1 or "
-        f"false/no/faithful/0, got ' || ({j})::VARCHAR END)",
-    )
-
-
-def flag(j: str) -> tuple[str, str]:
-    s = f"lower(trim({j} ->> '$'))"
-    return (
-        f"(CASE WHEN {s} IN {_FLAG_TRUE} THEN true WHEN {s} IN {_FLAG_FALSE} THEN false END)",
-        f"(CASE WHEN json_type({j}) IN ('ARRAY', 'OBJECT') OR NOT ({s} IN {_FLAG_TRUE} "
-        f"OR {s} IN {_FLAG_FALSE}) THEN 'expected true/yes/1 or false/no/0, got ' "
-        f"|| ({j})::VARCHAR END)",
-    )
+label = _boolean(("true", "yes", "hallucinated", "1"), ("false", "no", "faithful", "0"))
+flag = _boolean(("true", "yes", "1"), ("false", "no", "0"))
 
 
 def choice(upper_map: dict[str, str], expected: str) -> Callable[[str], tuple[str, str]]:
