@@ -13,6 +13,8 @@ from streamlit.testing.v1 import AppTest
 from dashboard import ui
 from dashboard.judging import BackgroundLoop, load_rubric, run_judges
 from dashboard.judging.few_shot import few_shot_rubric, record_examples
+from dashboard.metrics import versions
+from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.ui import links
 from tests.pages.helpers import open_page, page_path
@@ -80,3 +82,14 @@ def test_no_few_shot_version_no_examples_named(
     assert not [c.value for c in app.caption if CAPTION in c.value]
     assert not [e for e in app.expander if "used as examples" in e.label]
     assert app.dataframe, "the agreement table is drawn"
+
+
+def test_only_the_compared_versions_examples(few_shot_store: Store) -> None:
+    """eo-rag's current judge ratings are the few-shot version's; eo-conversational's are
+    the plain version 1's, so it names no example though the rubric has a few-shot version."""
+    recorded = _recorded(few_shot_store)
+    found = versions.calibration_examples(few_shot_store, Selection("eo-rag"))
+    assert [(e.rubric_version, e.position, e.response_id) for e in found] == [
+        (r["rubric_version"], r["position"], r["response_id"]) for r in recorded
+    ]
+    assert versions.calibration_examples(few_shot_store, Selection("eo-conversational")) == ()
