@@ -5,9 +5,9 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, panels, registry, slices, tables
+from dashboard.metrics import calibration, panels, registry, slices, tables, versions
 from dashboard.metrics.selection import Selection
-from dashboard.ui import calibration_cells, links, pickers, tables_fit
+from dashboard.ui import calibration_cells, links, pickers, rubric_versions, tables_fit
 from dashboard.ui.links import Link
 
 HEATMAPS_PER_ROW = 3
@@ -64,6 +64,8 @@ else:
         tables_fit.fitted_table(
             tables.judge_agreement_rows(result), AGREEMENT, estimate_px=tables_fit.WIDE_ESTIMATE_PX
         )
+        examples = ui.cached(versions.calibration_examples, result.selection)
+        rubric_versions.few_shot_examples(examples, result.selection)
         columns = st.columns(HEATMAPS_PER_ROW)
         for index, judge in enumerate(result.judges):
             with columns[index % HEATMAPS_PER_ROW]:

@@ -188,6 +188,18 @@ def rubric_versions(store: Store, selection: Selection) -> RubricVersions:
     return RubricVersions(selection, scale, agreements, listed, used)
 
 
+def calibration_examples(store: Store, selection: Selection) -> tuple[UsedExample, ...]:
+    """The labels shown as examples by the few-shot rubric versions whose ratings Calibration
+    compares with people (the judges' current ratings; those examples are left out there)."""
+    selection = with_default_rubric(store, selection)
+    if selection.rubric is None:
+        return ()
+    with store.connection() as con:
+        compared = {v.rubric_version for v in sql.compared_versions(con, selection)}
+        used = sql.used_examples(con, rubric=selection.rubric)
+    return tuple(e for e in used if e.rubric_version in compared)
+
+
 def version_metrics(found: RubricVersions) -> dict[str, Entry]:
     """`versions.<judge>.<version>.<agreement|kappa|alpha|bias>` of `metrics --json`."""
     metrics: dict[str, Entry] = {}

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from dashboard.metrics.calibration_sql import NOT_AN_EXAMPLE
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.selection_sql import SELECTED, SELECTED_PARAMS
+from dashboard.metrics.selection_sql import RATED, RATED_PARAMS, SELECTED, SELECTED_PARAMS
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch
 
@@ -98,3 +98,24 @@ def used_examples(con: Connection, *, rubric: str) -> list[UsedExample]:
         [rubric],
     )
     return fetch(cursor, UsedExample)
+
+
+@dataclass(frozen=True)
+class ComparedVersion:
+    rubric_version: str
+
+
+def compared_versions(con: Connection, sel: Selection) -> list[ComparedVersion]:
+    """The rubric versions of the judges' current ratings that calibration compares with
+    people: on the selected responses a person rated, each version's own examples left out."""
+    cursor = con.execute(
+        f"""
+        WITH rated AS ({RATED})
+        SELECT DISTINCT rubric_version FROM rated
+        WHERE rater_kind = 'llm' AND rubric_version IS NOT NULL
+          AND response_id IN (SELECT response_id FROM rated WHERE rater_kind = 'human')
+          AND NOT {NOT_AN_EXAMPLE.format(table="rated")}
+        ORDER BY ALL""",
+        sel.params(*RATED_PARAMS),
+    )
+    return fetch(cursor, ComparedVersion)

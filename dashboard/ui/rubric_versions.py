@@ -4,6 +4,8 @@ link to its detail on the Failures page."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
 
 from dashboard import ui
@@ -24,12 +26,14 @@ def _with_links(found: versions.RubricVersions) -> list[dict[str, object]]:
     ]
 
 
-def _examples(found: versions.RubricVersions) -> None:
-    """Which of people's labels each few-shot version showed as examples (left out above)."""
+def few_shot_examples(examples: Sequence[versions.UsedExample], selection: Selection) -> None:
+    """Which of people's labels each few-shot version showed as examples (left out of its
+    numbers): a caption with the count and an expander listing them, per version. Judge QA's
+    versions section and Calibration both show them."""
     by_version: dict[str, list[versions.UsedExample]] = {}
-    for e in found.examples:
+    for e in examples:
         by_version.setdefault(e.rubric_version, []).append(e)
-    rubric, dataset = found.selection.rubric, found.selection.dataset
+    rubric, dataset = selection.rubric, selection.dataset
     for version, used in by_version.items():
         st.caption(
             f"Rubric version {ui.md_escape(version)} showed {len(used):,} of people's labels "
@@ -69,7 +73,7 @@ def versions_section(selection: Selection) -> versions.RubricVersions:
         "minus person over the scale's width (−1…1, 0 is none)."
     )
     pickers.table(version_rows(found), key=f"{KEY}_table")
-    _examples(found)
+    few_shot_examples(found.examples, found.selection)
     rows = _with_links(found)
     st.markdown(f"**Where a version disagrees with people** ({len(rows):,} responses)")
     if rows:
