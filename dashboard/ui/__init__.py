@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -19,7 +21,7 @@ import streamlit as st
 
 from dashboard.judging import Rubric, list_rubrics
 from dashboard.settings import resolve_db_path
-from dashboard.store import Store, StoreBusy, StoreError
+from dashboard.store import Store, StoreBusy, StoreError, reads
 from dashboard.types import DatasetSummary
 from dashboard.ui import auth, links
 
@@ -173,6 +175,56 @@ def cached_recent(fn: Callable[..., T], *args: Any, every_s: float = 60.0, **kwa
     waits = store.waiting(FINGERPRINT_WAIT_S) if st.session_state.get(BUSY_KEY) else nullcontext()
     with waits:
         return _cached_call(fn, name, bucket, args, tuple(sorted(kwargs.items())))
+
+
+@st.cache_resource(show_spinner=False)
+def _background() -> tuple[ThreadPoolExecutor, OrderedDict[tuple, Future]]:
+    """One worker thread for slow reads, shared by every session, and their results by key
+    (the newest 32)."""
+    return ThreadPoolExecutor(1, thread_name_prefix="judgeboard-read"), OrderedDict()
+
+
+# From this many responses on, a slow summary is read in the background (`soon`).
+LARGE_DATABASE = 100_000
+
+
+def soon(fn: Callable[..., T], *args: Any, wait_s: float = 1.0, **kwargs: Any) -> T | None:
+    """`fn(store, *args, **kwargs)` as `cached` gives it; on a database of `LARGE_DATABASE`
+    responses or more, read in a background thread: None while it is still being read after
+    `wait_s` seconds, so that the rest of the page shows at once (`poll_until_ready` shows a
+    line and runs the page again when it is done). Its fault, if any, is raised here, as
+    `cached` would raise it."""
+    store = get_store()
+    version = _version(store)
+    if reads.Fingerprint(*version[1:]).n_responses < LARGE_DATABASE:
+        return cached(fn, *args, **kwargs)  # quick: no thread, no waiting line
+    key = (f"{fn.__module__}.{fn.__qualname__}", version, args, tuple(sorted(kwargs.items())))
+    pool, futures = _background()
+    found = futures.get(key)
+    if found is None:
+        found = futures[key] = pool.submit(fn, store, *args, **kwargs)
+        while len(futures) > 32:
+            futures.popitem(last=False)
+    try:
+        return found.result(timeout=wait_s)
+    except FutureTimeout:
+        return None
+    except BaseException:
+        futures.pop(key, None)  # a later run tries again
+        raise
+
+
+def poll_until_ready(ready: Callable[[], bool], message: str, *, every_s: float = 1.0) -> None:
+    """While a `soon` read is still running: `message`, and the page runs again once
+    `ready()` says it is done."""
+
+    @st.fragment(run_every=every_s)
+    def waiting() -> None:
+        if ready():
+            st.rerun()
+        st.info(message)
+
+    waiting()
 
 
 def write(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -50,9 +50,19 @@ def labels_needed_line(dataset: str | None, rubric: str) -> str:
 
 
 def _both(
-    selection: Selection, *, target_half_width: float = corrected.TARGET_HALF_WIDTH
-) -> tuple[corrected.Corrected, compare.Comparisons]:
-    return ui.cached(compare.corrected_and_compared, selection, target_half_width=target_half_width)
+    selection: Selection,
+    *,
+    target_half_width: float = corrected.TARGET_HALF_WIDTH,
+    wait_s: float = 1.0,
+) -> tuple[corrected.Corrected, compare.Comparisons] | None:
+    """Both, read in the background: None while they are still being read (a million
+    responses take a few seconds; the rest of the page does not wait for them)."""
+    return ui.soon(
+        compare.corrected_and_compared,
+        selection,
+        target_half_width=target_half_width,
+        wait_s=wait_s,
+    )
 
 
 def show_corrected(selection: Selection, *, key: str) -> float:
@@ -68,7 +78,14 @@ def show_corrected(selection: Selection, *, key: str) -> float:
         format="%.3f",
         key=f"{key}_target",
     )
-    found = _both(selection, target_half_width=float(target))[0]
+    both = _both(selection, target_half_width=float(target))
+    if both is None:
+        ui.poll_until_ready(
+            lambda: _both(selection, target_half_width=float(target), wait_s=0) is not None,
+            "Computing the judge-corrected estimates and the paired comparisons…",
+        )
+        return float(target)
+    found = both[0]
     st.caption(
         f"Panel: **{ui.md_escape(panels.panel_text(found.selection))}**. Each score three "
         "ways: the panel alone (judge-only), the valid human labels alone (human-only: "
@@ -90,7 +107,10 @@ def show_corrected(selection: Selection, *, key: str) -> float:
 
 def show_comparisons(selection: Selection, *, target_half_width: float) -> None:
     """Paired comparisons of every two systems, with Holm's verdict for more than two."""
-    found = _both(selection, target_half_width=target_half_width)[1]
+    both = _both(selection, target_half_width=target_half_width, wait_s=0)
+    if both is None:  # show_corrected says it is on its way
+        return
+    found = both[1]
     if not found.differences:
         return
     st.subheader("Paired comparisons")
