@@ -96,14 +96,9 @@ def _rater_rows(store: Store, rater: str) -> list[tuple]:
         return con.execute("SELECT response_id FROM ratings WHERE rater = ?", [rater]).fetchall()
 
 
-def test_oidc_sign_in_names_the_annotator_and_the_users_file_gives_the_role(
-    page: Page, served: str, provider: OidcProvider, sample_store: Store
-) -> None:
-    page.goto(served)
-    _sign_in(page, provider, LABELLER, "labeller")
-    assert provider.tokens_issued == 1 and provider.refusals == []
-    # the e-mail labels the work
-    page.goto(f"{served}/annotate")
+def _label_one_by_keys(page: Page, url: str) -> None:
+    """Annotate's first answer: rate it 4 and save, by keys."""
+    page.goto(f"{url}/annotate")
     expect(page.get_by_role("heading", name="Annotate", exact=True)).to_be_visible(timeout=STEP)
     settled(page)
     expect(page.get_by_text("Type your name in the sidebar")).to_have_count(0, timeout=STEP)
@@ -120,6 +115,15 @@ def test_oidc_sign_in_names_the_annotator_and_the_users_file_gives_the_role(
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("stAlert").filter(has_text=SAVED)).to_have_count(1, timeout=STEP)
     settled(page)
+
+
+def test_oidc_sign_in_names_the_annotator_and_the_users_file_gives_the_role(
+    page: Page, served: str, provider: OidcProvider, sample_store: Store
+) -> None:
+    page.goto(served)
+    _sign_in(page, provider, LABELLER, "labeller")
+    assert provider.tokens_issued == 1 and provider.refusals == []
+    _label_one_by_keys(page, served)  # the e-mail labels the work
     assert len(_rater_rows(sample_store, LABELLER.email)) == 1
     # a labeller may not import or delete; a reload keeps the sign-in (the auth cookie)
     page.goto(f"{served}/data")
