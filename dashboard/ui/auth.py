@@ -2,9 +2,10 @@
 
 With an `[auth]` section in `.streamlit/secrets.toml`, people sign in with that provider
 (`st.login`); their name is their e-mail address, their role the one the users file gives
-that name, else labeller. Otherwise, with a users file, they sign in with a name and
-password; a signed token in a cookie keeps them signed in across reloads. With neither, there
-is no sign-in: the annotator types a name in the sidebar and may do everything, as before.
+that name (in any case; none for an e-mail the provider has not verified), else labeller.
+Otherwise, with a users file, they sign in with a name and password; a signed token in a
+cookie keeps them signed in across reloads. With neither, there is no sign-in: the annotator
+types a name in the sidebar and may do everything, as before.
 """
 
 from __future__ import annotations
@@ -44,11 +45,7 @@ def sign_in_required() -> bool:
 def current_user() -> User | None:
     """The signed-in person; None when nobody is (or when there is no sign-in)."""
     if oidc_configured():
-        if not st.user.is_logged_in:
-            return None
-        name = str(st.user.get("email") or st.user.get("name") or "")
-        known = {u.name: u for u in users.list_users(users_file())}
-        return known.get(name, User(name, "labeller"))
+        return _oidc_user() if st.user.is_logged_in else None
     path = users_file()
     if not path.exists():
         return None
@@ -57,6 +54,18 @@ def current_user() -> User | None:
     if user is not None:
         st.session_state[TOKEN_KEY] = token
     return user
+
+
+def _oidc_user() -> User:
+    """The provider's person: named by their e-mail (else name, else subject), with the role
+    the users file gives that name, matched regardless of case (providers keep the casing the
+    person typed). An e-mail the provider says it has not verified gets no role from the file:
+    anyone could claim an admin's address."""
+    name = str(st.user.get("email") or st.user.get("name") or st.user.get("sub") or "")
+    if st.user.get("email_verified") is False:
+        return User(name, "labeller")
+    known = {u.name.casefold(): u for u in users.list_users(users_file())}
+    return known.get(name.casefold(), User(name, "labeller"))
 
 
 def _set_cookie(value: str, age: int) -> None:
