@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Page, TimeoutError as PlaywrightTimeout
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -49,6 +49,7 @@ POLL_MS = 20
 
 # True once the next answer is drawn and the run that drew it confirmed the save.
 _NEXT_SHOWN = """([previous, saved]) => {
+  if (document.querySelector('[data-testid="stException"]')) return true;
   const item = new URLSearchParams(window.location.search).get("item");
   const app = document.querySelector('[data-testid="stApp"]');
   if (!item || item === previous || !app) return false;
@@ -162,10 +163,17 @@ async def save_and_next(page: Page, person: str, digit: str) -> Save:
     await checked.wait_for(state="attached")
     started = time.monotonic()
     await page.keyboard.press("Enter")
-    await page.wait_for_function(
-        _NEXT_SHOWN, arg=[before, SAVED], polling=POLL_MS, timeout=STEP_TIMEOUT_MS
-    )
+    try:
+        await page.wait_for_function(
+            _NEXT_SHOWN, arg=[before, SAVED], polling=POLL_MS, timeout=STEP_TIMEOUT_MS
+        )
+    except PlaywrightTimeout as error:
+        shown = (await page.inner_text("body"))[:1500]
+        raise RuntimeError(f"{person}: no next answer after saving {before}:\n{shown}") from error
     seconds = time.monotonic() - started
+    if await page.get_by_test_id("stException").count():
+        shown = await page.get_by_test_id("stException").first.inner_text()
+        raise RuntimeError(f"{person}: the Annotate page raised after a save:\n{shown}")
     pending = PENDING in await page.get_by_test_id("stAlert").first.inner_text()
     return Save(person, before, seconds, started, pending)
 
