@@ -57,6 +57,18 @@ _NEXT_SHOWN = """([previous, saved]) => {
   const alerts = Array.from(document.querySelectorAll('[data-testid="stAlert"]'));
   return alerts.some((a) => a.innerText.includes(saved));
 }"""
+_STATE = """() => ({
+  url: window.location.search,
+  script: document.querySelector('[data-testid="stApp"]')?.getAttribute("data-test-script-state"),
+  alerts: Array.from(document.querySelectorAll('[data-testid="stAlert"]')).map((a) => a.innerText),
+  checked: document.querySelectorAll('[class*="st-key-annotate_value_"] input:checked').length,
+})"""
+_NAMED = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return app && app.getAttribute("data-test-script-state") === "notRunning" &&
+    document.body.innerText.includes("Your labels on this rubric") &&
+    !document.body.innerText.includes("Type your name in the sidebar");
+}"""
 _ITEM = "() => new URLSearchParams(window.location.search).get('item')"
 _SETTLED = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
@@ -147,7 +159,8 @@ async def open_annotate(browser: Browser, url: str, person: str, seed: int) -> P
     name = page.get_by_role("textbox", name="Annotator", exact=True)
     await name.fill(person)
     await name.press("Enter")
-    await page.get_by_text("Your labels on this rubric").wait_for()
+    # named once the page no longer asks for a name, at the end of a run
+    await page.wait_for_function(_NAMED, polling=POLL_MS, timeout=STEP_TIMEOUT_MS)
     await _settled(page)
     await page.wait_for_function(_ITEM, polling=POLL_MS, timeout=STEP_TIMEOUT_MS)
     # out of the name box: keys typed in a text box are left alone
@@ -168,8 +181,8 @@ async def save_and_next(page: Page, person: str, digit: str) -> Save:
             _NEXT_SHOWN, arg=[before, SAVED], polling=POLL_MS, timeout=STEP_TIMEOUT_MS
         )
     except PlaywrightTimeout as error:
-        shown = (await page.inner_text("body"))[:1500]
-        raise RuntimeError(f"{person}: no next answer after saving {before}:\n{shown}") from error
+        state = await page.evaluate(_STATE)
+        raise RuntimeError(f"{person}: no next answer after saving {before}: {state}") from error
     seconds = time.monotonic() - started
     if await page.get_by_test_id("stException").count():
         shown = await page.get_by_test_id("stException").first.inner_text()
