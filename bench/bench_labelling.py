@@ -44,6 +44,7 @@ from bench.labelling_sessions import (
     CHROMIUM,
     CHROMIUM_ARGS,
     REPO_ROOT,
+    STEP_TIMEOUT_MS,
     Save,
     label,
     open_annotate,
@@ -123,8 +124,9 @@ async def _sessions(
             wall = time.monotonic() - started
         finally:
             await browser.close()
-    saves = [save for session in done for save in session]
-    run: dict[str, Any] = {"wall_s": wall, "import": None}
+    saves = [save for session, _ in done for save in session]
+    stuck = [found for _, found in done if found is not None]
+    run: dict[str, Any] = {"wall_s": wall, "import": None, "stuck": [s.__dict__ for s in stuck]}
     if importing is not None:
         status = await asyncio.to_thread(importing.wait)
         ended = time.monotonic()
@@ -141,9 +143,12 @@ async def _sessions(
     return saves, run
 
 
-def check(db: Path, saves: list[Save], people: list[str]) -> dict[str, Any]:
+def check(
+    db: Path, saves: list[Save], people: list[str], stuck: list[dict[str, str]]
+) -> dict[str, Any]:
     """Apply the journal, then compare the database's rows of the benchmark's people with
-    the saves: each save exactly one row, no row that is not a save."""
+    the saves: each save exactly one row, no row that is not a save (a save that never
+    showed the next answer may have one row, or none: counted apart)."""
     from dashboard.store import Store
 
     store = Store(db, wait_s=60)
@@ -160,7 +165,9 @@ def check(db: Path, saves: list[Save], people: list[str]) -> dict[str, Any]:
         made[(save.person, save.response_id)] = made.get((save.person, save.response_id), 0) + 1
     lost = [key for key in made if key not in found]
     duplicated = [key for key, n in found.items() if n > 1 or made.get(key, 0) > 1]
-    unexpected = [key for key in found if key not in made]
+    unconfirmed = {(s["person"], s["response_id"]) for s in stuck}
+    unexpected = [key for key in found if key not in made and key not in unconfirmed]
+    duplicated += [key for key in unconfirmed if found.get(key, 0) > 1]
     return {
         "saves": len(saves),
         "rows": sum(found.values()),
@@ -168,7 +175,9 @@ def check(db: Path, saves: list[Save], people: list[str]) -> dict[str, Any]:
         "lost": len(lost),
         "duplicated": len(duplicated),
         "unexpected": len(unexpected),
-        "ok": not lost and not duplicated and not unexpected and sum(found.values()) == len(saves),
+        "unconfirmed": len(unconfirmed),
+        "unconfirmed_stored": sum(1 for key in unconfirmed if key in found),
+        "ok": not lost and not duplicated and not unexpected and not unconfirmed,
     }
 
 
@@ -179,7 +188,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with serve(db, work / "streamlit.log") as (url, _pid):
             saves, session_run = asyncio.run(_sessions(url, args, db, work))
         people = [PERSON.format(n) for n in range(args.sessions)]
-        checked = check(db, saves, people)
+        checked = check(db, saves, people, session_run["stuck"])
         with_size = _sizes(db)
     seconds = [s.seconds for s in saves]
     return {
@@ -239,6 +248,12 @@ def report(result: dict[str, Any]) -> list[str]:
         f"duplicated {c['duplicated']}, unexpected {c['unexpected']}: "
         f"{'ok' if c['ok'] else 'FAILED'}"
     )
+    if c["unconfirmed"]:
+        lines.append(
+            f"{c['unconfirmed']} save(s) never showed the next answer within "
+            f"{STEP_TIMEOUT_MS / 1000:.0f} s ({c['unconfirmed_stored']} of them stored); "
+            f"the page then showed: {result['run']['stuck'][0]['state']}"
+        )
     load = ", ".join(f"{x:.1f}" for x in result["load_average"])
     lines.append(f"load average at the end: {load}")
     return lines

@@ -87,6 +87,21 @@ class Save:
     pending: bool
 
 
+@dataclass(frozen=True)
+class Stuck:
+    """A save whose next answer never came (within STEP_TIMEOUT_MS): what the page showed."""
+
+    person: str
+    response_id: str
+    state: str
+
+
+class SaveStuck(RuntimeError):
+    def __init__(self, stuck: Stuck) -> None:
+        super().__init__(f"{stuck.person}: no next answer after saving {stuck.response_id}")
+        self.stuck = stuck
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -181,8 +196,8 @@ async def save_and_next(page: Page, person: str, digit: str) -> Save:
             _NEXT_SHOWN, arg=[before, SAVED], polling=POLL_MS, timeout=STEP_TIMEOUT_MS
         )
     except PlaywrightTimeout as error:
-        state = await page.evaluate(_STATE)
-        raise RuntimeError(f"{person}: no next answer after saving {before}: {state}") from error
+        state = str(await page.evaluate(_STATE))
+        raise SaveStuck(Stuck(person, before, state)) from error
     seconds = time.monotonic() - started
     if await page.get_by_test_id("stException").count():
         shown = await page.get_by_test_id("stException").first.inner_text()
@@ -191,12 +206,18 @@ async def save_and_next(page: Page, person: str, digit: str) -> Save:
     return Save(person, before, seconds, started, pending)
 
 
-async def label(page: Page, person: str, saves: int, think_s: float, seed: int) -> list[Save]:
-    """`saves` answers labelled in turn, each after a think time of 0.5-1.5 x `think_s`."""
+async def label(
+    page: Page, person: str, saves: int, think_s: float, seed: int
+) -> tuple[list[Save], Stuck | None]:
+    """`saves` answers labelled in turn, each after a think time of 0.5-1.5 x `think_s`; a
+    save that never shows the next answer ends the session (and is reported)."""
     rng = random.Random(seed)
     done: list[Save] = []
     for n in range(saves):
         if think_s > 0:
             await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
-        done.append(await save_and_next(page, person, str(1 + (n + seed) % 5)))
-    return done
+        try:
+            done.append(await save_and_next(page, person, str(1 + (n + seed) % 5)))
+        except SaveStuck as stuck:
+            return done, stuck.stuck
+    return done, None
