@@ -1,6 +1,6 @@
 """Benchmark: save-and-next on the Annotate page, in a real browser, alone and 20 at once.
 
-    python -m bench.bench_labelling load      # 20 labellers at once + a CLI import, on the sample
+    python -m bench.bench_labelling [load]    # 20 labellers at once + a CLI import, on the sample
     python -m bench.bench_labelling single    # one labeller, on the sample
     python -m bench.bench_labelling single --items 250000   # ... on the 1M-response database
     python -m bench.bench_labelling load --sessions 2 --saves 3 --import-records 2000  # a look
@@ -261,7 +261,7 @@ def report(result: dict[str, Any]) -> list[str]:
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("load", "single"))
+    parser.add_argument("mode", nargs="?", default="load", choices=("load", "single"))
     parser.add_argument("--sessions", type=int, help="labellers (load: 20, single: 1)")
     parser.add_argument("--saves", type=int, default=15, help="saves per labeller")
     parser.add_argument("--think-s", type=float, help="think time (load: 1 s, single: 0)")
