@@ -16,6 +16,7 @@ BENCHES = {
     "judge": "bench.bench_judge",
     "dashboard": "bench.bench_dashboard",
     "corrected": "bench.bench_corrected",
+    "labelling": "bench.bench_labelling",
 }
 
 

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import streamlit as st
 
 from dashboard import ui
 from dashboard.review import annotation, votes
 from dashboard.review.votes import PairRequest, VoteError
-from dashboard.ui import keys, links, pickers, standings, widgets
+from dashboard.ui import keys, links, pair_labelling, pickers, standings, widgets
 from dashboard.ui.links import Link
+from dashboard.ui.pair_labelling import CHOICES, OpenPair
 
 POSITION_KEY = "pairwise_position"
-FLASH_KEY = "pairwise_saved"
-CHOICES = {"left": "A (left)", "right": "B (right)", "tie": "Tie"}
 LINKS = (
     Link("pairwise_system_a", "system"),
     Link("pairwise_system_b", "against"),
@@ -62,50 +62,30 @@ def _pair(view: votes.PairView) -> None:
             widgets.show_contexts(response)
 
 
-FORM = "pairwise_form"
-EMPTY_FORM = {"pairwise_choice": None, "pairwise_comment": ""}
-
-
-def _form(view: votes.PairView, request: PairRequest, rubric: annotation.Rubric) -> None:
-    widgets.restore_form(FORM)
-    # Not cleared on submit: a refused vote keeps its comment.
-    with st.form(FORM, clear_on_submit=False):
-        choice = st.radio(
-            "Which answer is better?",
-            list(CHOICES),
-            index=None,
-            horizontal=True,
-            format_func=CHOICES.get,
-            key="pairwise_choice",
-        )
-        comment = st.text_input("Comment (optional)", key="pairwise_comment")
-        submitted = st.form_submit_button(
-            "Save vote and next", type="primary", key="pairwise_save", shortcut="Enter"
-        )
-    if not submitted:
-        return
-    if choice is None:
-        st.error("Pick A, B or Tie before saving.")
-        return
+def _current(request: PairRequest) -> tuple[OpenPair | None, bool]:
+    """The pair on the page (one an undo opened, else the queue's) and whether Skip can
+    move on; says so when there is none."""
+    if (found := pair_labelling.opened()) is not None:
+        return found, True
     try:
-        saved = ui.write(
-            votes.vote,
-            view,
-            choice,
-            annotator=request.annotator,
-            rubric=rubric.name,
-            rubric_version=rubric.version,
-            comment=comment,
-        )
+        queue = ui.cached(votes.next_pair, request, offset=st.session_state.get(POSITION_KEY, 0))
     except VoteError as error:
-        st.error(ui.md_escape(error))
+        st.warning(ui.md_escape(error))
+        return None, False
+    if queue.pair is None:
+        st.info("No pair left for you here: pick two other systems or another dataset.")
+        return None, False
+    where = f"Pair {queue.offset + 1} of {queue.remaining} still to judge"
+    return OpenPair(queue.pair, where, from_queue=True), queue.offset + 1 < queue.remaining
+
+
+def _skip(current: OpenPair | None) -> None:
+    if current is None:
         return
-    widgets.clear_form(FORM, EMPTY_FORM)
-    st.session_state[FLASH_KEY] = (
-        f"Saved your vote ({CHOICES[choice]}) as "
-        f"{widgets.as_code(request.annotator)}." + (widgets.PENDING_NOTE if saved.pending else "")
-    )
-    st.rerun()
+    if current.from_queue:
+        st.session_state[POSITION_KEY] = st.session_state.get(POSITION_KEY, 0) + 1
+    else:
+        st.session_state[pair_labelling.OPEN_KEY] = None
 
 
 def _standings(dataset: str | None) -> None:
@@ -130,11 +110,11 @@ def run() -> None:
     st.caption(
         "Which answer is better? Each answer's side is random (fixed by the seed) and "
         "recorded with your vote. Keyboard: a, b or t picks A, B or Tie, Enter saves and "
-        "opens the next pair, s skips."
+        "opens the next pair, s skips, u undoes your last vote."
     )
     links.restore(LINKS)
     chosen = ui.filters()
-    if flash := st.session_state.pop(FLASH_KEY, None):
+    if flash := st.session_state.pop(pair_labelling.FLASH_KEY, None):
         st.success(flash)
     systems = ui.dataset_systems(chosen.dataset)
     if len(systems) < 2:
@@ -153,29 +133,24 @@ def run() -> None:
     if st.session_state.setdefault("pairwise_last", request) != request:
         st.session_state["pairwise_last"] = request
         st.session_state[POSITION_KEY] = 0
+        st.session_state[pair_labelling.OPEN_KEY] = None
     links.publish(LINKS)
-    try:
-        queue = ui.cached(votes.next_pair, request, offset=st.session_state.get(POSITION_KEY, 0))
-    except VoteError as error:
-        st.warning(ui.md_escape(error))
-        queue = None
-    if queue is not None and queue.pair is None:
-        st.info("No pair left for you here: pick two other systems or another dataset.")
-    elif queue is not None and queue.pair is not None:
-        skip, where = st.columns([1, 7])
-        if skip.button("Skip", key="pairwise_skip", disabled=queue.offset + 1 >= queue.remaining):
-            st.session_state[POSITION_KEY] = queue.offset + 1
-            st.rerun()
-        where.text(f"Pair {queue.offset + 1} of {queue.remaining} still to judge")
-        _pair(queue.pair)
-        _form(queue.pair, request, rubric)
+    current, can_skip = _current(request)
+    mine = pair_labelling.my_vote(current.view, request, rubric) if current else None
+    pair_labelling.actions(current, mine, on_skip=partial(_skip, current), can_skip=can_skip)
+    if current is not None:
+        _pair(current.view)
+        pair_labelling.form(current.view, request, rubric, mine)
+    pair_labelling.your_votes(request, rubric)
     _standings(chosen.dataset)
     keys.listen(
         {
-            "a": keys.pick("pairwise_choice", CHOICES["left"]),
-            "b": keys.pick("pairwise_choice", CHOICES["right"]),
-            "t": keys.pick("pairwise_choice", CHOICES["tie"]),
+            "a": keys.pick("pairwise_choice_", CHOICES["left"]),
+            "b": keys.pick("pairwise_choice_", CHOICES["right"]),
+            "t": keys.pick("pairwise_choice_", CHOICES["tie"]),
+            "Enter": keys.click("pairwise_save_"),
             "s": keys.click("pairwise_skip"),
+            "u": keys.click("pairwise_undo_button"),
         }
     )
 

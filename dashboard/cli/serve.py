@@ -74,6 +74,11 @@ def streamlit_command(*, address: str, port: int) -> list[str]:
         "false",
         "--client.toolbarMode",
         "viewer",
+        # Streamlit's full garbage collection after every run took ~180 ms on the Annotate
+        # page (bench/bench_labelling.py), holding the interpreter while the next answer was
+        # on its way; Python's own generational collector still runs.
+        "--runner.postScriptGC",
+        "false",
     ]
 
 

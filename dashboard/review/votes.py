@@ -105,7 +105,9 @@ def human_preference(
     rubric: str,
     rubric_version: str,
     comment: str | None = None,
+    supersedes: str | None = None,
 ) -> Preference:
+    """A person's vote on the pair; `supersedes`: their current vote on it, which it replaces."""
     name = (annotator or "").strip()
     if not name:
         raise VoteError(
@@ -125,6 +127,7 @@ def human_preference(
         shown_first=pair.shown_first,
         created_utc=utc_now(),
         comment=(comment or "").strip() or None,
+        supersedes=supersedes,
         # The pairs come in a seeded random order (`votes_sql`), and no judge's verdict or
         # other person's vote is on the page before the vote.
         selection="random",
@@ -151,6 +154,11 @@ def vote(
         rubric_version=rubric_version,
         comment=comment,
     )
+    return save_vote(store, preference)
+
+
+def save_vote(store: Store, preference: Preference) -> Saved[Preference]:
+    """Store a vote made by `human_preference`."""
     result = store.add_preferences([preference])
     return Saved(preference, pending=result.pending is not None)
 

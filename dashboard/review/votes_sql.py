@@ -1,14 +1,16 @@
-"""The SQL of the Pairwise page's queue: pairs of responses to one item by two systems that a
-person has not voted on yet, in a seeded random order.
+"""The SQL of the Pairwise page: its queue (pairs of responses to one item by two systems that
+a person has not voted on yet, in a seeded random order) and a person's current vote on a pair.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from datetime import datetime
 from typing import Any
 
 from dashboard.store.connection import Connection
-from dashboard.store.rows import Window, fetch_window, scalar
+from dashboard.store.rows import Window, fetch, fetch_window, scalar
+from dashboard.types import Preference
 
 
 @dataclass(frozen=True)
@@ -87,3 +89,78 @@ def pair_rows(con: Connection, request: PairRequest, *, limit: int, offset: int)
 
 def count_pairs(con: Connection, request: PairRequest) -> int:
     return int(scalar(con.execute(f"SELECT count(*) FROM ({_PAIRS})", _pair_params(request))))
+
+
+_PREFERENCE_FIELDS = ", ".join(f.name for f in fields(Preference))
+
+
+def preference_rows(con: Connection, preference_ids: list[str]) -> list[Preference]:
+    """Preferences by id (any of them: current or superseded)."""
+    return fetch(
+        con.execute(
+            f"SELECT {_PREFERENCE_FIELDS} FROM preferences "
+            "WHERE preference_id IN (SELECT unnest($ids))",
+            {"ids": preference_ids},
+        ),
+        Preference,
+    )
+
+
+def current_vote(
+    con: Connection, annotator: str, rubric: str, item_id: str, response_a: str, response_b: str
+) -> Preference | None:
+    """The person's current vote on the pair (in either orientation; a withdrawn one too)."""
+    found = fetch(
+        con.execute(
+            f"""
+        SELECT {_PREFERENCE_FIELDS} FROM current_preferences
+        WHERE rater_kind = 'human' AND rater = $annotator AND rubric = $rubric
+          AND item_id = $item_id
+          AND ((response_a = $a AND response_b = $b) OR (response_a = $b AND response_b = $a))
+        ORDER BY created_utc DESC, preference_id LIMIT 1""",
+            {
+                "annotator": annotator,
+                "rubric": rubric,
+                "item_id": item_id,
+                "a": response_a,
+                "b": response_b,
+            },
+        ),
+        Preference,
+    )
+    return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class MyVote:
+    """A person's current vote on one pair; `verdict` None = withdrawn."""
+
+    preference_id: str
+    item_id: str
+    response_a: str
+    response_b: str
+    verdict: str | None
+    shown_first: str
+    created_utc: datetime
+
+
+def my_votes(con: Connection, annotator: str, rubric: str, *, limit: int) -> list[MyVote]:
+    """The person's current votes on the rubric, newest first (withdrawn ones included)."""
+    return fetch(
+        con.execute(
+            """
+        WITH mine AS (
+            SELECT preference_id, item_id, response_a, response_b, verdict, shown_first,
+                   created_utc
+            FROM preferences
+            WHERE rater_kind = 'human' AND rater = $annotator AND rubric = $rubric)
+        SELECT * FROM mine
+        WHERE preference_id NOT IN (
+            SELECT supersedes FROM preferences
+            WHERE supersedes IN (SELECT preference_id FROM mine))
+        ORDER BY created_utc DESC, preference_id
+        LIMIT $limit""",
+            {"annotator": annotator, "rubric": rubric, "limit": limit},
+        ),
+        MyVote,
+    )

@@ -1,6 +1,7 @@
 """Labelling in Chromium: blind by default, 20 answers by keyboard alone, no double save under
 a double click, undo with `u`, a reload that keeps the place, and two signed-in people
-sharing a campaign with k = 2."""
+sharing a campaign with k = 2; on Pairwise, votes by keys, a double click that saves once,
+and `u`."""
 
 from __future__ import annotations
 
@@ -244,5 +245,64 @@ def test_two_signed_in_people_share_a_campaign_with_k_two(
         expect(page.get_by_text("only an admin may import or delete data")).to_be_visible()
         page.reload()
         expect(page.get_by_text("Signed in as rex")).to_be_visible()
+    finally:
+        stop(process)
+
+
+def _votes(store: Store, person: str) -> list[tuple]:
+    with store.connection() as con:
+        return con.execute(
+            "SELECT item_id, verdict, unscored_reason, supersedes FROM preferences "
+            "WHERE rater = ? ORDER BY created_utc",
+            [person],
+        ).fetchall()
+
+
+def test_pairwise_by_keys_a_double_click_saves_once_and_u_undoes(
+    sample_store: Store, tmp_path: Path, browser: Browser
+) -> None:
+    process, url = start(sample_store.path, tmp_path / "log.txt")
+    try:
+        page = new_page(browser)
+        page.goto(f"{url}/pairwise")
+        settled(page)
+        name = page.get_by_role("textbox", name="Annotator", exact=True)
+        name.fill("kim")
+        name.press("Enter")
+        # the name is taken once the page stops asking for it
+        expect(page.get_by_text("Type your name in the sidebar")).to_have_count(
+            0, timeout=STEP_TIMEOUT_MS
+        )
+        settled(page)
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        checked = page.locator('[class*="st-key-pairwise_choice_"] input:checked')
+        for n, key in enumerate("abt"):
+            page.keyboard.press(key)
+            expect(checked).to_have_count(1, timeout=STEP_TIMEOUT_MS)
+            page.keyboard.press("Enter")
+            expect(page.get_by_text("Saved your vote")).to_be_visible(timeout=STEP_TIMEOUT_MS)
+            expect(checked).to_have_count(0, timeout=STEP_TIMEOUT_MS)
+            settled(page)
+            assert len(_votes(sample_store, "kim")) == n + 1
+        assert [v[1] in ("A", "B") for v in _votes(sample_store, "kim")] == [True, True, False]
+        # a double click on Save saves once
+        page.keyboard.press("a")
+        expect(checked).to_have_count(1, timeout=STEP_TIMEOUT_MS)
+        page.locator('[class*="st-key-pairwise_save_"] button').dblclick()
+        deadline = time.monotonic() + 60
+        while len(_votes(sample_store, "kim")) < 4 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        settled(page)
+        time.sleep(1)  # a second save, if any, would have landed by now
+        settled(page)
+        found = _votes(sample_store, "kim")
+        assert len(found) == 4 and len({v[0] for v in found}) == 4, found
+        # u undoes the last vote: a withdrawal of it, and its pair is open again
+        page.keyboard.press("u")
+        expect(page.get_by_text("Undid your last vote")).to_be_visible(timeout=STEP_TIMEOUT_MS)
+        settled(page)
+        last = _votes(sample_store, "kim")[-1]
+        assert last[:3] == (found[-1][0], None, "withdrawn") and last[3] is not None
+        expect(page.get_by_text("Your vote: withdrawn")).to_be_visible()
     finally:
         stop(process)

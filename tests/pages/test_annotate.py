@@ -273,3 +273,15 @@ def test_a_label_is_kept_while_another_process_holds_the_database(app, sample_st
     app.run()
     assert not app.exception
     assert _shown_answer(app) != shown  # the labelled answer is not offered again
+
+
+def test_the_rubric_stays_the_one_picked_across_saves(app, sample_store):
+    # the default rubric is read once; the picker keeps its rubric after each save
+    _start(app, annotator="zoe")
+    assert app.selectbox(key="annotate_rubric").value == RUBRIC
+    for value in (2.0, 3.0, 4.0):
+        _rate(app, value)
+        assert app.selectbox(key="annotate_rubric").value == RUBRIC
+    with sample_store.connection() as con:
+        rubrics = con.execute("SELECT DISTINCT rubric FROM ratings WHERE rater = 'zoe'").fetchall()
+    assert rubrics == [(RUBRIC,)]

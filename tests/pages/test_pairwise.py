@@ -24,8 +24,22 @@ def _start(app, *, annotator="", dataset=DATASET):
     return open_page(app, PAGE, dataset=dataset, annotator=annotator)
 
 
+def _widget(app, kind, prefix):
+    found = [w for w in getattr(app, kind) if (w.key or "").startswith(prefix)]
+    assert len(found) == 1, (prefix, [w.key for w in getattr(app, kind)])
+    return found[0]
+
+
+def _choice(app):
+    return _widget(app, "radio", "pairwise_choice_")
+
+
+def _comment(app):
+    return _widget(app, "text_input", "pairwise_comment_")
+
+
 def _submit(app):
-    next(b for b in app.button if b.label == "Save vote and next").click().run()
+    _widget(app, "button", "pairwise_save_").click().run()
     assert not app.exception, app.exception
 
 
@@ -67,7 +81,7 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     before = _win_rates(sample_store, selection)
     stored_before = _votes(sample_store)
     _start(app)
-    app.radio(key="pairwise_choice").set_value("left")
+    _choice(app).set_value("left")
     _submit(app)
     assert any("Annotator box" in e for e in texts(app, "error"))
     assert _votes(sample_store) == stored_before
@@ -76,8 +90,8 @@ def test_a_vote_is_stored_and_changes_the_win_rate(app, sample_store):
     pair = votes.next_pair(
         sample_store, PairRequest("eo-rag-large", "eo-rag-small", "zoe", DATASET)
     ).pair
-    app.radio(key="pairwise_choice").set_value("left")
-    app.text_input(key="pairwise_comment").set_value("More precise.")
+    _choice(app).set_value("left")
+    _comment(app).set_value("More precise.")
     _submit(app)
     assert texts(app, "success") == ["Saved your vote (A (left)) as `zoe`."]
     verdict = "A" if pair.shown_first == "A" else "B"
@@ -114,7 +128,7 @@ def test_skip_and_tie(app, sample_store):
     first = texts(app, "text")[0]
     next(b for b in app.button if b.label == "Skip").click().run()
     assert texts(app, "text")[0] != first and texts(app, "text")[0].startswith("Pair 2 of ")
-    app.radio(key="pairwise_choice").set_value("tie")
+    _choice(app).set_value("tie")
     _submit(app)
     assert [row[5] for row in _votes(sample_store, human=True)] == ["tie"]
 
@@ -138,15 +152,15 @@ def test_answers_are_shown_as_text(app, sample_store):
 
 def test_a_refused_vote_keeps_the_comment_and_a_saved_one_clears_the_form(app, sample_store):
     _start(app, annotator="zoe")
-    app.text_input(key="pairwise_comment").set_value("Both cite the band.")
+    _comment(app).set_value("Both cite the band.")
     _submit(app)
     assert texts(app, "error") == ["Pick A, B or Tie before saving."]
-    assert app.text_input(key="pairwise_comment").value == "Both cite the band."
-    app.radio(key="pairwise_choice").set_value("tie")  # the comment is not typed again
+    assert _comment(app).value == "Both cite the band."
+    _choice(app).set_value("tie")  # the comment is not typed again
     _submit(app)
     assert texts(app, "success") == ["Saved your vote (Tie) as `zoe`."]
     assert [(row[5], row[7]) for row in _votes(sample_store, human=True)] == [
         ("tie", "Both cite the band.")
     ]
-    assert app.radio(key="pairwise_choice").value is None
-    assert app.text_input(key="pairwise_comment").value == ""
+    assert _choice(app).value is None
+    assert _comment(app).value == ""

@@ -1,0 +1,292 @@
+"""Benchmark: save-and-next on the Annotate page, in a real browser, alone and 20 at once.
+
+    python -m bench.bench_labelling [load]    # 20 labellers at once + a CLI import, on the sample
+    python -m bench.bench_labelling single    # one labeller, on the sample
+    python -m bench.bench_labelling single --items 250000   # ... on the 1M-response database
+    python -m bench.bench_labelling load --sessions 2 --saves 3 --import-records 2000  # a look
+
+One dashboard (`streamlit run`, 127.0.0.1) serves one database; one headless Chromium holds
+one context per labeller, each its own annotator (named in the sidebar's Annotator box, the
+identity the app uses with no users file), each on its own seeded random queue. Every
+labeller saves `--saves` answers by keys (a digit, then Enter) after a think time of 0.5-1.5
+x `--think-s`; see `bench/labelling_sessions.py` for what one save-and-next measures.
+
+- `load`: the labellers work at once on a copy of the bundled sample while `judgeboard
+  import` of another file (`--import-records` synthetic RAG records, as `bench_import` makes
+  them) runs into the same database, started once every labeller has its first answer.
+- `single`: one labeller, no import; on the sample, or with `--items N` on the dashboard
+  benchmark's database (`bench/dashboard_fixture.py`: N items x 4 systems = 4N responses,
+  16N judge ratings; 250,000 items = 1M responses), or on `--db PATH` (copied).
+
+Afterwards the server is stopped, the journal (saves made while the import held the file)
+applied, and every save checked in the database: each is exactly one human rating of that
+person on that answer, and the benchmark's people have no other rows (nothing lost, nothing
+duplicated). Goals: p95 < 1 s with 20 labellers; p95 < 0.5 s alone on the sample and
+< 1 s on the 1M-response database. Exit status 1 when a goal or the check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.labelling_sessions import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    REPO_ROOT,
+    STEP_TIMEOUT_MS,
+    Save,
+    label,
+    open_annotate,
+    serve,
+)
+
+PERSON = "bench-labeller-{:02d}"
+IMPORT_DATASET = "bench-import"
+GOALS_S = {"load": 1.0, "sample": 0.5, "large": 1.0}
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))  # ceil(n q / 100), at least 1
+    return ordered[int(rank) - 1]
+
+
+def prepare(args: argparse.Namespace, work: Path) -> Path:
+    """The database the benchmark serves: a copy of --db, else built here."""
+    from dashboard.store import Store
+
+    target = work / "labelling.duckdb"
+    if args.db is not None:
+        shutil.copyfile(args.db, target)
+        return target
+    store = Store(target, wait_s=60)
+    if args.items:
+        from bench.dashboard_fixture import build
+
+        print(f"building {args.items:,} items x 4 systems ...", file=sys.stderr)
+        build(store, n_items=args.items, log=lambda line: print(line, file=sys.stderr))
+    else:
+        from dashboard.ingest.sample import ensure_sample
+
+        for _ in ensure_sample(store):
+            pass
+    return target
+
+
+def _import(db: Path, source: Path, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    command = [sys.executable, "-m", "dashboard.cli", "--db", str(db), "--wait", "600"]
+    command += ["import", str(source), "--dataset", IMPORT_DATASET, "--system", "bench-import"]
+    with open(log, "wb") as out:
+        return subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=out, stderr=out)
+
+
+async def _sessions(
+    url: str, args: argparse.Namespace, db: Path, work: Path
+) -> tuple[list[Save], dict[str, Any]]:
+    from playwright.async_api import async_playwright
+
+    source = None
+    if args.import_records:
+        from bench.bench_import import generate_rag_jsonl
+
+        source = generate_rag_jsonl(work / "import.jsonl", args.import_records)
+    people = [PERSON.format(n) for n in range(args.sessions)]
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            pages = await asyncio.gather(
+                *(open_annotate(browser, url, p, seed=n) for n, p in enumerate(people))
+            )
+            importing = None
+            if source is not None:
+                importing = _import(db, source, work / "import.log")
+                import_started = time.monotonic()
+            started = time.monotonic()
+            done = await asyncio.gather(
+                *(
+                    label(page, person, args.saves, args.think_s, seed=n)
+                    for n, (page, person) in enumerate(zip(pages, people, strict=True))
+                )
+            )
+            wall = time.monotonic() - started
+        finally:
+            await browser.close()
+    saves = [save for session, _ in done for save in session]
+    stuck = [found for _, found in done if found is not None]
+    run: dict[str, Any] = {"wall_s": wall, "import": None, "stuck": [s.__dict__ for s in stuck]}
+    if importing is not None:
+        status = await asyncio.to_thread(importing.wait)
+        ended = time.monotonic()
+        text = (work / "import.log").read_text(encoding="utf-8", errors="replace")
+        during = [s for s in saves if s.started < ended and s.started + s.seconds > import_started]
+        run["import"] = {
+            "records": args.import_records,
+            "status": status,
+            "wall_s": ended - import_started,
+            "saves_during": len(during),
+            "p95_during_s": percentile([s.seconds for s in during], 95) if during else None,
+            "tail": text.strip().splitlines()[-2:],
+        }
+    return saves, run
+
+
+def check(
+    db: Path, saves: list[Save], people: list[str], stuck: list[dict[str, str]]
+) -> dict[str, Any]:
+    """Apply the journal, then compare the database's rows of the benchmark's people with
+    the saves: each save exactly one row, no row that is not a save (a save that never
+    showed the next answer may have one row, or none: counted apart)."""
+    from dashboard.store import Store
+
+    store = Store(db, wait_s=60)
+    applied = store.apply_pending()
+    with store.connection() as con:
+        rows = con.execute(
+            "SELECT rater, response_id, count(*) FROM ratings "
+            "WHERE rater_kind = 'human' AND list_contains(?, rater) GROUP BY ALL",
+            [people],
+        ).fetchall()
+    found = {(rater, response): n for rater, response, n in rows}
+    made: dict[tuple[str, str], int] = {}
+    for save in saves:
+        made[(save.person, save.response_id)] = made.get((save.person, save.response_id), 0) + 1
+    lost = [key for key in made if key not in found]
+    duplicated = [key for key, n in found.items() if n > 1 or made.get(key, 0) > 1]
+    unconfirmed = {(s["person"], s["response_id"]) for s in stuck}
+    unexpected = [key for key in found if key not in made and key not in unconfirmed]
+    duplicated += [key for key in unconfirmed if found.get(key, 0) > 1]
+    return {
+        "saves": len(saves),
+        "rows": sum(found.values()),
+        "journal_applied": applied,
+        "lost": len(lost),
+        "duplicated": len(duplicated),
+        "unexpected": len(unexpected),
+        "unconfirmed": len(unconfirmed),
+        "unconfirmed_stored": sum(1 for key in unconfirmed if key in found),
+        "ok": not lost and not duplicated and not unexpected and not unconfirmed,
+    }
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="judgeboard-labelling-") as tmp:
+        work = Path(tmp)
+        db = prepare(args, work)
+        with serve(db, work / "streamlit.log") as (url, _pid):
+            saves, session_run = asyncio.run(_sessions(url, args, db, work))
+        people = [PERSON.format(n) for n in range(args.sessions)]
+        checked = check(db, saves, people, session_run["stuck"])
+        with_size = _sizes(db)
+    seconds = [s.seconds for s in saves]
+    return {
+        "mode": args.mode,
+        "sessions": args.sessions,
+        "saves_each": args.saves,
+        "think_s": args.think_s,
+        "database": with_size,
+        "n": len(seconds),
+        "p50_s": statistics.median(seconds),
+        "p95_s": percentile(seconds, 95),
+        "max_s": max(seconds),
+        "pending": sum(s.pending for s in saves),
+        "run": session_run,
+        "check": checked,
+        "load_average": os.getloadavg(),
+    }
+
+
+def _sizes(db: Path) -> dict[str, int]:
+    from dashboard.store import Store
+
+    with Store(db, wait_s=60).connection() as con:
+        responses, ratings = con.execute(
+            "SELECT (SELECT count(*) FROM responses), (SELECT count(*) FROM ratings)"
+        ).fetchone() or (0, 0)
+    return {"responses": int(responses), "ratings": int(ratings)}
+
+
+def _goal(result: dict[str, Any]) -> float:
+    if result["mode"] == "load":
+        return GOALS_S["load"]
+    return GOALS_S["large" if result["database"]["responses"] > 100_000 else "sample"]
+
+
+def report(result: dict[str, Any]) -> list[str]:
+    db = result["database"]
+    lines = [
+        f"{result['mode']}: {result['sessions']} labeller(s) x {result['saves_each']} saves, "
+        f"think time {result['think_s']:g} s, on {db['responses']:,} responses / "
+        f"{db['ratings']:,} ratings",
+        f"save-and-next: n = {result['n']}, p50 {result['p50_s']:.3f} s, "
+        f"p95 {result['p95_s']:.3f} s, max {result['max_s']:.3f} s "
+        f"(goal p95 < {_goal(result):g} s); {result['pending']} saves went to the journal",
+    ]
+    if imported := result["run"]["import"]:
+        during = imported["p95_during_s"]
+        lines.append(
+            f"import of {imported['records']:,} records: {imported['wall_s']:.1f} s, exit "
+            f"{imported['status']}; {imported['saves_during']} saves overlapped it"
+            + (f" (their p95 {during:.3f} s)" if during is not None else "")
+        )
+    c = result["check"]
+    lines.append(
+        f"database check: {c['saves']} saves, {c['rows']} rows (the check applied "
+        f"{c['journal_applied']} left in the journal); lost {c['lost']}, "
+        f"duplicated {c['duplicated']}, unexpected {c['unexpected']}: "
+        f"{'ok' if c['ok'] else 'FAILED'}"
+    )
+    if c["unconfirmed"]:
+        lines.append(
+            f"{c['unconfirmed']} save(s) never showed the next answer within "
+            f"{STEP_TIMEOUT_MS / 1000:.0f} s ({c['unconfirmed_stored']} of them stored); "
+            f"the page then showed: {result['run']['stuck'][0]['state']}"
+        )
+    load = ", ".join(f"{x:.1f}" for x in result["load_average"])
+    lines.append(f"load average at the end: {load}")
+    return lines
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", nargs="?", default="load", choices=("load", "single"))
+    parser.add_argument("--sessions", type=int, help="labellers (load: 20, single: 1)")
+    parser.add_argument("--saves", type=int, default=15, help="saves per labeller")
+    parser.add_argument("--think-s", type=float, help="think time (load: 1 s, single: 0)")
+    parser.add_argument("--import-records", type=int, help="load: records imported (20,000)")
+    parser.add_argument("--items", type=int, help="build the 1M benchmark database at N items")
+    parser.add_argument("--db", type=Path, help="a database to copy and serve")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    load = args.mode == "load"
+    args.sessions = args.sessions or (20 if load else 1)
+    args.think_s = (1.0 if load else 0.0) if args.think_s is None else args.think_s
+    if args.import_records is None:
+        args.import_records = 20_000 if load else 0
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    result = run(args)
+    for line in report(result):
+        print(line)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return 0 if result["check"]["ok"] and result["p95_s"] < _goal(result) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

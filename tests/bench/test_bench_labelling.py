@@ -1,0 +1,30 @@
+"""The labelling benchmark at a tiny size, so that it keeps working: two labellers in
+Chromium, three saves each, while a CLI import of 300 records runs into the same database;
+every save is one row. (The figures themselves are the full run's, in docs/benchmarks.md.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import bench_labelling
+
+
+def test_percentile_is_the_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 21)]  # 1..20: rank ceil(20 * 0.95) = 19
+    assert bench_labelling.percentile(values, 95) == 19.0
+    assert bench_labelling.percentile(values, 50) == 10.0
+    assert bench_labelling.percentile([0.3], 95) == 0.3
+
+
+@pytest.mark.browser
+def test_two_labellers_and_an_import_lose_and_duplicate_nothing() -> None:
+    args = bench_labelling.parse(
+        ["load", "--sessions", "2", "--saves", "3", "--think-s", "0", "--import-records", "300"]
+    )
+    result = bench_labelling.run(args)
+    assert result["n"] == 6
+    assert result["check"] == {**result["check"], "saves": 6, "rows": 6, "ok": True}
+    assert result["run"]["import"]["status"] == 0
+    assert 0 < result["p50_s"] <= result["p95_s"] <= result["max_s"]
+    lines = bench_labelling.report(result)
+    assert any("n = 6" in line for line in lines) and any(": ok" in line for line in lines)
