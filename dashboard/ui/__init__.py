@@ -178,40 +178,54 @@ def cached_recent(fn: Callable[..., T], *args: Any, every_s: float = 60.0, **kwa
 
 
 @st.cache_resource(show_spinner=False)
-def _background() -> tuple[ThreadPoolExecutor, OrderedDict[tuple, Future]]:
-    """One worker thread for slow reads, shared by every session, and their results by key
-    (the newest 32)."""
-    return ThreadPoolExecutor(1, thread_name_prefix="judgeboard-read"), OrderedDict()
+def _background() -> tuple[ThreadPoolExecutor, OrderedDict[tuple, Future], dict[tuple, Any]]:
+    """One worker thread for slow reads, shared by every session; their results by key (the
+    newest 32); and, for reads that may be a little old (`every_s`), the last one finished."""
+    return ThreadPoolExecutor(1, thread_name_prefix="judgeboard-read"), OrderedDict(), {}
 
 
 # From this many responses on, a slow summary is read in the background (`soon`).
 LARGE_DATABASE = 100_000
 
 
-def soon(fn: Callable[..., T], *args: Any, wait_s: float = 1.0, **kwargs: Any) -> T | None:
-    """`fn(store, *args, **kwargs)` as `cached` gives it; on a database of `LARGE_DATABASE`
-    responses or more, read in a background thread: None while it is still being read after
-    `wait_s` seconds, so that the rest of the page shows at once (`poll_until_ready` shows a
-    line and runs the page again when it is done). Its fault, if any, is raised here, as
-    `cached` would raise it."""
+def soon(
+    fn: Callable[..., T],
+    *args: Any,
+    wait_s: float = 1.0,
+    every_s: float | None = None,
+    **kwargs: Any,
+) -> T | None:
+    """`fn(store, *args, **kwargs)` as `cached` gives it (with `every_s`: as `cached_recent`
+    does); on a database of `LARGE_DATABASE` responses or more, read in a background thread:
+    None while it is still being read after `wait_s` seconds, so that the rest of the page
+    shows at once (`poll_until_ready` shows a line and runs the page again when it is done).
+    With `every_s`, the last result read stands in meanwhile. Its fault, if any, is raised
+    here, as `cached` would raise it."""
     store = get_store()
     version = _version(store)
-    if reads.Fingerprint(*version[1:]).n_responses < LARGE_DATABASE:
-        return cached(fn, *args, **kwargs)  # quick: no thread, no waiting line
-    key = (f"{fn.__module__}.{fn.__qualname__}", version, args, tuple(sorted(kwargs.items())))
-    pool, futures = _background()
+    if reads.Fingerprint(*version[1:]).n_responses < LARGE_DATABASE:  # quick: no thread
+        if every_s is not None:
+            return cached_recent(fn, *args, every_s=every_s, **kwargs)
+        return cached(fn, *args, **kwargs)
+    call = (f"{fn.__module__}.{fn.__qualname__}", args, tuple(sorted(kwargs.items())))
+    stamp = version if every_s is None else (version[0], int(time.time() // every_s))
+    pool, futures, last = _background()
+    key = (*call, stamp)
     found = futures.get(key)
     if found is None:
         found = futures[key] = pool.submit(fn, store, *args, **kwargs)
         while len(futures) > 32:
             futures.popitem(last=False)
     try:
-        return found.result(timeout=wait_s)
+        result = found.result(timeout=wait_s)
     except FutureTimeout:
-        return None
+        return last.get((*call, version[0])) if every_s is not None else None
     except BaseException:
         futures.pop(key, None)  # a later run tries again
         raise
+    if every_s is not None:
+        last[(*call, version[0])] = result
+    return result
 
 
 def poll_until_ready(ready: Callable[[], bool], message: str, *, every_s: float = 1.0) -> None:

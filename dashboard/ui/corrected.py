@@ -31,11 +31,15 @@ def labels_needed(
 def labels_needed_line(dataset: str | None, rubric: str) -> str:
     """Beside a random-sample queue: per system, the random labels still needed for the
     corrected score's target half-width (read again at most every minute)."""
-    found = ui.cached_recent(
+    found = ui.soon(
         corrected.labels_needed,
         Selection(dataset, rubric),
         target_half_width=corrected.TARGET_HALF_WIDTH,
+        wait_s=0,
+        every_s=60,
     )
+    if found is None:
+        return "Random labels still needed: being worked out; shown with a later answer."
     if not found:
         return "Labels needed: no system has panel ratings on this rubric yet."
     parts = [

@@ -26,7 +26,7 @@ def test_a_large_database_shows_the_page_first_and_the_estimates_next(
 ) -> None:
     monkeypatch.setattr(ui, "LARGE_DATABASE", 0)
     release = threading.Event()
-    pool, _ = ui._background()
+    pool, _, _ = ui._background()
     busy = pool.submit(release.wait, 60)
     try:
         open_page(app, PAGE, dataset="eo-rag")
