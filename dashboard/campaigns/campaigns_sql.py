@@ -76,6 +76,8 @@ def _population_params(rubric: str, dataset: str | None, task_types: list[str] |
         "task_types": task_types,
         "pattern": None,
         "annotator": None,
+        "panel_judges": None,  # worst first and disagreement by every judge's ratings
+        "panel_version": None,
     }
 
 
