@@ -255,8 +255,20 @@ def show_fault(error: StoreError) -> None:
     if isinstance(error, StoreBusy):
         st.warning(md_escape(error))
         st.button("Retry")
+        _retry_when_free()
     else:
         st.error(md_escape(error))
+
+
+@st.fragment(run_every=1.0)
+def _retry_when_free() -> None:
+    """While another process holds the file: every second, look whether it is free, and run
+    the page again once it is (a save kept in the journal meanwhile is then applied)."""
+    try:
+        get_store().fingerprint(wait_s=FINGERPRINT_WAIT_S)
+    except StoreError:  # still held (or another fault, whose line is on the page)
+        return
+    st.rerun()
 
 
 def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
