@@ -3,27 +3,21 @@ Playwright), and `server`, the dashboard served on 127.0.0.1 on a copy of the sa
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from dashboard.settings import app_script
 from dashboard.store import Store
 from tests.browser.support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     STEP_TIMEOUT_MS,
     VIEWPORT,
-    free_port,
+    start_server,
     stop,
-    wait_for_health,
 )
-from tests.paths import REPO_ROOT
 
 
 @pytest.fixture
@@ -42,33 +36,9 @@ def page() -> Iterator[Page]:
 def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """`streamlit run` of the app script (dashboard/app.py) on a free port of 127.0.0.1, on a
     copy of the sample database; yields (base URL, server log). Killed by its PID at the end."""
-    port = free_port()
     log = tmp_path / "streamlit.log"
-    env = {**os.environ, "JUDGEBOARD_DB": str(sample_store.path)}
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(app_script()),
-        "--server.address",
-        "127.0.0.1",
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            command, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
-        )
+    process, url = start_server(sample_store.path, log)
     try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for_health(url, process, log)
         yield url, log
     finally:
         stop(process)

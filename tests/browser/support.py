@@ -4,14 +4,19 @@ bounded poll or a Playwright expectation."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from dashboard.settings import app_script
+from tests.paths import REPO_ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -87,3 +92,41 @@ def go(page: Page, title: str) -> None:
         timeout=STEP_TIMEOUT_MS
     )
     settled(page)
+
+
+def start_server(db: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
+    """`streamlit run` of the app script on a free port of 127.0.0.1 on the database `db`,
+    with `env` added; once it answers, (the process, its base URL). Stop it with `stop`."""
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app_script()),
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            env={**os.environ, "JUDGEBOARD_DB": str(db), **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, process, log)
+    except BaseException:
+        stop(process)
+        raise
+    return process, url

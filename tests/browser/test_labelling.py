@@ -5,9 +5,6 @@ and `u`."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +17,6 @@ from dashboard.campaigns import campaigns
 from dashboard.judging.rubrics import list_rubrics
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest
-from dashboard.settings import app_script
 from dashboard.store import Store
 from tests import builders
 from tests.browser.support import (
@@ -28,46 +24,14 @@ from tests.browser.support import (
     CHROMIUM_ARGS,
     STEP_TIMEOUT_MS,
     VIEWPORT,
-    free_port,
     settled,
+    start_server,
     stop,
-    wait_for_health,
 )
 
 RUBRIC = next(r for r in list_rubrics() if r.name == "likert-rag")
 JUDGE_TEXT = "JUDGE-EXPLANATION-51c2 all correct"
 SAVED = "Saved your rating"
-
-
-def start(db: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(app_script()),
-        "--server.address",
-        "127.0.0.1",
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            command,
-            env={**os.environ, "JUDGEBOARD_DB": str(db), **env},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    wait_for_health(url, process, log)
-    return process, url
 
 
 @pytest.fixture
@@ -124,7 +88,7 @@ def test_keyboard_labelling_blind_double_click_undo_and_reload(
     request = QueueRequest(rubric=RUBRIC.name, annotator="kim", task_types=RUBRIC.task_types)
     first = annotation.annotation_queue(sample_store, request, limit=1).entries[0]
     sample_store.add_ratings([builders.rating(first, "j-x", 5, explanation=JUDGE_TEXT)])
-    process, url = start(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.path, tmp_path / "log.txt")
     try:
         page = new_page(browser)
         page.goto(f"{url}/annotate")
@@ -224,7 +188,7 @@ def test_two_signed_in_people_share_a_campaign_with_k_two(
     made = campaigns.create_campaign(
         sample_store, "study", RUBRIC, dataset="eo-rag", rule="random", size=3, overlap=2
     )
-    process, url = start(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
+    process, url = start_server(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     try:
         pages = {person: new_page(browser) for person in ("pia", "quinn", "rex")}
         for person, page in pages.items():
@@ -261,7 +225,7 @@ def _votes(store: Store, person: str) -> list[tuple]:
 def test_pairwise_by_keys_a_double_click_saves_once_and_u_undoes(
     sample_store: Store, tmp_path: Path, browser: Browser
 ) -> None:
-    process, url = start(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.path, tmp_path / "log.txt")
     try:
         page = new_page(browser)
         page.goto(f"{url}/pairwise")
