@@ -29,7 +29,7 @@ from dashboard.review.annotation import AnnotationError, Provenance, QueueReques
 from dashboard.review.detail import ResponseDetail
 from dashboard.store import StoreError
 from dashboard.types import Rating
-from dashboard.ui import widgets
+from dashboard.ui import callbacks, widgets
 
 OPEN_KEY = "annotate_open"
 PASSED_KEY = "annotate_passed"
@@ -164,6 +164,7 @@ def _claim(token: str) -> bool:
         return True
 
 
+@callbacks.whole
 def _save(
     token: str, item: OpenItem, setup: Setup, detail: ResponseDetail, provenance: Provenance
 ) -> None:
@@ -186,9 +187,8 @@ def _save(
     except AnnotationError as error:
         _refused(token, error)
         return
-    # The page's state moves on before the write: a click that starts a new run can stop
-    # this one at its next Streamlit call (the write's own), and the label must still be
-    # the one Undo takes back and the answer must not be offered again.
+    # The page's state moves on before the write, so the run after it draws the next answer
+    # (a click meanwhile cannot stop this callback half-way: `callbacks.whole`).
     kind = "override" if overrides else "rating"
     _flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", False)
     st.session_state.setdefault(UNDO_KEY, []).append(rating)
@@ -261,6 +261,7 @@ def label_form(
         st.error(ui.md_escape(error[1]))
 
 
+@callbacks.whole
 def _skip(item: OpenItem, setup: Setup) -> None:
     if setup.campaign:
         ui.write(campaigns.release, setup.campaign, item.response_id, setup.request.annotator)
@@ -268,6 +269,7 @@ def _skip(item: OpenItem, setup: Setup) -> None:
     st.session_state[OPEN_KEY] = None
 
 
+@callbacks.whole
 def _undo() -> None:
     stack: list[Rating] = st.session_state.get(UNDO_KEY, [])
     if not stack:
@@ -286,6 +288,7 @@ def _undo() -> None:
     _flash(f"Undid your last label; this answer's label is now {shown}.", saved.pending)
 
 
+@callbacks.whole
 def _withdraw(mine: Rating) -> None:
     saved = ui.write(edits.withdraw, mine)
     st.session_state.setdefault(UNDO_KEY, []).append(saved.record)
@@ -320,6 +323,7 @@ def actions(item: OpenItem | None, setup: Setup, mine: Rating | None) -> None:
         where.text(item.where)
 
 
+@callbacks.whole
 def open_by_hand(response_id: str, where: str) -> None:
     """Open an answer (one of the person's labels, or a link's) in place of the queue's."""
     st.session_state[OPEN_KEY] = OpenItem(response_id, None, where)

@@ -26,7 +26,7 @@ from dashboard.review.annotation import Rubric
 from dashboard.review.votes import PairRequest, PairView, VoteError
 from dashboard.store import StoreError
 from dashboard.types import Preference
-from dashboard.ui import widgets
+from dashboard.ui import callbacks, widgets
 
 OPEN_KEY = "pairwise_open"
 UNDO_KEY = "pairwise_undo"
@@ -106,6 +106,7 @@ def _flash(text: str, pending: bool) -> None:
     st.session_state[FLASH_KEY] = text + (widgets.PENDING_NOTE if pending else "")
 
 
+@callbacks.whole
 def save(
     token: str, view: PairView, request: PairRequest, rubric: Rubric, mine: Preference | None
 ) -> None:
@@ -184,6 +185,7 @@ def _screen_choice(vote: Preference, view: PairView) -> str:
     return CHOICES["left"] if (vote.verdict == "A") == left_is_a else CHOICES["right"]
 
 
+@callbacks.whole
 def _undo() -> None:
     stack: list[Preference] = st.session_state.get(UNDO_KEY, [])
     if not stack:
@@ -203,6 +205,7 @@ def _undo() -> None:
     _flash(f"Undid your last vote; this pair's vote is now {shown}.", saved.pending)
 
 
+@callbacks.whole
 def _withdraw(mine: Preference) -> None:
     saved = ui.write(pair_edits.withdraw, mine)
     st.session_state.setdefault(UNDO_KEY, []).append(saved.record)
@@ -221,7 +224,9 @@ def actions(
     skip, undo, withdraw, where = st.columns([1, 1, 1, 5])
     button: Callable[..., bool] = st.button
     with skip:
-        button("Skip", key="pairwise_skip", disabled=not can_skip, on_click=on_skip)
+        button(
+            "Skip", key="pairwise_skip", disabled=not can_skip, on_click=callbacks.whole(on_skip)
+        )
     with undo:
         button(
             "Undo last",
@@ -241,6 +246,7 @@ def actions(
         where.text(current.where)
 
 
+@callbacks.whole
 def _open_vote(vote: pair_edits.MyVote | None) -> None:
     if vote is None:
         return
