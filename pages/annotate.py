@@ -117,8 +117,7 @@ def run() -> None:
     st.caption(labelling.KEY_HELP)
     annotate_url.restore()
     chosen = ui.filters()
-    if flash := st.session_state.pop(labelling.FLASH_KEY, None):
-        st.success(flash)
+    widgets.show_confirmation(labelling.FLASH_KEY)
     if not chosen.annotator:
         st.warning("Type your name in the sidebar's Annotator box: ratings are saved with it.")
     setup = _setup(chosen.annotator, chosen.dataset)
@@ -146,3 +145,4 @@ def run() -> None:
 
 
 run()
+widgets.confirmation_shown(labelling.FLASH_KEY)  # reached only when the run ended

@@ -114,8 +114,7 @@ def run() -> None:
     )
     links.restore(LINKS)
     chosen = ui.filters()
-    if flash := st.session_state.pop(pair_labelling.FLASH_KEY, None):
-        st.success(flash)
+    widgets.show_confirmation(pair_labelling.FLASH_KEY)
     systems = ui.dataset_systems(chosen.dataset)
     if len(systems) < 2:
         st.info(
@@ -156,3 +155,4 @@ def run() -> None:
 
 
 run()
+widgets.confirmation_shown(pair_labelling.FLASH_KEY)  # reached only when the run ended

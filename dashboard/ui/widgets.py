@@ -22,6 +22,20 @@ PENDING_NOTE = (
 )
 
 
+def show_confirmation(key: str) -> None:
+    """The line a save (or an undo) left under `key` for the page drawn after it. It stays
+    until a run of the page ends (`confirmation_shown`): a run stopped half-way (a click
+    meanwhile, or the file held by another process, which shows in place of the page) must not
+    take it along, or the next answer shows with no word of the save."""
+    if text := st.session_state.get(key):
+        st.success(text)
+
+
+def confirmation_shown(key: str) -> None:
+    """Call once the page has run to its end: its confirmation was on the page, and goes."""
+    st.session_state.pop(key, None)
+
+
 def _value(entry: RatingEntry) -> str:
     r = entry.rating
     if r.value is None:

@@ -4,6 +4,8 @@ Calibration moving, and text shown as text."""
 
 from __future__ import annotations
 
+import contextlib
+
 from dashboard import ui
 from dashboard.metrics import calibration, overview
 from dashboard.metrics.selection import Selection
@@ -285,3 +287,27 @@ def test_the_rubric_stays_the_one_picked_across_saves(app, sample_store):
     with sample_store.connection() as con:
         rubrics = con.execute("SELECT DISTINCT rubric FROM ratings WHERE rater = 'zoe'").fetchall()
     assert rubrics == [(RUBRIC,)]
+
+
+def test_the_saved_line_outlives_a_run_that_found_the_file_held(app, sample_store, monkeypatch):
+    # the save lands; before the page draws the next answer another process takes the file
+    monkeypatch.setattr(ui, "WAIT_S", 0.2)
+    monkeypatch.setattr(ui, "FINGERPRINT_WAIT_S", 0.2)
+    _start(app, annotator="zoe")
+    held = contextlib.ExitStack()
+    after_write = ui.after_write
+
+    def then_held(**kwargs: bool) -> None:
+        after_write(**kwargs)
+        held.enter_context(database_held(sample_store.path))
+
+    monkeypatch.setattr(ui, "after_write", then_held)
+    _widget(app, "radio", "annotate_value_").set_value(2.0)
+    with held:
+        _submit(app)
+        assert "is in use by process" in " ".join(texts(app, "warning"))  # in place of the page
+    monkeypatch.setattr(ui, "after_write", after_write)
+    app.run()
+    assert not app.exception
+    assert [r[1] for r in _rows(sample_store, "zoe")] == [2.0]
+    assert texts(app, "success") == ["Saved your rating (2) as `zoe`."]
