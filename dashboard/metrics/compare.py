@@ -166,8 +166,10 @@ def corrected_and_compared(
     cluster: str | None = None,
     target_half_width: float = TARGET_HALF_WIDTH,
 ) -> tuple[Corrected, Comparisons]:
-    """Both from one read of the aggregates: what `metrics --json` and the Overview show."""
-    resolved, rows, cells = read_rows(store, selection, cluster=cluster)
+    """Both from one read of the aggregates: what `metrics --json` and the Overview show.
+    Its reads (the default rubric and panel, then the aggregates) share one open file."""
+    with store.kept_open():
+        resolved, rows, cells = read_rows(store, selection, cluster=cluster)
     return (
         corrected_from(resolved, rows, cells, target_half_width=target_half_width),
         comparisons_from(resolved, rows, cluster=cluster),

@@ -133,66 +133,36 @@ class EstimateRow:
     mult: int
 
 
-# The three kinds of bootstrap units: name, an item's numerator and denominator, which items.
+# The three kinds of bootstrap units, when a unit groups items (a cluster, a conversation):
+# name, an item's numerator and denominator, which items.
 _UNIT_KINDS = (
     ("panel_units", "df", "1", "df IS NOT NULL"),
     ("human_units", "w * dy", "w", "dy IS NOT NULL"),
     ("unlabelled_units", "df", "1", "df IS NOT NULL AND dy IS NULL"),
 )
-
-
-def _units(*, by_unit: bool) -> str:
-    """The CTEs of bootstrap units: the items grouped by unit, or (each item its own unit)
-    the items themselves, which spares grouping millions of rows by a key of as many
-    values. Every expression is a code constant."""
-    ctes = []
-    for name, numer, denom, where in _UNIT_KINDS:
-        if by_unit:
-            body = f"""SELECT system_a, system_b, round(sum({numer}), 9) AS a,
-                round(sum({denom}), 9) AS b FROM paired WHERE {where}
-                GROUP BY system_a, system_b, unit"""
-        else:
-            body = f"""SELECT system_a, system_b, round({numer}, 9) AS a,
-                round({denom}, 9) AS b FROM paired WHERE {where}"""
-        ctes.append(f"{name} AS ({body})")
-    return ",\n".join(ctes)
-
-
-def estimate_rows(
-    con: Connection, sel: Selection, *, pass_at: float, cluster: str | None
-) -> list[EstimateRow]:
-    """Every aggregate of the corrected estimates and the paired comparisons, in one pass
-    over the ratings (the per-response scores are materialized once). A comparison's
-    bootstrap unit is an item, or with `cluster` the value of that item field, or the
-    conversation of a conversational item by default."""
-    unit = f"""CASE WHEN $cluster IS NOT NULL THEN coalesce({item_field("$cluster")}, i.item_id)
-        WHEN i.task_type = 'conversational_qa'
-        THEN i.dataset || '/' || coalesce(json_extract_string(i.history, '$[0].content'),
-                                          i.item_id)
-        ELSE i.item_id END"""
-    by_unit = cluster is not None or has_conversations(con, sel)
-    cursor = con.execute(
-        f"""
-        WITH per_response AS MATERIALIZED ({PER_RESPONSE}),
-        -- Integer keys: a hash of the item and of its bootstrap unit, so that the self-join
-        -- and the grouping of millions of rows do not compare strings.
-        per_item AS MATERIALIZED (
-            SELECT p.system, hash(p.item_id) AS item_key, hash({unit}) AS unit,
-                   avg(p.f) AS f, avg(p.y) AS y, avg(p.w) AS w
-            FROM per_response p JOIN items i ON i.item_id = p.item_id
-            GROUP BY p.system, p.item_id, i.item_id, i.task_type, i.dataset, i.history,
-                     i.metadata),
-        paired AS MATERIALIZED (
-            SELECT a.system AS system_a, b.system AS system_b, a.unit,
-                   b.f - a.f AS df, b.y - a.y AS dy, a.w * b.w AS w
-            FROM per_item a JOIN per_item b ON a.item_key = b.item_key AND a.system < b.system),
-        {_units(by_unit=by_unit)}
+_PER_SYSTEM = """
         SELECT 'unlabelled' AS kind, system AS system_a, NULL AS system_b, NULL AS unit,
                count(*) AS a, sum(f) AS b, sum(f * f) AS c,
                count(*) FILTER (WHERE f >= $pass_at) AS d, 1 AS mult
             FROM per_response WHERE f IS NOT NULL AND y IS NULL GROUP BY system
         UNION ALL SELECT 'labelled', system, NULL, response_id, f, y, w, NULL, 1
-            FROM per_response WHERE y IS NOT NULL
+            FROM per_response WHERE y IS NOT NULL"""
+# The pairs of two systems' scores on one item (`a` and `b`: two `per_item` rows).
+_PAIR = """SELECT a.system AS system_a, b.system AS system_b, a.unit,
+                   b.f - a.f AS df, b.y - a.y AS dy, a.w * b.w AS w"""
+_PAIRED_ON = "ON a.item_key = b.item_key AND a.system < b.system"
+# Units made of several items: every pair is kept, and the units' sums are grouped.
+_UNIT_SUMS = ",".join(
+    f"""
+        {name} AS (SELECT system_a, system_b, round(sum({numer}), 9) AS a,
+                round(sum({denom}), 9) AS b FROM paired WHERE {where}
+                GROUP BY system_a, system_b, unit)"""
+    for name, numer, denom, where in _UNIT_KINDS
+)
+_BY_UNIT = f"""
+        paired AS MATERIALIZED ({_PAIR} FROM per_item a JOIN per_item b {_PAIRED_ON}),
+        {_UNIT_SUMS}
+        {_PER_SYSTEM}
         UNION ALL SELECT 'panel', system_a, system_b, NULL, a, b, NULL, NULL, count(*)
             FROM panel_units GROUP BY ALL
         UNION ALL SELECT 'human', system_a, system_b, NULL, a, b, NULL, NULL, count(*)
@@ -204,10 +174,65 @@ def estimate_rows(
             FROM paired WHERE df IS NOT NULL AND dy IS NULL GROUP BY ALL
         UNION ALL SELECT 'labelled_diff', system_a, system_b, unit::VARCHAR, df, dy, w, NULL, 1
             FROM paired WHERE df IS NOT NULL AND dy IS NOT NULL
-        ORDER BY ALL""",
-        _params(sel, *PER_RESPONSE_PARAMS, pass_at=pass_at, cluster=cluster),
-    )
-    return fetch(cursor, EstimateRow)
+        ORDER BY ALL"""
+# Each item its own unit: the millions of pairs are not kept. They are counted by the panel's
+# difference (and whether both have valid labels) in one pass, with the exact sums the
+# moments need; only the pairs with both labels, as few as the labels, are formed one by one.
+_BY_ITEM = f"""
+        labelled_items AS (SELECT * FROM per_item WHERE y IS NOT NULL),
+        labelled_pairs AS (
+            {_PAIR} FROM labelled_items a JOIN labelled_items b {_PAIRED_ON}),
+        counted AS MATERIALIZED (
+            SELECT a.system AS system_a, b.system AS system_b, round(b.f - a.f, 9) AS a,
+                   a.y IS NULL OR b.y IS NULL AS unlabelled, count(*) AS n,
+                   sum(b.f - a.f) AS s, sum((b.f - a.f) * (b.f - a.f)) AS ss
+            FROM per_item a JOIN per_item b {_PAIRED_ON}
+            WHERE a.f IS NOT NULL AND b.f IS NOT NULL GROUP BY ALL)
+        {_PER_SYSTEM}
+        UNION ALL SELECT 'panel', system_a, system_b, NULL, a, 1, NULL, NULL, sum(n)
+            FROM counted GROUP BY system_a, system_b, a
+        UNION ALL SELECT 'human', system_a, system_b, NULL, round(w * dy, 9), round(w, 9),
+               NULL, NULL, count(*)
+            FROM labelled_pairs WHERE dy IS NOT NULL GROUP BY ALL
+        UNION ALL SELECT 'unlabelled_diff', system_a, system_b, NULL, a, 1, NULL, NULL, n
+            FROM counted WHERE unlabelled
+        UNION ALL SELECT 'moments', system_a, system_b, NULL, sum(n), sum(s), sum(ss), NULL, 1
+            FROM counted WHERE unlabelled GROUP BY system_a, system_b
+        UNION ALL SELECT 'labelled_diff', system_a, system_b, unit::VARCHAR, df, dy, w, NULL, 1
+            FROM labelled_pairs WHERE df IS NOT NULL AND dy IS NOT NULL
+        ORDER BY ALL"""
+
+
+def estimate_rows(
+    con: Connection, sel: Selection, *, pass_at: float, cluster: str | None
+) -> list[EstimateRow]:
+    """Every aggregate of the corrected estimates and the paired comparisons, in one pass
+    over the ratings (the per-response scores are materialized once). A comparison's
+    bootstrap unit is an item, or with `cluster` the value of that item field, or the
+    conversation of a conversational item by default. Items and units are integer keys (a
+    hash), so that the self-join and the grouping of millions of rows compare no strings."""
+    by_unit = cluster is not None or has_conversations(con, sel)
+    per_item = """SELECT system, hash(item_id) AS item_key, avg(f) AS f, avg(y) AS y,
+                avg(w) AS w FROM per_response GROUP BY system, item_id"""
+    if by_unit:
+        unit = f"""CASE WHEN $cluster IS NOT NULL THEN coalesce({item_field("$cluster")}, i.item_id)
+            WHEN i.task_type = 'conversational_qa'
+            THEN i.dataset || '/' || coalesce(json_extract_string(i.history, '$[0].content'),
+                                              i.item_id)
+            ELSE i.item_id END"""
+        per_item = f"""SELECT p.*, u.unit FROM ({per_item}) p JOIN (
+                SELECT hash(i.item_id) AS item_key, hash({unit}) AS unit FROM items i) u
+                USING (item_key)"""
+    else:
+        per_item = per_item.replace("AS item_key,", "AS item_key, hash(item_id) AS unit,")
+    query = f"""
+        WITH per_response AS MATERIALIZED ({PER_RESPONSE}),
+        per_item AS MATERIALIZED ({per_item}),
+        {_BY_UNIT if by_unit else _BY_ITEM}"""
+    params = _params(sel, *PER_RESPONSE_PARAMS, pass_at=pass_at)
+    if by_unit:
+        params["cluster"] = cluster
+    return fetch(con.execute(query, params), EstimateRow)
 
 
 def has_conversations(con: Connection, sel: Selection) -> bool:
