@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -90,12 +91,35 @@ def _run(app: Any) -> float:
     return seconds
 
 
-def child_page(page: str) -> dict[str, Any]:
+def clear_caches() -> None:
+    """Every read cold again: Streamlit's data cache and the results a large database's
+    pages keep to show while it changes (`dashboard.ui.earlier`)."""
     import streamlit as st
+
+    from dashboard.ui import earlier
+
+    st.cache_data.clear()
+    earlier.forget()
+
+
+def figures_age(app: Any, ended: float) -> float | None:
+    """How old the oldest figures on the page were (seconds), when it said some were of a
+    moment ago; None when all were of the database as it was."""
+    for caption in app.caption:
+        found = re.search(r"Some figures are as of (\d\d):(\d\d):(\d\d)", caption.value)
+        if found:
+            h, m, s = map(int, found.groups())
+            now = time.localtime(ended)
+            shown = time.mktime((*now[:3], h, m, s, 0, 0, -1))
+            return max(0.0, ended - shown)
+    return None
+
+
+def child_page(page: str) -> dict[str, Any]:
 
     app = _app(page)
     cold = _run(app)
-    st.cache_data.clear()
+    clear_caches()
     cache_cold = _run(app)
     warm = statistics.median(_run(app) for _ in range(3))
     return {

@@ -43,22 +43,21 @@ MODEL = "load"
 def child_pages(db: Path, *, rounds: int, clear: bool, stop_file: Path | None) -> dict[str, Any]:
     """Run every page `rounds` times (or, with `stop_file`, until it appears); each run's
     seconds and the wall-clock time it ended."""
-    import streamlit as st
-
-    from bench.bench_dashboard import _app, _run
+    from bench.bench_dashboard import _app, _run, clear_caches, figures_age
 
     apps = {page: _app(page) for page in PAGES}
     for app in apps.values():
         _run(app)  # imports and the first reads stay out of the figures
-    runs: dict[str, list[tuple[float, float]]] = {page: [] for page in PAGES}
+    runs: dict[str, list[tuple[float, float, float | None]]] = {page: [] for page in PAGES}
     warm: dict[str, float] = {}
     done = 0
     while done < rounds and not (stop_file and stop_file.exists()):
         for page, app in apps.items():
             if clear:
-                st.cache_data.clear()
+                clear_caches()
             seconds = _run(app)
-            runs[page].append((seconds, time.time()))
+            ended = time.time()
+            runs[page].append((seconds, ended, figures_age(app, ended)))
         done += 1
     if clear:  # each page twice in a row: the second run finds its reads cached
         warm = {page: (_run(app), _run(app))[1] for page, app in apps.items()}
@@ -145,9 +144,14 @@ def _under_load(
         stop.touch()
         completed = _requests(api_base)
     loads = _result(pages)["runs"]
-    counted = {p: [s for s, at in runs if at <= ended] for p, runs in loads.items()}
+    counted = {p: [s for s, at, _ in runs if at <= ended] for p, runs in loads.items()}
+    # how old the figures of a page were, on the runs that showed some of a moment ago
+    ages = {
+        p: [a for _, at, a in runs if at <= ended and a is not None] for p, runs in loads.items()
+    }
     return {
         "runs": counted,
+        "earlier_ages_s": ages,
         "judge_wall_s": ended - started,
         "judge_calls": completed,
         "judge_status": judge.returncode,
@@ -165,7 +169,7 @@ def _report(quiet: dict[str, Any], load: dict[str, Any]) -> list[str]:
         f"{'load max':>9} {'runs':>5} {'max/cold':>9}",
     ]
     for page in PAGES:
-        cold = statistics.median(s for s, _ in quiet["runs"][page])
+        cold = statistics.median(s for s, _, _ in quiet["runs"][page])
         runs = load["runs"][page] or [float("nan")]
         lines.append(
             f"{page:<12} {cold:>10.2f}s {quiet['warm'][page]:>10.3f}s "
@@ -174,6 +178,13 @@ def _report(quiet: dict[str, Any], load: dict[str, Any]) -> list[str]:
         )
     worst = max(max(r or [float("inf")]) for r in load["runs"].values())
     lines.append(f"slowest page under load: {worst:.2f} s (goal < {GOAL_S:.0f} s)")
+    for page in PAGES:
+        ages = load.get("earlier_ages_s", {}).get(page) or []
+        if ages:
+            lines.append(
+                f"{page}: {len(ages)} of {len(load['runs'][page])} runs showed figures of a "
+                f"moment ago, median {statistics.median(ages):.0f} s old, at most {max(ages):.0f} s"
+            )
     return lines
 
 

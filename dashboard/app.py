@@ -35,6 +35,10 @@ try:
         tables_fit.page_style()
         if auth.gate():
             ui.sidebar()
+            note = st.empty()
             page.run()
+            if text := ui.earlier_note():
+                note.caption(text)
+        ui.end_run()
 except StoreError as error:  # the disk, the database file or its journal: one line, no trace
     ui.show_fault(error)

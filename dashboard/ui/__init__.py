@@ -3,7 +3,10 @@
 Pages import this module and `dashboard.charts`; they never touch the store or run SQL. Reads
 go through `cached(...)`, whose cache key includes the database's fingerprint, so a write from
 any process (this session, another session, the CLI) shows on the next rerun, and a write made
-here (`write(...)`) clears the cache at once.
+here (`write(...)`) clears the cache at once. On a large database that another process keeps
+changing (a judge run, an import), a read made before shows its result of a moment ago while
+it is read again in the background, and the page says so (`ui.earlier`); the next run shows
+the new figures.
 """
 
 from __future__ import annotations
@@ -11,11 +14,11 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import streamlit as st
 
@@ -23,7 +26,7 @@ from dashboard.judging import Rubric, list_rubrics
 from dashboard.settings import resolve_db_path
 from dashboard.store import Store, StoreBusy, StoreError, reads
 from dashboard.types import DatasetSummary
-from dashboard.ui import auth, links
+from dashboard.ui import auth, earlier, links
 
 T = TypeVar("T")
 
@@ -103,6 +106,8 @@ def may_administer(what: str) -> bool:
 
 FINGERPRINT_KEY = "jb_fingerprint"
 BUSY_KEY = "jb_busy"
+WROTE_KEY = "jb_wrote"  # this session wrote during this run: its reads are fresh
+EARLIER_KEY = "jb_earlier"  # when the oldest figure of a moment ago on the page was read
 LAST_FINGERPRINT_KEY = "jb_last_fingerprint"
 RUBRICS_KEY = "jb_rubrics"
 
@@ -120,6 +125,12 @@ def begin_run() -> None:
     st.session_state.pop(FINGERPRINT_KEY, None)
     st.session_state.pop(BUSY_KEY, None)
     st.session_state.pop(RUBRICS_KEY, None)
+    st.session_state.pop(EARLIER_KEY, None)
+
+
+def end_run() -> None:
+    """End of a script run that ran to its end (app.py): reads may again show earlier figures."""
+    st.session_state.pop(WROTE_KEY, None)
 
 
 def _read_version(store: Store, known: tuple | None) -> tuple:
@@ -154,15 +165,51 @@ def _cached_call(
 
 
 def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """`fn(store, *args, **kwargs)`, cached until the database changes."""
+    """`fn(store, *args, **kwargs)`, cached until the database changes; on a large database
+    that changes under the page, the result of a moment ago meanwhile (`ui.earlier`)."""
     store = get_store()
     name = f"{fn.__module__}.{fn.__qualname__}"
     version = _version(store)
+    kw = tuple(sorted(kwargs.items()))
+    key = earlier.key_of(name, version[0], args, kw) if _large(version) else None
+    if (found := _kept(key, version, lambda: fn(store, *args, **kwargs))) is not None:
+        return cast(T, found.result())
     # Another process holds the file: a read this session has not made before says so at
     # once (app.py shows the busy line and Retry) rather than after the full wait.
     waits = store.waiting(FINGERPRINT_WAIT_S) if st.session_state.get(BUSY_KEY) else nullcontext()
+    read_at = time.time()
     with waits:
-        return _cached_call(fn, name, version, args, tuple(sorted(kwargs.items())))
+        result = _cached_call(fn, name, version, args, kw)
+    if key is not None:
+        earlier.keep(key, version, result, read_at)
+    return result
+
+
+def _kept(key: Hashable | None, version: tuple, read: Callable[[], Any]) -> earlier.Kept | None:
+    """A kept result of the read (`ui.earlier`): of this version; or of an earlier one, read
+    again in the background meanwhile (noted for the page). None: read it now."""
+    found = earlier.kept(key) if key is not None and not st.session_state.get(WROTE_KEY) else None
+    if found is not None and found.version != version:
+        earlier.refresh(key, version, read, _background()[0])
+        shown = st.session_state.get(EARLIER_KEY)
+        st.session_state[EARLIER_KEY] = min(shown or found.read_at, found.read_at)
+    return found
+
+
+def _large(version: tuple) -> bool:
+    return reads.Fingerprint(*version[1:]).n_responses >= LARGE_DATABASE
+
+
+def earlier_note() -> str | None:
+    """What the page says when some of its figures are of a moment ago (app.py shows it)."""
+    shown = st.session_state.pop(EARLIER_KEY, None)
+    if shown is None:
+        return None
+    at = time.strftime("%H:%M:%S", time.localtime(shown))
+    return (
+        f"Some figures are as of {at}: the database is changing (a judge run or an import is "
+        "writing to it), and they are being read again; the next run of the page shows them."
+    )
 
 
 def cached_recent(fn: Callable[..., T], *args: Any, every_s: float = 60.0, **kwargs: Any) -> T:
@@ -199,8 +246,9 @@ def soon(
     does); on a database of `LARGE_DATABASE` responses or more, read in a background thread:
     None while it is still being read after `wait_s` seconds, so that the rest of the page
     shows at once (`poll_until_ready` shows a line and runs the page again when it is done).
-    With `every_s`, the last result read stands in meanwhile. Its fault, if any, is raised
-    here, as `cached` would raise it."""
+    With `every_s`, the last result read stands in meanwhile; without, a result of an earlier
+    fingerprint does, as in `cached`. Its fault, if any, is raised here, as `cached` would
+    raise it."""
     store = get_store()
     version = _version(store)
     if reads.Fingerprint(*version[1:]).n_responses < LARGE_DATABASE:  # quick: no thread
@@ -208,7 +256,11 @@ def soon(
             return cached_recent(fn, *args, every_s=every_s, **kwargs)
         return cached(fn, *args, **kwargs)
     call = (f"{fn.__module__}.{fn.__qualname__}", args, tuple(sorted(kwargs.items())))
+    kept_key = earlier.key_of(call[0], version[0], *call[1:]) if every_s is None else None
+    if (kept := _kept(kept_key, version, lambda: fn(store, *args, **kwargs))) is not None:
+        return cast(T, kept.result())
     stamp = version if every_s is None else (version[0], int(time.time() // every_s))
+    read_at = time.time()
     pool, futures, last = _background()
     key = (*call, stamp)
     found = futures.get(key)
@@ -225,6 +277,8 @@ def soon(
         raise
     if every_s is not None:
         last[(*call, version[0])] = result
+    elif kept_key is not None:
+        earlier.keep(kept_key, version, result, read_at)
     return result
 
 
@@ -285,6 +339,7 @@ def after_write(*, pending: bool = False) -> None:
     if not pending:
         st.session_state.pop(FINGERPRINT_KEY, None)
     st.session_state.pop(BUSY_KEY, None)
+    st.session_state[WROTE_KEY] = True  # until the run ends (`end_run`)
 
 
 def dataset_names() -> list[str]:

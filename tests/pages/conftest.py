@@ -4,7 +4,8 @@
 this test's private copy of the sample database (`sample_store`); `app_for(store)` does the
 same for any store (e.g. one with PandaLM imported). The database is chosen the way
 `judgeboard serve` chooses it: through JUDGEBOARD_DB. Streamlit's data cache lives in the
-process; it is cleared first so that every test starts cold, as a freshly started server would.
+process; it is cleared first (with `ui.earlier`'s kept results) so that every test starts
+cold, as a freshly started server would.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dashboard.store import Store
+from dashboard.ui import earlier
 from tests.pages.helpers import APP
 
 # Generous: a cold page imports plotly and builds the metrics, and the machine is shared.
@@ -29,6 +31,7 @@ def app_for(monkeypatch: pytest.MonkeyPatch) -> Callable[[Store], AppTest]:
     def make(store: Store) -> AppTest:
         monkeypatch.setenv("JUDGEBOARD_DB", str(store.path))
         st.cache_data.clear()
+        earlier.forget()
         return AppTest.from_file(str(APP), default_timeout=TIMEOUT_S)
 
     return make
