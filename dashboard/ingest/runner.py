@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from dashboard.ingest import adapters, counts_sql, read_sql, rejects
+from dashboard.ingest import adapters, read_sql, rejects
 from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.detect import (
     ALL_FORMATS,
@@ -231,18 +231,14 @@ def _score(
     store: Store, report: ImportReport, on_progress: ProgressCallback | None
 ) -> ImportReport:
     """Score the new responses against their references; count those a metric applies to."""
-    with store.connection() as con:
-        before = counts_sql.referenced_responses(con, report.datasets)
-    reference.score_datasets(
+    scored = reference.score_datasets(
         store,
         report.datasets,
         on_progress=None
         if (on_progress is None)
         else lambda done, total: on_progress(SCORING, done / total),
     )
-    with store.connection() as con:
-        after = counts_sql.referenced_responses(con, report.datasets)
-    return dataclasses.replace(report, scored=after - before)
+    return dataclasses.replace(report, scored=scored)
 
 
 def import_requests(

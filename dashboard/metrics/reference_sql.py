@@ -3,7 +3,8 @@ for `reference_rules` (the rule each dataset's EM and F1 follow over several ref
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -148,6 +149,19 @@ def add_auto_scores(con: Connection, rows: Sequence[tuple[str, str, float | None
             FROM _scores s ANTI JOIN auto_scores a USING (response_id, metric, version)""")
     finally:
         con.unregister("_scores")
+
+
+@contextmanager
+def bulk_scores(con: Connection) -> Iterator[None]:
+    """Around the transaction of a big batch of scores: no FSST string compression, as the
+    import's own bulk writes (`ingest.read_sql.bulk_write_settings`); it was most of the time
+    of writing a million responses' scores. Set and reset outside the transaction, so that a
+    failed write keeps its own error."""
+    con.execute("SET disabled_compression_methods = 'fsst,dict_fsst'")
+    try:
+        yield
+    finally:
+        con.execute("RESET disabled_compression_methods")
 
 
 def add_score_table(con: Connection, table: pa.Table) -> None:

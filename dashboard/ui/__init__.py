@@ -208,7 +208,8 @@ def earlier_note() -> str | None:
     at = time.strftime("%H:%M:%S", time.localtime(shown))
     return (
         f"Some figures are as of {at}: the database is changing (a judge run or an import is "
-        "writing to it), and they are being read again; the next run of the page shows them."
+        "writing to it); they are being read again, and a later run of the page (any click) "
+        "shows the new ones."
     )
 
 
