@@ -77,6 +77,17 @@ _HISTORY_JSON = '[{"role": "VARCHAR", "content": "VARCHAR"}]'
 _LETTERS_TEXT = r"^\s*[A-Za-z](\s*[,;/ ]\s*[A-Za-z])*\s*$"
 
 
+def non_blank(expr: str) -> str:
+    """SQL: the text holds a character `trim` keeps (NULL counts as blank). DuckDB's `trim`
+    copies the whole text, so its first 64 characters are looked at first: a long context
+    almost always has one there."""
+    text = f"coalesce({expr}, '')"
+    return (
+        f"(CASE WHEN length(trim(left({text}, 64))) > 0 THEN true "
+        f"ELSE length(trim({text})) > 0 END)"
+    )
+
+
 def quote(identifier: str) -> str:
     """A column name from a file as a SQL identifier: quoted, never interpreted."""
     return '"' + identifier.replace('"', '""') + '"'

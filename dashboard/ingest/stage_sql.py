@@ -26,6 +26,7 @@ from dashboard.ingest.fields_sql import (
     FieldSql,
     field_sql,
     first_problem,
+    non_blank,
     quote,
     raw_column,
 )
@@ -102,8 +103,7 @@ STAGE_COLUMNS = {
 }
 TASK_RULES = {
     "context": (
-        "CASE WHEN length(trim(coalesce(reference_context, ''))) > 0 "
-        "THEN 'open_qa_context' ELSE 'open_qa' END"
+        f"CASE WHEN {non_blank('reference_context')} THEN 'open_qa_context' ELSE 'open_qa' END"
     ),
     "letters": "CASE WHEN len(gold_letters) = 1 THEN 'mcqa_single' ELSE 'mcqa_multi' END",
     "hallucination": "'hallucination'",

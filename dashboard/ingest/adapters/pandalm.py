@@ -22,6 +22,7 @@ from dashboard.ingest.adapters.common import (
     write,
 )
 from dashboard.ingest.errors import IngestError, Remedy
+from dashboard.ingest.fields_sql import non_blank
 from dashboard.ingest.formats import KEY, NUMBER, SCALAR_TEXT, TEXT
 from dashboard.ingest.generic import check_stage
 from dashboard.ingest.plan import Counts, FilePlan
@@ -48,7 +49,7 @@ def stage_pairs_file(con: Connection, path: str, *, dataset: str) -> None:
             "dataset": "$dataset",
             "task_type": "'pairwise'",
             "external_id": "CAST(idx AS VARCHAR)",
-            "question": "CASE WHEN length(trim(coalesce(input, ''))) > 0 "
+            "question": f"CASE WHEN {non_blank('input')} "
             "THEN instruction || chr(10) || chr(10) || input ELSE instruction END",
         }
     )
