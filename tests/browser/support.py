@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from dashboard.settings import app_script
+from dashboard.cli.serve import streamlit_command
 from tests.paths import REPO_ROOT
 
 CHROMIUM = "/usr/bin/chromium"
@@ -95,23 +94,13 @@ def go(page: Page, title: str) -> None:
 
 
 def start_server(db: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
-    """`streamlit run` of the app script on a free port of 127.0.0.1 on the database `db`,
-    with `env` added; once it answers, (the process, its base URL). Stop it with `stop`."""
+    """`streamlit run` of the app script as `judgeboard serve` starts it, on a free port of
+    127.0.0.1 on the database `db`, with `env` added; once it answers, (the process, its base
+    URL). Stop it with `stop`."""
     port = free_port()
+    # what `judgeboard serve` runs, without watching the files
     command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(app_script()),
-        "--server.address",
-        "127.0.0.1",
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
+        *streamlit_command(address="127.0.0.1", port=port),
         "--server.fileWatcherType",
         "none",
     ]

@@ -6,7 +6,7 @@ import pytest
 
 from dashboard.ingest import IngestError, import_path
 from dashboard.store import Store
-from tests.ingest.conftest import Writer, query
+from tests.ingest.conftest import Writer, query, rating_record
 
 PAIR = {
     "question": "Which band sees through clouds?",
@@ -86,26 +86,12 @@ def test_two_records_of_one_stream_in_one_file_are_counted(store: Store, write: 
     assert _current(store) == [("A", "B", True)]
 
 
-def _rating(value: float) -> dict[str, object]:
-    return {
-        "question": "q",
-        "system": "s",
-        "answer": "a",
-        "rater_kind": "human",
-        "rater": "ana",
-        "rubric": "likert",
-        "value": value,
-        "scale_low": 1,
-        "scale_high": 5,
-    }
-
-
 def test_an_import_that_supersedes_stored_ratings_says_how_many(
     store: Store, write: Writer
 ) -> None:
-    import_path(store, write("r1.jsonl", [_rating(2)]), dataset="d")
-    report = import_path(store, write("r2.jsonl", [_rating(4)]), dataset="d")
+    import_path(store, write("r1.jsonl", [rating_record(value=2)]), dataset="d")
+    report = import_path(store, write("r2.jsonl", [rating_record(value=4)]), dataset="d")
     assert report.superseded["ratings"] == 1
     assert "superseded 1 earlier rating" in report.lines()[0]
-    again = import_path(store, write("r2.jsonl", [_rating(4)]), dataset="d")
+    again = import_path(store, write("r2.jsonl", [rating_record(value=4)]), dataset="d")
     assert again.superseded["ratings"] == 0 and sum(again.added.values()) == 0

@@ -12,7 +12,7 @@ import pytest
 
 from dashboard.ingest import IngestError, import_path
 from dashboard.store import Store
-from tests.ingest.conftest import Writer, query, snapshot
+from tests.ingest.conftest import Writer, query, rating_record, snapshot
 from tests.paths import REPO_ROOT
 
 # Good records q1, q7; then every kind of bad record, numbered as the messages number them.
@@ -134,17 +134,7 @@ def test_a_malformed_json_array_record_still_stops(store: Store, tmp_path: Path)
 
 
 def test_parquet_and_ratings(store: Store, write: Writer) -> None:
-    rating = {
-        "question": "q",
-        "system": "s",
-        "answer": "a",
-        "rater_kind": "human",
-        "rater": "ana",
-        "rubric": "likert",
-        "value": 3.0,
-        "scale_low": 1.0,
-        "scale_high": 5.0,
-    }
+    rating = rating_record(value=3.0, scale_low=1.0, scale_high=5.0)  # floats in Parquet
     rows = [rating, {**rating, "value": 9.0}, {**rating, "rater": "bo", "value": 2.0}]
     path = write("r.parquet", rows)
     report = import_path(store, path, on_error="skip")

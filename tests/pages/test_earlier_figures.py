@@ -71,6 +71,12 @@ def test_a_read_never_made_before_is_made_at_once(app: AppTest, sample_store: St
     _judged(sample_store, 2)
     open_page(app, DATA)
     assert not any(NOTE in c for c in texts(app, "caption"))
+    with sample_store.connection() as con:
+        stored = con.execute(
+            "SELECT count(*) FROM ratings g JOIN responses r USING (response_id) "
+            "WHERE r.dataset = 'eo-rag'"
+        ).fetchone()
+    assert stored is not None and _ratings_of(app, "eo-rag") == stored[0]
 
 
 def test_a_persons_own_labels_show_at_once(app: AppTest) -> None:
