@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from dashboard.metrics import scores_sql as scores
+from dashboard.metrics.corrected_items import EstimateRow, ResponseScores, rows_by_item
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.selection_sql import (
     PREFERENCE_PARAMS,
@@ -37,6 +40,13 @@ PER_RESPONSE = f"""
     SELECT s.system, s.item_id, s.response_id, p.f, p.y, p.w
     FROM scored p JOIN ({SELECTED}) s USING (response_id)"""
 PER_RESPONSE_PARAMS = (*RATED_PARAMS, *scores.PANEL_PARAMS, "sampled")
+# The same for `response_scores`: NULL scores as NaN, the item as its hash, and the response
+# id only where a valid label is (in the order of the rows).
+PER_RESPONSE_ARRAYS = f"""
+    SELECT system, hash(item_id) AS item_key, coalesce(f, 'NaN'::DOUBLE) AS f,
+           coalesce(y, 'NaN'::DOUBLE) AS y, coalesce(w, 'NaN'::DOUBLE) AS w,
+           CASE WHEN y IS NOT NULL THEN response_id END AS labelled_id
+    FROM ({PER_RESPONSE})"""
 
 
 def _params(sel: Selection, *names: str, **more: object) -> dict[str, object]:
@@ -66,17 +76,27 @@ class PairCell:
 _VERDICT_SCORE = "CASE p.verdict WHEN 'A' THEN 1.0 WHEN 'tie' THEN 0.5 WHEN 'B' THEN 0.0 END"
 
 
+def _selected_pairs(sel: Selection) -> str:
+    """The joins that keep the pairs of selected responses; none when every response is
+    selected (the join to `responses` below drops a verdict on a response since deleted):
+    two semi-joins with a million responses were most of the time of this read."""
+    if sel.dataset is None and sel.systems is None and sel.slice is None:
+        return ""
+    return f"""
+            SEMI JOIN ({SELECTED}) s ON s.response_id = p.response_a
+            SEMI JOIN ({SELECTED}) t ON t.response_id = p.response_b"""
+
+
 def pair_cells(con: Connection, sel: Selection) -> list[PairCell]:
     """The units of the corrected win rates: every pair judged by the panel or by a person
     with a valid selection, grouped by their scores."""
+    joins = _selected_pairs(sel)
     cursor = con.execute(
         f"""
         WITH scored AS (
             SELECT p.response_a, p.response_b, {_VERDICT_SCORE} AS score, p.rater_kind,
                    p.rater, p.selection, p.inclusion_probability
-            FROM current_preferences p
-            SEMI JOIN ({SELECTED}) s ON s.response_id = p.response_a
-            SEMI JOIN ({SELECTED}) t ON t.response_id = p.response_b
+            FROM current_preferences p {joins}
             WHERE ($preference_rubric IS NULL OR p.rubric = $preference_rubric)
               AND p.verdict IS NOT NULL),
         per_pair AS (
@@ -98,39 +118,9 @@ def pair_cells(con: Connection, sel: Selection) -> list[PairCell]:
         SELECT system_a, system_b, round(f, 9) AS f, round(y, 9) AS y, round(w, 9) AS w,
                count(*) AS count
         FROM oriented WHERE f IS NOT NULL OR y IS NOT NULL GROUP BY ALL ORDER BY ALL""",
-        _params(sel, *PREFERENCE_PARAMS, "panel_judges"),
+        _params(sel, *(PREFERENCE_PARAMS if joins else ("preference_rubric",)), "panel_judges"),
     )
     return fetch(cursor, PairCell)
-
-
-@dataclass(frozen=True)
-class EstimateRow:
-    """One row of the corrected estimates' and paired comparisons' aggregates
-    (`estimate_rows`), by `kind`:
-
-    - "unlabelled": a system's responses the panel scored and no valid label covers:
-      `a` = count, `b` = sum of f, `c` = sum of f squared, `d` = those with f >= pass_at;
-    - "labelled": one response of a system with a valid label: `a` = f (None: the panel did
-      not score it), `b` = y, `c` = w;
-    - "panel": a bootstrap unit of the panel's differences between system_a and system_b
-      (system_b minus system_a, system_a first by name): `a` = the sum of its items'
-      differences, `b` = its items, `mult` = units with those sums;
-    - "human": the same for people's valid differences: `a` = sum of w * difference, `b` =
-      sum of w;
-    - "unlabelled_diff": the panel's differences on the items without both valid labels, as
-      "panel" rows; "moments": over those items, `a` = count, `b` = sum, `c` = sum of squares;
-    - "labelled_diff": one item with both valid labels: `a` = the panel's difference, `b` =
-      people's, `c` = its weight (the product of the two responses'), `unit` its unit."""
-
-    kind: str
-    system_a: str
-    system_b: str | None
-    unit: str | None
-    a: float | None
-    b: float | None
-    c: float | None
-    d: float | None
-    mult: int
 
 
 # The three kinds of bootstrap units, when a unit groups items (a cluster, a conversation):
@@ -175,64 +165,59 @@ _BY_UNIT = f"""
         UNION ALL SELECT 'labelled_diff', system_a, system_b, unit::VARCHAR, df, dy, w, NULL, 1
             FROM paired WHERE df IS NOT NULL AND dy IS NOT NULL
         ORDER BY ALL"""
-# Each item its own unit: the millions of pairs are not kept. They are counted by the panel's
-# difference (and whether both have valid labels) in one pass, with the exact sums the
-# moments need; only the pairs with both labels, as few as the labels, are formed one by one.
-_BY_ITEM = f"""
-        labelled_items AS (SELECT * FROM per_item WHERE y IS NOT NULL),
-        labelled_pairs AS (
-            {_PAIR} FROM labelled_items a JOIN labelled_items b {_PAIRED_ON}),
-        counted AS MATERIALIZED (
-            SELECT a.system AS system_a, b.system AS system_b, round(b.f - a.f, 9) AS a,
-                   a.y IS NULL OR b.y IS NULL AS unlabelled, count(*) AS n,
-                   sum(b.f - a.f) AS s, sum((b.f - a.f) * (b.f - a.f)) AS ss
-            FROM per_item a JOIN per_item b {_PAIRED_ON}
-            WHERE a.f IS NOT NULL AND b.f IS NOT NULL GROUP BY ALL)
-        {_PER_SYSTEM}
-        UNION ALL SELECT 'panel', system_a, system_b, NULL, a, 1, NULL, NULL, sum(n)
-            FROM counted GROUP BY system_a, system_b, a
-        UNION ALL SELECT 'human', system_a, system_b, NULL, round(w * dy, 9), round(w, 9),
-               NULL, NULL, count(*)
-            FROM labelled_pairs WHERE dy IS NOT NULL GROUP BY ALL
-        UNION ALL SELECT 'unlabelled_diff', system_a, system_b, NULL, a, 1, NULL, NULL, n
-            FROM counted WHERE unlabelled
-        UNION ALL SELECT 'moments', system_a, system_b, NULL, sum(n), sum(s), sum(ss), NULL, 1
-            FROM counted WHERE unlabelled GROUP BY system_a, system_b
-        UNION ALL SELECT 'labelled_diff', system_a, system_b, unit::VARCHAR, df, dy, w, NULL, 1
-            FROM labelled_pairs WHERE df IS NOT NULL AND dy IS NOT NULL
-        ORDER BY ALL"""
 
 
 def estimate_rows(
     con: Connection, sel: Selection, *, pass_at: float, cluster: str | None
 ) -> list[EstimateRow]:
     """Every aggregate of the corrected estimates and the paired comparisons, in one pass
-    over the ratings (the per-response scores are materialized once). A comparison's
-    bootstrap unit is an item, or with `cluster` the value of that item field, or the
+    over the ratings. A comparison's bootstrap unit is an item (the rows are then built in
+    numpy, `corrected_items`), or with `cluster` the value of that item field, or the
     conversation of a conversational item by default. Items and units are integer keys (a
     hash), so that the self-join and the grouping of millions of rows compare no strings."""
-    by_unit = cluster is not None or has_conversations(con, sel)
+    if cluster is None and not has_conversations(con, sel):
+        return rows_by_item(response_scores(con, sel), pass_at=pass_at)
     per_item = """SELECT system, hash(item_id) AS item_key, avg(f) AS f, avg(y) AS y,
                 avg(w) AS w FROM per_response GROUP BY system, item_id"""
-    if by_unit:
-        unit = f"""CASE WHEN $cluster IS NOT NULL THEN coalesce({item_field("$cluster")}, i.item_id)
-            WHEN i.task_type = 'conversational_qa'
-            THEN i.dataset || '/' || coalesce(json_extract_string(i.history, '$[0].content'),
-                                              i.item_id)
-            ELSE i.item_id END"""
-        per_item = f"""SELECT p.*, u.unit FROM ({per_item}) p JOIN (
-                SELECT hash(i.item_id) AS item_key, hash({unit}) AS unit FROM items i) u
-                USING (item_key)"""
-    else:
-        per_item = per_item.replace("AS item_key,", "AS item_key, hash(item_id) AS unit,")
+    unit = f"""CASE WHEN $cluster IS NOT NULL THEN coalesce({item_field("$cluster")}, i.item_id)
+        WHEN i.task_type = 'conversational_qa'
+        THEN i.dataset || '/' || coalesce(json_extract_string(i.history, '$[0].content'),
+                                          i.item_id)
+        ELSE i.item_id END"""
+    per_item = f"""SELECT p.*, u.unit FROM ({per_item}) p JOIN (
+            SELECT hash(i.item_id) AS item_key, hash({unit}) AS unit FROM items i) u
+            USING (item_key)"""
     query = f"""
         WITH per_response AS MATERIALIZED ({PER_RESPONSE}),
         per_item AS MATERIALIZED ({per_item}),
-        {_BY_UNIT if by_unit else _BY_ITEM}"""
-    params = _params(sel, *PER_RESPONSE_PARAMS, pass_at=pass_at)
-    if by_unit:
-        params["cluster"] = cluster
+        {_BY_UNIT}"""
+    params = _params(sel, *PER_RESPONSE_PARAMS, pass_at=pass_at, cluster=cluster)
     return fetch(con.execute(query, params), EstimateRow)
+
+
+def response_scores(con: Connection, sel: Selection) -> ResponseScores:
+    """`PER_RESPONSE` as arrays (`corrected_items.ResponseScores`): a million rows come back
+    as columns, not as Python objects; the response ids only of the labelled ones."""
+    # A relation cannot start while an earlier `execute` (a count read with fetchone) has
+    # rows left: run it to its end first.
+    con.complete()
+    table = con.sql(PER_RESPONSE_ARRAYS, params=_params(sel, *PER_RESPONSE_PARAMS)).to_arrow_table()
+    names = table.column("system").combine_chunks().dictionary_encode()
+    systems = [str(name) for name in names.dictionary.to_pylist()]
+    order = sorted(range(len(systems)), key=systems.__getitem__)
+    rank = np.empty(len(systems), np.int64)
+    rank[order] = np.arange(len(systems))
+    codes = names.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    labelled = table.column("labelled_id").drop_null().to_pylist()
+    return ResponseScores(
+        tuple(systems[i] for i in order),
+        rank[codes] if len(codes) else codes,
+        table.column("item_key").to_numpy(),
+        table.column("f").to_numpy(),
+        table.column("y").to_numpy(),
+        table.column("w").to_numpy(),
+        tuple(labelled),
+    )
 
 
 def has_conversations(con: Connection, sel: Selection) -> bool:
