@@ -41,11 +41,11 @@ PER_RESPONSE = f"""
     FROM scored p JOIN ({SELECTED}) s USING (response_id)"""
 PER_RESPONSE_PARAMS = (*RATED_PARAMS, *scores.PANEL_PARAMS, "sampled")
 # The same for `response_scores`: NULL scores as NaN, the item as its hash, and the response
-# id only where a valid label is (in the order of the rows).
+# id only where a valid label is (y is a number; in the order of the rows).
 PER_RESPONSE_ARRAYS = f"""
     SELECT system, hash(item_id) AS item_key, coalesce(f, 'NaN'::DOUBLE) AS f,
            coalesce(y, 'NaN'::DOUBLE) AS y, coalesce(w, 'NaN'::DOUBLE) AS w,
-           CASE WHEN y IS NOT NULL THEN response_id END AS labelled_id
+           CASE WHEN NOT isnan(coalesce(y, 'NaN'::DOUBLE)) THEN response_id END AS labelled_id
     FROM ({PER_RESPONSE})"""
 
 
