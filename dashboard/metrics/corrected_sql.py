@@ -25,7 +25,7 @@ from dashboard.metrics.selection_sql import (
     item_field,
 )
 from dashboard.store.connection import Connection
-from dashboard.store.rows import fetch
+from dashboard.store.rows import fetch, scalar
 from dashboard.types import SAMPLED_SELECTIONS
 
 VALID_HUMAN = "rater_kind = 'human' AND list_contains($sampled, selection)"
@@ -80,7 +80,7 @@ def _selected_pairs(sel: Selection) -> str:
     """The joins that keep the pairs of selected responses; none when every response is
     selected (the join to `responses` below drops a verdict on a response since deleted):
     two semi-joins with a million responses were most of the time of this read."""
-    if sel.dataset is None and sel.systems is None and sel.slice is None:
+    if sel.selects_every_response:
         return ""
     return f"""
             SEMI JOIN ({SELECTED}) s ON s.response_id = p.response_a
@@ -198,9 +198,6 @@ def estimate_rows(
 def response_scores(con: Connection, sel: Selection) -> ResponseScores:
     """`PER_RESPONSE` as arrays (`corrected_items.ResponseScores`): a million rows come back
     as columns, not as Python objects; the response ids only of the labelled ones."""
-    # A relation cannot start while an earlier `execute` (a count read with fetchone) has
-    # rows left: run it to its end first.
-    con.complete()
     table = con.sql(PER_RESPONSE_ARRAYS, params=_params(sel, *PER_RESPONSE_PARAMS)).to_arrow_table()
     names = table.column("system").combine_chunks().dictionary_encode()
     systems = [str(name) for name in names.dictionary.to_pylist()]
@@ -223,9 +220,11 @@ def response_scores(con: Connection, sel: Selection) -> ResponseScores:
 def has_conversations(con: Connection, sel: Selection) -> bool:
     """Whether some selected response answers a conversational item (whose default
     bootstrap unit is its conversation, not the item)."""
-    row = con.execute(
-        f"""SELECT count(*) FROM ({SELECTED}) s JOIN items i USING (item_id)
-        WHERE i.task_type = 'conversational_qa'""",
-        sel.params(*SELECTED_PARAMS),
-    ).fetchone()
-    return bool(row and row[0])
+    found = scalar(
+        con.execute(
+            f"""SELECT count(*) FROM ({SELECTED}) s JOIN items i USING (item_id)
+            WHERE i.task_type = 'conversational_qa'""",
+            sel.params(*SELECTED_PARAMS),
+        )
+    )
+    return bool(found)

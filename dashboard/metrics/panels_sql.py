@@ -26,7 +26,7 @@ def judge_counts(con: Connection, sel: Selection) -> list[JudgeCount]:
     """Each judge's ratings of the selection's rubric on the selection (current ones; with
     no dataset, system or slice chosen, every stored one, which is enough to rank panels
     and spares a join of millions of ratings)."""
-    if sel.dataset is None and sel.systems is None and sel.slice is None:
+    if sel.selects_every_response:
         return fetch(
             con.execute(
                 """

@@ -68,6 +68,12 @@ class Selection:
     panel_is_default: bool = False
 
     @property
+    def selects_every_response(self) -> bool:
+        """No dataset, system or slice is chosen: a read need not join the responses to
+        find the selected ones."""
+        return self.dataset is None and self.systems is None and self.slice is None
+
+    @property
     def preference_rubric(self) -> str | None:
         """The rubric whose pairwise verdicts count: the one asked for, or None (every
         rubric's) when the rubric is the default."""

@@ -90,7 +90,7 @@ class SystemCount:
 
 def rubric_scales(con: Connection, sel: Selection) -> list[RubricScale]:
     """The rubrics with current ratings on the selection, most used first."""
-    if sel.dataset is None and sel.systems is None and sel.slice is None:
+    if sel.selects_every_response:
         # Every dataset, every system: no need to join millions of ratings to their responses.
         # (Only ratings a judge run wrote after its dataset was deleted lack one.)
         return fetch(

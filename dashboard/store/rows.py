@@ -121,11 +121,13 @@ def fetch_window(cursor: Any, record: type[R], *, convert: Convert | None = None
 def scalar(cursor: Any) -> Any:
     """The single value of a statement that returns one row of one column (a count, say).
 
-    A statement that returns no row is a bug in the query, not data: it raises."""
-    row = cursor.fetchone()
-    if row is None:
+    A statement that returns no row is a bug in the query, not data: it raises. The result
+    is read to its end, so that the connection is free for a relation (`con.sql`) next: this
+    DuckDB refuses one while an executed statement has a row left to fetch."""
+    rows = cursor.fetchall()
+    if not rows:
         raise LookupError("the statement returned no row")
-    return row[0]
+    return rows[0][0]
 
 
 def dicts(cursor: Any) -> list[dict[str, Any]]:
