@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 
 from dashboard.store import Store, transaction
+from dashboard.store.writes import mark_superseded
 
 SYSTEMS = ("sys-large", "sys-medium", "sys-small", "sys-keyword")
 SYSTEM_QUALITY = {"sys-large": 4, "sys-medium": 3, "sys-small": 2, "sys-keyword": 1}
@@ -179,6 +180,7 @@ def _human_ratings(con: object, *, every: int) -> None:
                6 - value, 1, 5, 'corrected', rating_id, TIMESTAMP '2026-01-05'
         FROM ratings WHERE rater_kind = 'human' AND rating_id LIKE 'h#%'
         ORDER BY rating_id LIMIT 500""")
+    mark_superseded(con, "ratings")  # what the store's own writers do
 
 
 def _preferences(con: object, *, n_pairs: int) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 from dashboard.ingest.read_sql import columns_of, execute
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, fetch_one, scalar
-from dashboard.store.writes import STREAM_KEYS
+from dashboard.store.writes import STREAM_KEYS, mark_superseded
 from dashboard.types import ITEM_FIELDS
 
 ITEM_COLUMNS = tuple(f.name for f in ITEM_FIELDS)
@@ -366,6 +366,7 @@ def _insert_judgements(
             )
         )
         superseded = scalar(con.execute("SELECT count(*) FILTER (WHERE _implicit) FROM _fresh"))
+        mark_superseded(con, table, relation="_fresh")
     finally:
         con.execute("DROP TABLE IF EXISTS _fresh")
     return Inserted(int(added), int(distinct), int(superseded))

@@ -173,10 +173,13 @@ def test_a_database_of_a_newer_schema_is_refused(sample_store: Store, cli: Cli) 
 
 
 def _make_older(store: Store) -> None:
-    """The schema as it was before the last migration (9, few-shot examples)."""
+    """The schema as it was before the last migration (10, the `superseded` flag)."""
     with store.connection() as con:
-        con.execute("DELETE FROM _migrations WHERE version = 9")
-        con.execute("DROP TABLE few_shot_examples")
+        for table, id_column in (("ratings", "rating_id"), ("preferences", "preference_id")):
+            con.execute(f"""CREATE OR REPLACE VIEW current_{table} AS SELECT r.* FROM {table} r
+                ANTI JOIN {table} s ON s.supersedes = r.{id_column}""")
+            con.execute(f"ALTER TABLE {table} DROP COLUMN superseded")
+        con.execute("DELETE FROM _migrations WHERE version = 10")
 
 
 def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cli: Cli) -> None:
@@ -185,8 +188,8 @@ def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cl
         status, _, err = cli(sample_store.path, "datasets")
     assert status == SCHEMA_STATUS
     assert _one_line(err, "datasets") == (
-        f"The database {sample_store.path} is read-only and has an older schema (version 8; "
-        "this judgeboard needs version 9), which cannot be upgraded on a read-only file. Make "
+        f"The database {sample_store.path} is read-only and has an older schema (version 9; "
+        "this judgeboard needs version 10), which cannot be upgraded on a read-only file. Make "
         "it writable once (chmod u+w) and open it to upgrade it, or open a writable copy of it."
     )
     # Writable again, it is upgraded on first use.

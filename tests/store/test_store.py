@@ -35,15 +35,19 @@ def test_migrations_produce_the_record_columns(store: Store) -> None:
     assert _columns(store, "items") == _fields(Item) + ["created_utc"]
     assert _columns(store, "responses") == _fields(Response) + ["created_utc"]
     for table, record in (
-        ("ratings", Rating),
-        ("preferences", Preference),
         ("judge_calls", JudgeCall),
         ("probes", Probe),
         ("anchors", Anchor),
     ):
         assert sorted(_columns(store, table)) == sorted(_fields(record)), table
+    # Ratings and preferences also keep whether a later row supersedes the row; their current
+    # views show the record's columns alone.
+    for table, record in (("ratings", Rating), ("preferences", Preference)):
+        assert sorted(_columns(store, table)) == sorted([*_fields(record), "superseded"])
+        assert _columns(store, f"current_{table}") == [
+            c for c in _columns(store, table) if c != "superseded"
+        ]
     assert _columns(store, "datasets") == ["name", "description", "source", "created_utc"]
-    assert _columns(store, "current_ratings") == _columns(store, "ratings")
     assert _columns(store, "few_shot_examples") == [
         "rubric",
         "rubric_version",
