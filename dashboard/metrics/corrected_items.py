@@ -5,7 +5,7 @@ On a million responses of four systems, the SQL form grouped the responses by it
 joined the items to themselves (1.5 million pairs) to count the panel's differences; here the
 per-item means are a table of items by systems (`np.bincount`), and a pair of systems is two
 of its columns. `estimate_rows` reads the per-response scores with
-`corrected_sql.PER_RESPONSE_ARRAYS` and gives them to `rows_by_item`.
+`corrected_sql.response_scores` and gives them to `rows_by_item`.
 
 SQL's conventions are kept: a NULL (here NaN) takes no part in a mean, `round(x, 9)` rounds
 half away from zero (`_round9`, as DuckDB's `round`), and the rows are sorted as
@@ -14,7 +14,7 @@ half away from zero (`_round9`, as DuckDB's `round`), and the rows are sorted as
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +54,7 @@ class EstimateRow:
 @dataclass(frozen=True)
 class ResponseScores:
     """The per-response scores of a selection: `system` an index into `systems` (sorted by
-    name), `item_key` the item's hash, `f`, `y`, `w` as `corrected_sql.PER_RESPONSE` (NaN:
+    name), `item_key` the item's hash, `f`, `y`, `w` as `corrected_sql.per_response` (NaN:
     NULL), `labelled_ids` the response ids of the responses with a valid label (y), in the
     order of those responses."""
 
@@ -135,13 +135,16 @@ def _pair_rows(
     scored = ~np.isnan(f[:, 0]) & ~np.isnan(f[:, 1])
     diff = f[scored, 1] - f[scored, 0]
     rounded = _round9(diff)
-    for value, n in zip(*_counts(rounded), strict=True):
-        rows.append(EstimateRow("panel", a, b, None, float(value), 1.0, None, None, int(n)))
+    values, counts = _counts(rounded)
+    for value, n in zip(values.tolist(), counts.tolist(), strict=True):
+        rows.append(EstimateRow("panel", a, b, None, value, 1.0, None, None, n))
     unlabelled = np.isnan(y[scored, 0]) | np.isnan(y[scored, 1])
-    for value, n in zip(*_counts(rounded[unlabelled]), strict=True):
-        rows.append(
-            EstimateRow("unlabelled_diff", a, b, None, float(value), 1.0, None, None, int(n))
-        )
+    # The unlabelled items' counts: all but the few labelled ones (no second sort of them all).
+    labelled_values, labelled_counts = _counts(rounded[~unlabelled])
+    counts[np.searchsorted(values, labelled_values)] -= labelled_counts
+    for value, n in zip(values.tolist(), counts.tolist(), strict=True):
+        if n:
+            rows.append(EstimateRow("unlabelled_diff", a, b, None, value, 1.0, None, None, n))
     if unlabelled.any():
         d = diff[unlabelled]
         sums = (float(len(d)), float(d.sum()), float((d * d).sum()))
@@ -183,6 +186,27 @@ def _order(row: EstimateRow) -> tuple:
     return (*((value is None, value) for value in fields), row.mult)
 
 
+# Within the kinds of one row per response or item, a key that no two rows share, and that
+# sorts them as `_order` does (a response belongs to one system; an item is paired once).
+_UNIQUE_KEYS: dict[str, Callable[[EstimateRow], tuple]] = {
+    "labelled": lambda row: (row.system_a, row.unit),
+    "labelled_diff": lambda row: (row.system_a, row.system_b, row.unit),
+}
+
+
+def _sorted(rows: list[EstimateRow]) -> list[EstimateRow]:
+    """The rows in `_order`, kind by kind: the ten thousand rows of the labelled responses
+    sort by two fields, not nine."""
+    kinds: dict[str, list[EstimateRow]] = {}
+    for row in rows:
+        kinds.setdefault(row.kind, []).append(row)
+    return [
+        row
+        for kind in sorted(kinds)
+        for row in sorted(kinds[kind], key=_UNIQUE_KEYS.get(kind, _order))
+    ]
+
+
 def rows_by_item(s: ResponseScores, *, pass_at: float) -> list[EstimateRow]:
     """Every aggregate of `corrected_sql.estimate_rows` with each item its own unit."""
     rows = _per_system(s, pass_at)
@@ -191,4 +215,4 @@ def rows_by_item(s: ResponseScores, *, pass_at: float) -> list[EstimateRow]:
         for j in range(i + 1, len(s.systems)):
             pair = [i, j]
             rows.extend(_pair_rows(a, s.systems[j], keys, f[:, pair], y[:, pair], w[:, pair]))
-    return sorted(rows, key=_order)
+    return _sorted(rows)

@@ -19,10 +19,9 @@ from dashboard.metrics.corrected_items import EstimateRow, ResponseScores, rows_
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.selection_sql import (
     PREFERENCE_PARAMS,
-    RATED_PARAMS,
     SELECTED,
-    SELECTED_PARAMS,
     item_field,
+    selected,
 )
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, scalar
@@ -30,23 +29,33 @@ from dashboard.types import SAMPLED_SELECTIONS
 
 VALID_HUMAN = "rater_kind = 'human' AND list_contains($sampled, selection)"
 WEIGHT = "CASE WHEN selection = 'census' THEN 1.0 ELSE 1.0 / coalesce(inclusion_probability, 1) END"
-# Per response: the panel's score, people's valid score and its weight, with the item.
-PER_RESPONSE = f"""
-    WITH scored AS (
-        SELECT response_id, {scores.PANEL_OF} AS f,
-               avg(norm) FILTER (WHERE {VALID_HUMAN}) AS y,
-               avg({WEIGHT}) FILTER (WHERE {VALID_HUMAN} AND norm IS NOT NULL) AS w
-        FROM ({scores.PANEL_NORMALIZED}) WHERE rubric = $rubric GROUP BY response_id)
-    SELECT s.system, s.item_id, s.response_id, p.f, p.y, p.w
-    FROM scored p JOIN ({SELECTED}) s USING (response_id)"""
-PER_RESPONSE_PARAMS = (*RATED_PARAMS, *scores.PANEL_PARAMS, "sampled")
-# The same for `response_scores`: NULL scores as NaN, the item as its hash, and the response
-# id only where a valid label is (y is a number; in the order of the rows).
-PER_RESPONSE_ARRAYS = f"""
-    SELECT system, hash(item_id) AS item_key, coalesce(f, 'NaN'::DOUBLE) AS f,
-           coalesce(y, 'NaN'::DOUBLE) AS y, coalesce(w, 'NaN'::DOUBLE) AS w,
-           CASE WHEN NOT isnan(coalesce(y, 'NaN'::DOUBLE)) THEN response_id END AS labelled_id
-    FROM ({PER_RESPONSE})"""
+# Per response: the panel's score, people's valid score and its weight, with the item; a
+# response the panel scored or a person labelled validly. Two groupings, each of the rows it
+# needs, then joined: one grouping of the 4M ratings with three filtered means took 0.33 s,
+# the panel's alone 0.18 s (the filters are applied as DuckDB scans), people's a few ms.
+_SCORED = f"""
+    panel AS (
+        SELECT response_id, avg(norm) AS f FROM ({scores.PANEL_NORMALIZED})
+        WHERE rubric = $rubric AND {scores.IN_PANEL} GROUP BY response_id),
+    people AS (
+        SELECT response_id, avg(norm) AS y,
+               avg({WEIGHT}) FILTER (WHERE norm IS NOT NULL) AS w
+        FROM ({scores.PANEL_NORMALIZED})
+        WHERE rubric = $rubric AND {VALID_HUMAN} GROUP BY response_id)"""
+_SCORED_PARAMS = (*scores.PANEL_PARAMS, "rubric", "sampled")
+
+
+def per_response(sel: Selection) -> tuple[str, tuple[str, ...]]:
+    """The query of the per-response scores of `sel` (system, item_id, response_id, f, y,
+    w), and the parameters it binds."""
+    responses, names = selected(sel)
+    query = f"""
+        WITH {_SCORED}
+        SELECT s.system, s.item_id, s.response_id, p.f, h.y, h.w
+        FROM ({responses}) s
+        LEFT JOIN panel p USING (response_id) LEFT JOIN people h USING (response_id)
+        WHERE p.response_id IS NOT NULL OR h.response_id IS NOT NULL"""
+    return query, (*names, *_SCORED_PARAMS)
 
 
 def _params(sel: Selection, *names: str, **more: object) -> dict[str, object]:
@@ -187,18 +196,28 @@ def estimate_rows(
     per_item = f"""SELECT p.*, u.unit FROM ({per_item}) p JOIN (
             SELECT hash(i.item_id) AS item_key, hash({unit}) AS unit FROM items i) u
             USING (item_key)"""
+    scored, names = per_response(sel)
     query = f"""
-        WITH per_response AS MATERIALIZED ({PER_RESPONSE}),
+        WITH per_response AS MATERIALIZED ({scored}),
         per_item AS MATERIALIZED ({per_item}),
         {_BY_UNIT}"""
-    params = _params(sel, *PER_RESPONSE_PARAMS, pass_at=pass_at, cluster=cluster)
+    params = _params(sel, *names, pass_at=pass_at, cluster=cluster)
     return fetch(con.execute(query, params), EstimateRow)
 
 
 def response_scores(con: Connection, sel: Selection) -> ResponseScores:
-    """`PER_RESPONSE` as arrays (`corrected_items.ResponseScores`): a million rows come back
+    """`per_response` as arrays (`corrected_items.ResponseScores`): a million rows come back
     as columns, not as Python objects; the response ids only of the labelled ones."""
-    table = con.sql(PER_RESPONSE_ARRAYS, params=_params(sel, *PER_RESPONSE_PARAMS)).to_arrow_table()
+    scored, names = per_response(sel)
+    # NULL scores as NaN, the item as its hash, the response id only where a valid label is
+    # (y is a number), in the order of the rows.
+    query = f"""
+        SELECT system, hash(item_id) AS item_key, coalesce(f, 'NaN'::DOUBLE) AS f,
+               coalesce(y, 'NaN'::DOUBLE) AS y, coalesce(w, 'NaN'::DOUBLE) AS w,
+               CASE WHEN NOT isnan(coalesce(y, 'NaN'::DOUBLE)) THEN response_id END
+                   AS labelled_id
+        FROM ({scored})"""
+    table = con.sql(query, params=_params(sel, *names)).to_arrow_table()
     names = table.column("system").combine_chunks().dictionary_encode()
     systems = [str(name) for name in names.dictionary.to_pylist()]
     order = sorted(range(len(systems)), key=systems.__getitem__)
@@ -220,11 +239,12 @@ def response_scores(con: Connection, sel: Selection) -> ResponseScores:
 def has_conversations(con: Connection, sel: Selection) -> bool:
     """Whether some selected response answers a conversational item (whose default
     bootstrap unit is its conversation, not the item)."""
+    responses, names = selected(sel)
     found = scalar(
         con.execute(
-            f"""SELECT count(*) FROM ({SELECTED}) s JOIN items i USING (item_id)
+            f"""SELECT count(*) FROM ({responses}) s JOIN items i USING (item_id)
             WHERE i.task_type = 'conversational_qa'""",
-            sel.params(*SELECTED_PARAMS),
+            sel.params(*names),
         )
     )
     return bool(found)

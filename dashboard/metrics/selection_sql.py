@@ -38,6 +38,17 @@ SELECTED = f"""
           SELECT i.item_id FROM items i
           WHERE {item_field("$slice_field")} IS NOT DISTINCT FROM $slice_value))"""
 SELECTED_PARAMS = ("dataset", "systems", "slice_field", "slice_value")
+EVERY_RESPONSE = "SELECT r.response_id, r.item_id, r.system FROM responses r"
+
+
+def selected(sel: Selection) -> tuple[str, tuple[str, ...]]:
+    """`SELECTED` and the parameters it binds; when `sel` selects every response, the
+    responses alone and none: DuckDB runs the slice's test even when it chooses none, a join
+    of a million item ids."""
+    if sel.selects_every_response:
+        return EVERY_RESPONSE, ()
+    return SELECTED, SELECTED_PARAMS
+
 
 # Current ratings of the chosen rubric on the selected responses.
 RATED = f"""

@@ -59,6 +59,18 @@ def test_the_rows_are_the_sql_rows_of_one_item_clusters(store: Store) -> None:
     _same(numpy_rows, _rows(store, selection, EACH_ITEM))
 
 
+@pytest.mark.parametrize("cluster", [None, EACH_ITEM])
+def test_every_response_gives_the_rows_of_a_filter_that_keeps_them_all(
+    store: Store, cluster: str | None
+) -> None:
+    # Selecting every response reads `responses` alone; the toy store's one dataset, chosen,
+    # goes through the selection's filters: the same responses, so the same rows.
+    _build(store)
+    every = Selection(panel="j1")
+    assert every.selects_every_response
+    _same(_rows(store, every, cluster), _rows(store, Selection("toy", panel="j1"), cluster))
+
+
 @pytest.mark.parametrize("dataset", ["eo-rag", "eo-hallucination", None])
 def test_the_sample_gives_the_same_rows(sample_store: Store, dataset: str | None) -> None:
     selection = Selection(dataset)
