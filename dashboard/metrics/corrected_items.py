@@ -15,6 +15,7 @@ half away from zero (`_round9`, as DuckDB's `round`), and the rows are sorted as
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,11 +209,18 @@ def _sorted(rows: list[EstimateRow]) -> list[EstimateRow]:
 
 
 def rows_by_item(s: ResponseScores, *, pass_at: float) -> list[EstimateRow]:
-    """Every aggregate of `corrected_sql.estimate_rows` with each item its own unit."""
-    rows = _per_system(s, pass_at)
-    keys, f, y, w = _per_item(s)
-    for i, a in enumerate(s.systems):
-        for j in range(i + 1, len(s.systems)):
-            pair = [i, j]
-            rows.extend(_pair_rows(a, s.systems[j], keys, f[:, pair], y[:, pair], w[:, pair]))
+    """Every aggregate of `corrected_sql.estimate_rows` with each item its own unit. The
+    per-system sums and the pairs of systems are computed in two threads: numpy lets go of
+    the GIL while it sorts and counts, so both cores work."""
+    with ThreadPoolExecutor(2) as pool:
+        per_system = pool.submit(_per_system, s, pass_at)
+        keys, f, y, w = _per_item(s)
+        pairs = [
+            pool.submit(_pair_rows, a, s.systems[j], keys, f[:, [i, j]], y[:, [i, j]], w[:, [i, j]])
+            for i, a in enumerate(s.systems)
+            for j in range(i + 1, len(s.systems))
+        ]
+        rows = per_system.result()
+        for pair in pairs:
+            rows.extend(pair.result())
     return _sorted(rows)
