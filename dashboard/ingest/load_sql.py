@@ -366,7 +366,8 @@ def _insert_judgements(
             )
         )
         superseded = scalar(con.execute("SELECT count(*) FILTER (WHERE _implicit) FROM _fresh"))
-        mark_superseded(con, table, relation="_fresh")
+        if added:
+            mark_superseded(con, table, relation="_fresh")
     finally:
         con.execute("DROP TABLE IF EXISTS _fresh")
     return Inserted(int(added), int(distinct), int(superseded))
