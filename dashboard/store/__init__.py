@@ -26,6 +26,7 @@ from dashboard.store.errors import (
     ReadOnlyDatabase,
     StoreBusy,
     StoreError,
+    WriteConflict,
     fault_of,
     journal_reason,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "Store",
     "StoreBusy",
     "StoreError",
+    "WriteConflict",
     "WriteResult",
     "transaction",
 ]
@@ -217,11 +219,13 @@ class Store:
                     return WriteResult(
                         sum(writes.insert_rows(con, b.table, list(b.rows)) for b in batches)
                     )
-        except StoreBusy:
+        except (StoreBusy, WriteConflict) as busy:
+            # A conflict with another write of this process (an import superseding the same
+            # label) is as passing as a held file: the journal applies it after that write.
             if not spool_if_busy:
                 raise
             pending = self.spool_batches(batches, consequence="this change was not saved")
-            log.warning("database busy; %d batch(es) kept in %s", len(batches), pending)
+            log.warning("%s; %d batch(es) kept in %s", busy, len(batches), pending)
             return WriteResult(0, pending)
 
     def spool_batches(self, batches: Sequence[Batch], *, consequence: str) -> Path:

@@ -53,6 +53,20 @@ class StoreBusy(StoreError):
         self.holder_pid = holder_pid
 
 
+class WriteConflict(StoreError):
+    """Two writes of one process at once changed the same row (DuckDB lets the first win): a
+    label superseded by an import and by a save, say. Nothing of the second was written."""
+
+    status = BUSY_STATUS
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"Another change to the same ratings or verdicts in {path} was being saved at the "
+            "same moment, so nothing of this one was saved. Run it again."
+        )
+        self.path = path
+
+
 class DiskFull(StoreError):
     status = DISK_FULL_STATUS
 
@@ -197,6 +211,7 @@ _DAMAGED = re.compile(
     r"|Failed to load metadata",
     re.IGNORECASE,
 )
+_CONFLICT = re.compile(r"Conflict on update", re.IGNORECASE)
 _STORAGE_VERSION = re.compile(r"Trying to read a database file with version number", re.I)
 DAMAGED = "is damaged: DuckDB cannot read it (part of the file is missing or overwritten)"
 DAMAGED_TODO = (
@@ -244,6 +259,8 @@ def _fault_of_one(error: BaseException, path: Path) -> StoreError | None:
         return DiskFull(path)
     if _READ_ONLY.search(text):
         return ReadOnlyDatabase(path)
+    if _CONFLICT.search(text):
+        return WriteConflict(path)
     if _STORAGE_VERSION.search(text):
         return NotADatabase(path, "is a DuckDB file of a storage version this DuckDB cannot read")
     if _NOT_DUCKDB.search(text) and _names_database(text, path):

@@ -6,9 +6,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from dashboard.ids import content_id
 from dashboard.ingest import import_path
-from dashboard.store import Store
+from dashboard.store import Store, WriteConflict, writes
+from dashboard.store.writes import record_row
 from dashboard.types import Preference, Rating
 from tests.conftest import DB_NAME
 from tests.ingest.conftest import rating_record, write_jsonl
@@ -131,3 +134,46 @@ def test_an_older_file_is_flagged_when_it_is_upgraded(store: Store) -> None:
     upgraded = Store(store.path)
     assert _wrong_flags(upgraded) == {"ratings": [], "preferences": []}
     assert _current_values(upgraded) == [3]
+
+
+def test_a_save_that_conflicts_with_another_write_goes_to_the_journal(store: Store) -> None:
+    # An import (another transaction of this process) supersedes ana's label; a save of her
+    # next label, at the same moment, would supersede it too: DuckDB refuses the second
+    # change of that row, and the save is kept in the journal, then applied after the import.
+    first = _rating(1, minutes=0)
+    store.add_ratings([first])
+    with store.connection() as importer:
+        importer.execute("BEGIN TRANSACTION")
+        writes.insert_rows(importer, "ratings", [record_row(_rating(2, minutes=1))])
+        saved = store.add_ratings([_rating(3, minutes=2)])
+        assert saved.added == 0 and saved.pending is not None
+        with store.connection():  # a read meanwhile tries the journal: it conflicts too
+            pass
+        assert saved.pending.exists()  # and stays for a later try
+        importer.execute("COMMIT")
+    assert store.apply_pending() == 1
+    assert _current_values(store) == [3]
+    assert _wrong_flags(store) == {"ratings": [], "preferences": []}
+
+
+def test_an_import_that_conflicts_says_so_and_writes_nothing(store: Store, tmp_path: Path) -> None:
+    import_path(store, write_jsonl(tmp_path / "r1.jsonl", [rating_record(value=2)]), dataset="d")
+    with store.connection() as con:
+        (stored,) = con.execute("SELECT * FROM current_ratings").fetchall()
+        columns = [d[0] for d in con.description]
+    label = dict(zip(columns, stored, strict=True))
+    with store.connection() as saver:  # a save of ana's next label, not yet committed
+        saver.execute("BEGIN TRANSACTION")
+        fix = {**label, "rating_id": "fix", "value": 5.0, "supersedes": None, "created_utc": None}
+        writes.insert_rows(saver, "ratings", [fix])
+        later = write_jsonl(tmp_path / "r2.jsonl", [rating_record(value=4)])
+        with pytest.raises(WriteConflict) as caught:
+            import_path(store, later, dataset="d")
+        saver.execute("ROLLBACK")
+    assert str(caught.value) == (
+        f"Another change to the same ratings or verdicts in {store.path} was being saved at "
+        "the same moment, so nothing of this one was saved. Run it again."
+    )
+    assert _current_values(store) == [2]
+    with store.connection() as con:
+        assert con.execute("SELECT count(*) FROM ratings").fetchone() == (1,)
