@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,6 +133,13 @@ def _with_holm(found: list[Difference]) -> list[Difference]:
     ]
 
 
+def _of_pair(pair: tuple[tuple[str, str], list[sql.EstimateRow]]) -> list[Difference]:
+    """The differences of one pair of systems, from its aggregates: panel, human, corrected."""
+    (a, b), group = pair
+    panel, human = (_ratio(k, a, b, [r for r in group if r.kind == k]) for k in ("panel", "human"))
+    return [d for d in (panel, human, _corrected(a, b, group)) if d is not None]
+
+
 def comparisons_from(
     selection: Selection, rows: Sequence[sql.EstimateRow], *, cluster: str | None = None
 ) -> Comparisons:
@@ -141,13 +149,10 @@ def comparisons_from(
     for row in rows:
         if row.system_b is not None:
             grouped[(row.system_a, row.system_b)].append(row)
-    found: list[Difference] = []
-    for (a, b), group in sorted(grouped.items()):
-        for kind in ("panel", "human"):
-            if (d := _ratio(kind, a, b, [r for r in group if r.kind == kind])) is not None:
-                found.append(d)
-        if (d := _corrected(a, b, group)) is not None:
-            found.append(d)
+    # The pairs in two threads (numpy's draws let go of the GIL); each bootstrap has its own
+    # seeded generator, so the figures do not depend on which thread runs it.
+    with ThreadPoolExecutor(2) as pool:
+        found = [d for part in pool.map(_of_pair, sorted(grouped.items())) for d in part]
     n_systems = len({s for pair in grouped for s in pair})
     return Comparisons(selection, cluster, tuple(_with_holm(found)), n_systems > 2)
 
