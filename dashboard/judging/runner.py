@@ -40,7 +40,7 @@ from dashboard.store import (
     StoreBusy,
     StoreError,
 )
-from dashboard.store.errors import fault_of, journal_reason
+from dashboard.store.errors import WriteConflict, fault_of, journal_reason
 from dashboard.store.journal import Batch
 
 log = logging.getLogger(__name__)
@@ -176,7 +176,7 @@ class _Run:
         if self.store.read_only:
             raise ReadOnlyDatabase(self.store.path)
         if self.store.spool.has_ready():  # busy: only a live writer's are left
-            with contextlib.suppress(StoreBusy):
+            with contextlib.suppress(StoreBusy, WriteConflict):
                 self.store.apply_pending(wait_s=FLUSH_WAIT_S * 10)
         try:
             self.journal.open()
@@ -305,7 +305,7 @@ class _Run:
             try:
                 await asyncio.to_thread(self.store.apply_pending, wait_s=wait_s)
                 self.pending_writes = False
-            except StoreBusy:
+            except (StoreBusy, WriteConflict):  # another write of the file, or of its rows
                 self.pending_writes = True
                 log.info("database busy; results stay in the spool until the next merge")
             except StoreError as error:  # a full disk: the results stay in the journal
