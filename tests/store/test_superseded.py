@@ -3,7 +3,8 @@ definition (some row names the row in `supersedes`), which the current views rea
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import dataclasses
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,8 @@ from dashboard.store.writes import record_row
 from dashboard.types import Preference, Rating
 from tests.conftest import DB_NAME
 from tests.ingest.conftest import rating_record, write_jsonl
+from tests.store.test_store import T0, _rating as rating_at
 
-T0 = datetime(2024, 1, 1, 12, 0, 0)
 TABLES = (
     ("ratings", "rating_id", "current_ratings"),
     ("preferences", "preference_id", "current_preferences"),
@@ -44,21 +45,12 @@ def _wrong_flags(store: Store) -> dict[str, list[str]]:
     return wrong
 
 
-def _rating(value: float, *, minutes: int, rater: str = "ana", **extra: object) -> Rating:
-    at = T0 + timedelta(minutes=minutes)
-    return Rating(
-        content_id(rater, str(value), at.isoformat()),
-        "r1",
-        "human",
-        rater,
-        "likert",
-        "1",
-        value,
-        1,
-        5,
-        created_utc=at,
-        **extra,  # type: ignore[arg-type]
-    )
+def _rating(
+    value: float, *, minutes: int, rater: str = "ana", supersedes: str | None = None
+) -> Rating:
+    """`test_store`'s person's rating of r1, `minutes` after T0, naming `supersedes`."""
+    rating = rating_at(value, at=T0 + timedelta(minutes=minutes), rater=rater)
+    return dataclasses.replace(rating, supersedes=supersedes)
 
 
 def _current_values(store: Store) -> list[float]:
