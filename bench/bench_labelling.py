@@ -21,7 +21,9 @@ x `--think-s`; see `bench/labelling_sessions.py` for what one save-and-next meas
 Afterwards the server is stopped, the journal (saves made while the import held the file)
 applied, and every save checked in the database: each is exactly one human rating of that
 person on that answer, and the benchmark's people have no other rows (nothing lost, nothing
-duplicated). Goals: p95 < 1 s with 20 labellers; p95 < 0.5 s alone on the sample and
+duplicated). While the labellers work, the CPU seconds of the server, the browser and the
+import are read from `/proc` (`bench/proc_cpu.py`) and reported beside what the cores had.
+Goals: p95 < 1 s with 20 labellers; p95 < 0.5 s alone on the sample and
 < 1 s on the 1M-response database. Exit status 1 when a goal or the check fails.
 """
 
@@ -31,6 +33,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -50,6 +53,7 @@ from bench.labelling_sessions import (
     open_annotate,
     serve,
 )
+from bench.proc_cpu import CpuByGroup
 
 PERSON = "bench-labeller-{:02d}"
 IMPORT_DATASET = "bench-import"
@@ -94,7 +98,7 @@ def _import(db: Path, source: Path, log: Path) -> subprocess.Popen[bytes]:
 
 
 async def _sessions(
-    url: str, args: argparse.Namespace, db: Path, work: Path
+    url: str, server_pid: int, args: argparse.Namespace, db: Path, work: Path
 ) -> tuple[list[Save], dict[str, Any]]:
     from playwright.async_api import async_playwright
 
@@ -111,22 +115,43 @@ async def _sessions(
                 *(open_annotate(browser, url, p, seed=n) for n, p in enumerate(people))
             )
             importing = None
-            if source is not None:
-                importing = _import(db, source, work / "import.log")
-                import_started = time.monotonic()
-            started = time.monotonic()
-            done = await asyncio.gather(
-                *(
-                    label(page, person, args.saves, args.think_s, seed=n)
-                    for n, (page, person) in enumerate(zip(pages, people, strict=True))
+            with CpuByGroup(rest="browser") as cpu:
+                cpu.group("server", server_pid)
+                own = resource.getrusage(resource.RUSAGE_SELF)
+                if source is not None:
+                    importing = _import(db, source, work / "import.log")
+                    cpu.group("import", importing.pid)
+                    import_started = time.monotonic()
+                started = time.monotonic()
+                done = await asyncio.gather(
+                    *(
+                        label(page, person, args.saves, args.think_s, seed=n)
+                        for n, (page, person) in enumerate(zip(pages, people, strict=True))
+                    )
                 )
-            )
-            wall = time.monotonic() - started
+                wall = time.monotonic() - started
+                after = resource.getrusage(resource.RUSAGE_SELF)
         finally:
             await browser.close()
     saves = [save for session, _ in done for save in session]
     stuck = [found for _, found in done if found is not None]
-    run: dict[str, Any] = {"wall_s": wall, "import": None, "stuck": [s.__dict__ for s in stuck]}
+    run: dict[str, Any] = {
+        "wall_s": wall,
+        "import": None,
+        "stuck": [s.__dict__ for s in stuck],
+        # CPU seconds while the labellers worked, by process (the benchmark's own: the
+        # labellers' scripts and the sampling), against the cores x the wall time
+        "cpu_s": {
+            **cpu.seconds(),
+            "benchmark": after.ru_utime + after.ru_stime - own.ru_utime - own.ru_stime,
+        },
+        "cpu_available_s": wall * (os.cpu_count() or 1),
+        # each save: seconds from the labellers' start to its Enter, its seconds, journal
+        "saves": [
+            [round(s.started - started, 3), round(s.seconds, 3), s.pending]
+            for s in sorted(saves, key=lambda s: s.started)
+        ],
+    }
     if importing is not None:
         status = await asyncio.to_thread(importing.wait)
         ended = time.monotonic()
@@ -185,8 +210,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="judgeboard-labelling-") as tmp:
         work = Path(tmp)
         db = prepare(args, work)
-        with serve(db, work / "streamlit.log") as (url, _pid):
-            saves, session_run = asyncio.run(_sessions(url, args, db, work))
+        with serve(db, work / "streamlit.log") as (url, pid):
+            saves, session_run = asyncio.run(_sessions(url, pid, args, db, work))
         people = [PERSON.format(n) for n in range(args.sessions)]
         checked = check(db, saves, people, session_run["stuck"])
         with_size = _sizes(db)
@@ -241,6 +266,12 @@ def report(result: dict[str, Any]) -> list[str]:
             f"{imported['status']}; {imported['saves_during']} saves overlapped it"
             + (f" (their p95 {during:.3f} s)" if during is not None else "")
         )
+    run = result["run"]
+    used = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in run["cpu_s"].items())
+    lines.append(
+        f"CPU while the labellers worked: {used}, of {run['cpu_available_s']:.0f} s "
+        f"({os.cpu_count()} cores x {run['wall_s']:.1f} s)"
+    )
     c = result["check"]
     lines.append(
         f"database check: {c['saves']} saves, {c['rows']} rows (the check applied "

@@ -30,5 +30,11 @@ def test_two_labellers_and_an_import_lose_and_duplicate_nothing() -> None:
     assert check["saves"] == check["rows"] == n and check["ok"]
     assert result["run"]["import"]["status"] == 0
     assert 0 < result["p50_s"] <= result["p95_s"] <= result["max_s"]
+    # Where the CPU went: the browser and the server both worked, and the saves in the
+    # timeline are the saves measured.
+    used = result["run"]["cpu_s"]
+    assert used["browser"] > 0 and used["server"] > 0
+    assert sum(used.values()) <= result["run"]["cpu_available_s"] * 1.2 + 1
+    assert len(result["run"]["saves"]) == n
     lines = bench_labelling.report(result)
     assert any(f"n = {n}" in line for line in lines)
