@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
+import pytest
+
 from dashboard.cli import main
 from dashboard.ids import content_id
 from dashboard.judging import BackgroundLoop, load_rubric, plan_run, reparse, run_plan
-from dashboard.store import Store
+from dashboard.store import Store, WriteConflict, writes
 from dashboard.types import JudgeCall, Preference, Rating
 from tests.judging.conftest import judge, panel, seed
 from tests.support.judge_server import JudgeServer, ModelScript, always
@@ -141,3 +145,61 @@ def test_a_run_completes_while_another_process_holds_the_database(
             ).fetchall()
         )
     assert rows == data.expected
+
+
+def test_a_run_completes_while_its_merge_meets_another_write_of_the_same_rows(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
+    # A person's save waits in the journal: it supersedes her label, which an import (another
+    # transaction of this process, not yet committed) supersedes too. Every merge of the
+    # run's results meets that conflict (WriteConflict, as a held file gives StoreBusy): the
+    # run goes on and keeps its results in the journal; once the import commits, the next
+    # opener applies all of them, and the save after the import.
+    data = seed(store, n_items=4)
+    answer = data.responses[0].response_id
+    first = _person(1, minutes=0, response_id=answer)
+    store.add_ratings([first])
+    server.script("patient", ModelScript(latency_ms=5))
+    plan = plan_run(store, panel(judge("patient", server)), load_rubric("likert-rag"))
+    with store.connection() as importer:
+        importer.execute("BEGIN TRANSACTION")
+        later = _person(2, minutes=1, response_id=answer)  # each writer chains it
+        writes.insert_rows(importer, "ratings", [writes.record_row(later)])
+        later_save = _person(3, minutes=2, response_id=answer)
+        saved = store.add_ratings([later_save])
+        assert saved.added == 0 and saved.pending is not None
+        summary = loop.run(run_plan(store, plan, flush_every_s=0.1, final_wait_s=0.3))
+        assert summary.pending_writes and summary.judge("patient").calls_made == 8
+        assert saved.pending.exists()
+        with pytest.raises(WriteConflict):  # still: nothing was merged meanwhile
+            store.apply_pending()
+        importer.execute("COMMIT")
+    with store.connection() as con:  # the next opener applies what waited in the spool
+        rows = dict(
+            con.execute(
+                "SELECT response_id, value FROM current_ratings WHERE rater = 'patient'"
+            ).fetchall()
+        )
+        mine = con.execute(
+            "SELECT value FROM current_ratings WHERE rater = 'ana' AND response_id = $r",
+            {"r": answer},
+        ).fetchall()
+    assert rows == data.expected
+    assert mine == [(3.0,)]
+
+
+def _person(value: float, *, minutes: int, response_id: str) -> Rating:
+    """ana's label of the answer; the writer names the label it supersedes."""
+    at = datetime(2024, 1, 1, 12, minutes)
+    return Rating(
+        content_id("ana", str(value), at.isoformat()),
+        response_id,
+        "human",
+        "ana",
+        "likert-rag",
+        "1",
+        value,
+        1,
+        5,
+        created_utc=at,
+    )
