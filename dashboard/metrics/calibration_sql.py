@@ -185,9 +185,11 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
     """Every rater's rating of every response that at least one person rated: the units of
     rating calibration. Unscored judge ratings are included, with value None; a judge's
     ratings of its few-shot version's examples are not (`NOT_AN_EXAMPLE`)."""
+    # NOT MATERIALIZED: `rated` is read twice, and DuckDB would otherwise keep all of it (every
+    # current rating of the rubric) to filter it by the person-rated answers: half the time.
     cursor = con.execute(
         f"""
-        WITH rated AS ({RATED})
+        WITH rated AS NOT MATERIALIZED ({RATED})
         SELECT response_id, rater_kind, rater, value,
                coalesce(rater_kind = 'llm'
                    AND ($panel_judges IS NULL OR list_contains($panel_judges, rater))

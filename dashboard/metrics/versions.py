@@ -195,8 +195,10 @@ def calibration_examples(store: Store, selection: Selection) -> tuple[UsedExampl
     if selection.rubric is None:
         return ()
     with store.connection() as con:
-        compared = {v.rubric_version for v in sql.compared_versions(con, selection)}
         used = sql.used_examples(con, rubric=selection.rubric)
+        if not used:  # no few-shot version of the rubric: nothing to look for
+            return ()
+        compared = {v.rubric_version for v in sql.compared_versions(con, selection)}
     return tuple(e for e in used if e.rubric_version in compared)
 
 

@@ -108,9 +108,9 @@ class ComparedVersion:
 def compared_versions(con: Connection, sel: Selection) -> list[ComparedVersion]:
     """The rubric versions of the judges' current ratings that calibration compares with
     people: on the selected responses a person rated, each version's own examples left out."""
-    cursor = con.execute(
+    cursor = con.execute(  # NOT MATERIALIZED: as in `calibration_sql.labelled_ratings`
         f"""
-        WITH rated AS ({RATED})
+        WITH rated AS NOT MATERIALIZED ({RATED})
         SELECT DISTINCT rubric_version FROM rated
         WHERE rater_kind = 'llm' AND rubric_version IS NOT NULL
           AND response_id IN (SELECT response_id FROM rated WHERE rater_kind = 'human')
