@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import timedelta
 
 import pytest
 
@@ -12,6 +12,7 @@ from dashboard.judging import BackgroundLoop, load_rubric, plan_run, reparse, ru
 from dashboard.store import Store, WriteConflict, writes
 from dashboard.types import JudgeCall, Preference, Rating
 from tests.judging.conftest import judge, panel, seed
+from tests.store.test_store import T0, _rating
 from tests.support.judge_server import JudgeServer, ModelScript, always
 from tests.support.locks import database_held
 
@@ -189,17 +190,6 @@ def test_a_run_completes_while_its_merge_meets_another_write_of_the_same_rows(
 
 
 def _person(value: float, *, minutes: int, response_id: str) -> Rating:
-    """ana's label of the answer; the writer names the label it supersedes."""
-    at = datetime(2024, 1, 1, 12, minutes)
-    return Rating(
-        content_id("ana", str(value), at.isoformat()),
-        response_id,
-        "human",
-        "ana",
-        "likert-rag",
-        "1",
-        value,
-        1,
-        5,
-        created_utc=at,
-    )
+    """`test_store`'s person's label of the answer, `minutes` after T0; the writer names the
+    label it supersedes."""
+    return _rating(value, at=T0 + timedelta(minutes=minutes), response_id=response_id)
