@@ -22,7 +22,9 @@ Afterwards the server is stopped, the journal (saves made while the import held 
 applied, and every save checked in the database: each is exactly one human rating of that
 person on that answer, and the benchmark's people have no other rows (nothing lost, nothing
 duplicated). While the labellers work, the CPU seconds of the server, the browser and the
-import are read from `/proc` (`bench/proc_cpu.py`) and reported beside what the cores had.
+import are read from `/proc` (`bench/proc_cpu.py`) and reported beside what the cores had;
+the server writes its own part of each run (`bench/timed_server.py`), reported beside the
+save-and-next the browser saw.
 Goals: p95 < 1 s with 20 labellers; p95 < 0.5 s alone on the sample and
 < 1 s on the 1M-response database. Exit status 1 when a goal or the check fails.
 """
@@ -43,6 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import timed_server
 from bench.labelling_sessions import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -168,6 +171,28 @@ async def _sessions(
     return saves, run
 
 
+def server_part(
+    saves: list[Save], runs: list[tuple[str, float, float, float, str]]
+) -> dict[str, Any]:
+    """The server's part of the runs asked for while the labellers saved (from the first
+    Enter to the last next answer): each from the server's reading of the request to its
+    queueing of the run's end (`bench/timed_server.py`). A labeller only saves meanwhile,
+    so each of these runs is a save's (`n` against the saves says so)."""
+    if not saves:
+        return {"n": 0}
+    first = min(s.started for s in saves)
+    last = max(s.started + s.seconds for s in saves)
+    seconds = [ended - asked for _, asked, _, ended, _ in runs if first <= asked <= last]
+    if not seconds:
+        return {"n": 0}
+    return {
+        "n": len(seconds),
+        "p50_s": statistics.median(seconds),
+        "p95_s": percentile(seconds, 95),
+        "max_s": max(seconds),
+    }
+
+
 def check(
     db: Path, saves: list[Save], people: list[str], stuck: list[dict[str, str]]
 ) -> dict[str, Any]:
@@ -210,8 +235,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="judgeboard-labelling-") as tmp:
         work = Path(tmp)
         db = prepare(args, work)
-        with serve(db, work / "streamlit.log") as (url, pid):
+        with serve(db, work / "streamlit.log", timings=work / "runs.tsv") as (url, pid):
             saves, session_run = asyncio.run(_sessions(url, pid, args, db, work))
+        session_run["server_runs"] = server_part(saves, timed_server.read(work / "runs.tsv"))
         people = [PERSON.format(n) for n in range(args.sessions)]
         checked = check(db, saves, people, session_run["stuck"])
         with_size = _sizes(db)
@@ -267,6 +293,12 @@ def report(result: dict[str, Any]) -> list[str]:
             + (f" (their p95 {during:.3f} s)" if during is not None else "")
         )
     run = result["run"]
+    if (server := run.get("server_runs") or {}).get("n"):
+        lines.append(
+            f"the server's part (request read -> the run's end queued): n = {server['n']} runs "
+            f"for {result['n']} saves, p50 {server['p50_s']:.3f} s, p95 "
+            f"{server['p95_s']:.3f} s, max {server['max_s']:.3f} s"
+        )
     used = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in run["cpu_s"].items())
     lines.append(
         f"CPU while the labellers worked: {used}, of {run['cpu_available_s']:.0f} s "

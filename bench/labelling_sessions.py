@@ -124,13 +124,17 @@ def _healthy(url: str, process: subprocess.Popen[bytes], timeout_s: float = 120)
 
 
 @contextmanager
-def serve(db: Path, log: Path) -> Iterator[tuple[str, int]]:
+def serve(db: Path, log: Path, timings: Path | None = None) -> Iterator[tuple[str, int]]:
     """The dashboard on the database, on 127.0.0.1, started as `judgeboard serve` starts it;
-    yields (base URL, server PID)."""
+    yields (base URL, server PID). With `timings`, the server writes there the server's part
+    of each run a browser asks for (`bench/timed_server.py`)."""
     from dashboard.cli.serve import streamlit_command
 
     port = _free_port()
     command = streamlit_command(address="127.0.0.1", port=port)  # what `judgeboard serve` runs
+    if timings is not None:
+        assert command[1:3] == ["-m", "streamlit"], command
+        command[2:3] = ["bench.timed_server", str(timings)]
     command += ["--server.fileWatcherType", "none"]
     env = {**os.environ, "JUDGEBOARD_DB": str(db)}
     env.pop("JUDGEBOARD_USERS", None)  # no users file: the Annotator box names the person

@@ -36,5 +36,10 @@ def test_two_labellers_and_an_import_lose_and_duplicate_nothing() -> None:
     assert used["browser"] > 0 and used["server"] > 0
     assert sum(used.values()) <= result["run"]["cpu_available_s"] * 1.2 + 1
     assert len(result["run"]["saves"]) == n
+    # The server wrote its part of each save's run: one run a save, shorter than the save.
+    server = result["run"]["server_runs"]
+    assert server["n"] == n
+    assert 0 < server["p50_s"] <= server["p95_s"] <= server["max_s"] <= result["max_s"]
     lines = bench_labelling.report(result)
+    assert any("the server's part" in line and f"for {n} saves" in line for line in lines)
     assert any(f"n = {n}" in line for line in lines)
