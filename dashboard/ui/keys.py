@@ -3,10 +3,11 @@
 `st.iframe` runs an HTML string in a same-origin iframe, so its script can listen on the
 app's document (`window.parent.document`). It is installed once per browser tab; each run
 replaces the key map. A key clicks the element it is bound to, found by the Streamlit key's
-CSS class (`st-key-<key>`, a prefix: the labelling widgets' keys carry the answer's id):
-a button (`click`), or the radio option whose text is the key (`pick`). Keys typed into a
-text box are left alone. Enter is not here: it is the Save button's own Streamlit shortcut
-(`shortcut="Enter"`), since Streamlit keeps Enter from reaching the document.
+CSS class (`st-key-<key>`, a prefix: the labelling widgets' keys carry the answer's id;
+the one not marked stale while a run redraws the page): a button (`click`), or the radio
+option whose text is the key (`pick`). Keys typed into a text box are left alone. Enter is
+not here: it is the Save button's own Streamlit shortcut (`shortcut="Enter"`), since
+Streamlit keeps Enter from reaching the document.
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ window.addEventListener("keydown", (event) => {
   const name = event.key.length === 1 ? event.key.toLowerCase() : event.key;
   const bound = (window.__jbKeys || {})[name];
   if (!bound) return;
-  const box = document.querySelector(`[class*="st-key-${bound.key}"]`);
+  // While a run redraws the page, the old answer's widgets may stay beside the new ones,
+  // marked stale: the key goes to the one that is not.
+  const boxes = Array.from(document.querySelectorAll(`[class*="st-key-${bound.key}"]`));
+  const box = boxes.find((b) => !b.closest('[data-stale="true"]')) || boxes[0];
   if (!box) return;
   const element = bound.pick === undefined
     ? box.querySelector("button")

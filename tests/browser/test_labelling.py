@@ -173,6 +173,11 @@ def _label_campaign(page: Page) -> None:
             1, timeout=STEP_TIMEOUT_MS
         )
         page.keyboard.press("Enter")
+        # the next answer's form (nothing checked) or none: the save's run has drawn it (the
+        # last save's line may still be on the page until then)
+        expect(page.locator('[class*="st-key-annotate_value_"] input:checked')).to_have_count(
+            0, timeout=STEP_TIMEOUT_MS
+        )
         expect(page.get_by_test_id("stAlert").filter(has_text=SAVED)).to_have_count(
             1, timeout=STEP_TIMEOUT_MS
         )

@@ -1,0 +1,62 @@
+"""The labelling pages' key listener (dashboard/ui/keys.py), run in Chromium on a page made to
+look like Annotate's mid-redraw: the old answer's radio, marked stale, before the new one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+from dashboard.ui import keys
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS
+
+
+def _radio(key: str) -> str:
+    options = "".join(
+        f'<label><input type="radio" name="{key}" value="{v}"><span>{v}</span></label>'
+        for v in range(1, 6)
+    )
+    return f'<div class="stElementContainer st-key-{key}">{options}</div>'
+
+
+PAGE = f"""<html><body>
+<div data-stale="true">{_radio("annotate_value_old")}</div>
+<div data-stale="false">{_radio("annotate_value_new")}</div>
+<input type="text" id="name">
+</body></html>"""
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            found = browser.new_page()
+            found.set_content(PAGE)
+            found.add_script_tag(content=keys._LISTENER)
+            bindings = {str(v): keys.pick("annotate_value_", str(v)) for v in range(1, 6)}
+            found.evaluate(f"window.__jbKeys = {json.dumps(bindings)}")
+            yield found
+        finally:
+            browser.close()
+
+
+def _checked(page: Page, key: str) -> list[str]:
+    return page.eval_on_selector_all(
+        f'[name="{key}"]:checked', "(inputs) => inputs.map((i) => i.value)"
+    )
+
+
+def test_a_digit_rates_the_answer_that_is_not_stale(page: Page) -> None:
+    page.keyboard.press("4")
+    assert _checked(page, "annotate_value_new") == ["4"]
+    assert _checked(page, "annotate_value_old") == []
+
+
+def test_a_digit_typed_in_a_text_box_rates_nothing(page: Page) -> None:
+    page.click("#name")
+    page.keyboard.press("2")
+    assert page.input_value("#name") == "2"
+    assert _checked(page, "annotate_value_new") == _checked(page, "annotate_value_old") == []
