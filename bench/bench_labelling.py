@@ -142,6 +142,12 @@ async def _sessions(
         "wall_s": wall,
         "import": None,
         "stuck": [s.__dict__ for s in stuck],
+        # digits that rated nothing within 15 s (then pressed again), with what the page showed
+        "keys_lost": [
+            {"person": s.person, "response_id": s.response_id, "state": s.key_lost}
+            for s in saves
+            if s.key_lost is not None
+        ],
         # CPU seconds while the labellers worked, by process (the benchmark's own: the
         # labellers' scripts and the sampling), against the cores x the wall time
         "cpu_s": {
@@ -175,21 +181,29 @@ def server_part(
     saves: list[Save], runs: list[tuple[str, float, float, float, str]]
 ) -> dict[str, Any]:
     """The server's part of the runs asked for while the labellers saved (from the first
-    Enter to the last next answer): each from the server's reading of the request to its
-    queueing of the run's end (`bench/timed_server.py`). A labeller only saves meanwhile,
-    so each of these runs is a save's (`n` against the saves says so)."""
-    if not saves:
+    Enter to the last next answer), from `bench/timed_server.py`: each from the server's
+    reading of the request to its queueing of the run's end (`p50_s`, ...), and the part of
+    that spent before the run started (`wait_p50_s`, `wait_p95_s`). A labeller only saves
+    meanwhile, so most of these runs are saves'; `n` against the saves says whether other
+    runs came too."""
+    first = min((s.started for s in saves), default=0.0)
+    last = max((s.started + s.seconds for s in saves), default=-1.0)
+    timed = [
+        (started - asked, ended - asked)
+        for _, asked, started, ended, _ in runs
+        if first <= asked <= last
+    ]
+    if not timed:
         return {"n": 0}
-    first = min(s.started for s in saves)
-    last = max(s.started + s.seconds for s in saves)
-    seconds = [ended - asked for _, asked, _, ended, _ in runs if first <= asked <= last]
-    if not seconds:
-        return {"n": 0}
+    waits = [wait for wait, _ in timed]
+    seconds = [total for _, total in timed]
     return {
         "n": len(seconds),
         "p50_s": statistics.median(seconds),
         "p95_s": percentile(seconds, 95),
         "max_s": max(seconds),
+        "wait_p50_s": statistics.median(waits),
+        "wait_p95_s": percentile(waits, 95),
     }
 
 
@@ -297,13 +311,28 @@ def report(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"the server's part (request read -> the run's end queued): n = {server['n']} runs "
             f"for {result['n']} saves, p50 {server['p50_s']:.3f} s, p95 "
-            f"{server['p95_s']:.3f} s, max {server['max_s']:.3f} s"
+            f"{server['p95_s']:.3f} s, max {server['max_s']:.3f} s; of it, before the run "
+            f"started: p50 {server['wait_p50_s']:.3f} s, p95 {server['wait_p95_s']:.3f} s"
         )
+    lines.append(
+        f"digits that rated nothing within 15 s (pressed again): {len(run['keys_lost'])}"
+        + "".join(
+            f"\n  {lost['person']} on {lost['response_id']}: {lost['state']}"
+            for lost in run["keys_lost"]
+        )
+    )
     used = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in run["cpu_s"].items())
     lines.append(
         f"CPU while the labellers worked: {used}, of {run['cpu_available_s']:.0f} s "
         f"({os.cpu_count()} cores x {run['wall_s']:.1f} s)"
     )
+    if result["n"] and (cpu_a_save := sum(run["cpu_s"].values()) / result["n"]):
+        # what the machine could do at most at this CPU a save, all of it on these cores
+        lines.append(
+            f"pace: {result['n'] / run['wall_s']:.2f} saves a second; {cpu_a_save:.2f} s of "
+            f"CPU a save, all processes, so at most "
+            f"{run['cpu_available_s'] / run['wall_s'] / cpu_a_save:.2f} saves a second here"
+        )
     c = result["check"]
     lines.append(
         f"database check: {c['saves']} saves, {c['rows']} rows (the check applied "

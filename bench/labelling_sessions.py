@@ -4,7 +4,8 @@
 at the end). `label` drives one Chromium context as one annotator on the Annotate page: it
 types its name in the sidebar's Annotator box (no users file: the identity the app uses
 then), and then, `saves` times: waits its think time, presses a digit (the keyboard binding
-picks that rating), and from the Enter that saves, waits until the next answer is on the
+picks that rating; a digit that has rated nothing after 15 s is noted, with what the page
+showed, and pressed again), and from the Enter that saves, waits until the next answer is on the
 page and the save is confirmed. That interval is one save-and-next:
 - Enter pressed ->
 - the URL names a different answer (the page writes it at the end of the run that drew it),
@@ -43,6 +44,7 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1400, "height": 1000}
 STEP_TIMEOUT_MS = 120_000
+KEY_TIMEOUT_MS = 15_000  # a digit whose rating has not shown by then is pressed again
 SAVED = "Saved your rating"
 PENDING = "applied when the file is free"
 POLL_MS = 20
@@ -62,6 +64,10 @@ _STATE = """() => ({
   script: document.querySelector('[data-testid="stApp"]')?.getAttribute("data-test-script-state"),
   alerts: Array.from(document.querySelectorAll('[data-testid="stAlert"]')).map((a) => a.innerText),
   checked: document.querySelectorAll('[class*="st-key-annotate_value_"] input:checked').length,
+  radios: Array.from(document.querySelectorAll('[class*="st-key-annotate_value_"]')).map((b) =>
+    `${b.getAttribute("data-stale")}:${b.querySelectorAll("label").length}`),
+  focus: document.activeElement ? document.activeElement.tagName : null,
+  keys: Object.keys(window.__jbKeys || {}).join(""),
 })"""
 _NAMED = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
@@ -78,13 +84,15 @@ _SETTLED = """() => {
 
 @dataclass(frozen=True)
 class Save:
-    """One save-and-next: who, on which answer, its seconds, when it started (monotonic)."""
+    """One save-and-next: who, on which answer, its seconds, when it started (monotonic);
+    `key_lost`: what the page showed when the digit rated nothing (pressed again), if so."""
 
     person: str
     response_id: str
     seconds: float
     started: float
     pending: bool
+    key_lost: str | None = None
 
 
 @dataclass(frozen=True)
@@ -192,7 +200,18 @@ async def save_and_next(page: Page, person: str, digit: str) -> Save:
     before = await _item(page)
     await page.keyboard.press(digit)
     checked = page.locator('[class*="st-key-annotate_value_"] input:checked')
-    await checked.wait_for(state="attached")
+    key_lost = None
+    try:
+        await checked.wait_for(state="attached", timeout=KEY_TIMEOUT_MS)
+    except PlaywrightTimeout:
+        # the digit rated nothing: kept as a finding (with the page), and pressed again
+        key_lost = str(await page.evaluate(_STATE))
+        await page.keyboard.press(digit)
+        try:
+            await checked.wait_for(state="attached")
+        except PlaywrightTimeout as error:
+            stuck = Stuck(person, before, f"the digit rated nothing twice: {key_lost}")
+            raise SaveStuck(stuck) from error
     started = time.monotonic()
     await page.keyboard.press("Enter")
     try:
@@ -207,7 +226,7 @@ async def save_and_next(page: Page, person: str, digit: str) -> Save:
         shown = await page.get_by_test_id("stException").first.inner_text()
         raise RuntimeError(f"{person}: the Annotate page raised after a save:\n{shown}")
     pending = PENDING in await page.get_by_test_id("stAlert").first.inner_text()
-    return Save(person, before, seconds, started, pending)
+    return Save(person, before, seconds, started, pending, key_lost)
 
 
 async def label(

@@ -40,6 +40,13 @@ def test_two_labellers_and_an_import_lose_and_duplicate_nothing() -> None:
     server = result["run"]["server_runs"]
     assert server["n"] == n
     assert 0 < server["p50_s"] <= server["p95_s"] <= server["max_s"] <= result["max_s"]
+    assert 0 <= server["wait_p50_s"] <= server["wait_p95_s"] <= server["max_s"]
     lines = bench_labelling.report(result)
     assert any("the server's part" in line and f"for {n} saves" in line for line in lines)
     assert any(f"n = {n}" in line for line in lines)
+    lost = len(result["run"]["keys_lost"])
+    assert any(
+        line.startswith(f"digits that rated nothing within 15 s (pressed again): {lost}")
+        for line in lines
+    )
+    assert any(line.startswith("pace: ") and "saves a second here" in line for line in lines)
