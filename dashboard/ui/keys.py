@@ -6,8 +6,8 @@ replaces the key map. A key clicks the element it is bound to, found by the Stre
 CSS class (`st-key-<key>`, a prefix: the labelling widgets' keys carry the answer's id;
 the one not marked stale while a run redraws the page): a button (`click`), or the radio
 option whose text is the key (`pick`). Keys typed into a text box are left alone. Enter is
-not here: it is the Save button's own Streamlit shortcut (`shortcut="Enter"`), since
-Streamlit keeps Enter from reaching the document.
+bound as the others are (a `click` on the Save button); the listener hears keys in the
+capture phase, before Streamlit's own handlers can keep them from the document.
 """
 
 from __future__ import annotations

@@ -13,17 +13,20 @@ from dashboard.ui import keys
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS
 
 
-def _radio(key: str) -> str:
+def _radio(key: str, *, stale: bool) -> str:
+    """A keyed radio as Streamlit 1.67 draws it: its element container carries both the
+    key's class and `data-stale`."""
     options = "".join(
         f'<label><input type="radio" name="{key}" value="{v}"><span>{v}</span></label>'
         for v in range(1, 6)
     )
-    return f'<div class="stElementContainer st-key-{key}">{options}</div>'
+    marked = "true" if stale else "false"
+    return f'<div class="stElementContainer st-key-{key}" data-stale="{marked}">{options}</div>'
 
 
 PAGE = f"""<html><body>
-<div data-stale="true">{_radio("annotate_value_old")}</div>
-<div data-stale="false">{_radio("annotate_value_new")}</div>
+{_radio("annotate_value_old", stale=True)}
+{_radio("annotate_value_new", stale=False)}
 <input type="text" id="name">
 </body></html>"""
 
