@@ -49,6 +49,7 @@ from bench import timed_server
 from bench.labelling_sessions import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    KEY_TIMEOUT_MS,
     REPO_ROOT,
     STEP_TIMEOUT_MS,
     Save,
@@ -142,7 +143,7 @@ async def _sessions(
         "wall_s": wall,
         "import": None,
         "stuck": [s.__dict__ for s in stuck],
-        # digits that rated nothing within 15 s (then pressed again), with what the page showed
+        # digits that rated nothing within KEY_TIMEOUT_MS (then pressed again), with the page
         "keys_lost": [
             {"person": s.person, "response_id": s.response_id, "state": s.key_lost}
             for s in saves
@@ -187,13 +188,13 @@ def server_part(saves: list[Save], runs: list[timed_server.Run]) -> dict[str, An
     file held by the import, are only counted (`fragment_runs`)."""
     first = min((s.started for s in saves), default=0.0)
     last = max((s.started + s.seconds for s in saves), default=-1.0)
-    inside = [run for run in runs if first <= run[1] <= last]
-    fragments = sum(kind == "fragment" for *_, kind in inside)
-    pages = [run for run in inside if run[5] == "page"]
+    inside = [run for run in runs if first <= run.asked <= last]
+    fragments = sum(run.kind == "fragment" for run in inside)
+    pages = [run for run in inside if run.kind == "page"]
     if not pages:
         return {"n": 0, "fragment_runs": fragments}
-    waits = [started - asked for _, asked, started, _, _, _ in pages]
-    seconds = [ended - asked for _, asked, _, ended, _, _ in pages]
+    waits = [run.started - run.asked for run in pages]
+    seconds = [run.ended - run.asked for run in pages]
     return {
         "n": len(seconds),
         "fragment_runs": fragments,
@@ -315,7 +316,8 @@ def report(result: dict[str, Any]) -> list[str]:
             f"{server['wait_p50_s']:.3f} s, p95 {server['wait_p95_s']:.3f} s"
         )
     lines.append(
-        f"digits that rated nothing within 15 s (pressed again): {len(run['keys_lost'])}"
+        f"digits that rated nothing within {KEY_TIMEOUT_MS / 1000:g} s (pressed again): "
+        f"{len(run['keys_lost'])}"
         + "".join(
             f"\n  {lost['person']} on {lost['response_id']}: {lost['state']}"
             for lost in run["keys_lost"]

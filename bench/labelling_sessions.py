@@ -5,8 +5,8 @@ at the end). `label` drives one Chromium context as one annotator on the Annotat
 types its name in the sidebar's Annotator box (no users file: the identity the app uses
 then), and then, `saves` times: waits its think time, presses a digit (the keyboard binding
 picks that rating; a digit that has rated nothing after 15 s is noted, with what the page
-showed, and pressed again), and from the Enter that saves, waits until the next answer is on the
-page and the save is confirmed. That interval is one save-and-next:
+showed, and pressed again), and from the Enter that saves, waits until the next answer is
+on the page and the save is confirmed. That interval is one save-and-next:
 - Enter pressed ->
 - the URL names a different answer (the page writes it at the end of the run that drew it),
 - the script run has finished (`data-test-script-state` = notRunning), and

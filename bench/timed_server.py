@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
 def install(timings: Path) -> None:
@@ -71,19 +71,26 @@ def install(timings: Path) -> None:
     AppSession._on_scriptrunner_event = timed_event  # type: ignore[method-assign]
 
 
-Run = tuple[str, float, float, float, str, str]
+class Run(NamedTuple):
+    """One run as the server wrote it; `kind` is "page", or "fragment" for a fragment's own
+    run, such as the once-a-second look of a page waiting for the file."""
+
+    session: str
+    asked: float  # the request read
+    started: float
+    ended: float  # the run's end queued
+    status: str  # how it ended
+    kind: str
 
 
 def read(timings: Path) -> list[Run]:
-    """The runs written so far: (session id, request read, run started, end queued, how it
-    ended, what was asked: "page", or "fragment" for a fragment's own run, such as the
-    once-a-second look of a page waiting for the file)."""
+    """The runs written so far."""
     if not timings.exists():
         return []
     rows = []
     for line in timings.read_text(encoding="utf-8").splitlines():
         session, asked, started, ended, status, kind = line.split("\t")
-        rows.append((session, float(asked), float(started), float(ended), status, kind))
+        rows.append(Run(session, float(asked), float(started), float(ended), status, kind))
     return rows
 
 
