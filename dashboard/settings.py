@@ -22,6 +22,20 @@ DB_ENV = "JUDGEBOARD_DB"
 PANELS_ENV = "JUDGEBOARD_PANELS"
 
 
+def _seconds(name: str, default: float) -> float:
+    """A number of seconds from the environment (the benchmarks set 0 to compare without)."""
+    found = os.environ.get(name, "").strip()
+    try:
+        return max(0.0, float(found)) if found else default
+    except ValueError:
+        raise SystemExit(f"{name} must be a number of seconds, not {found!r}") from None
+
+
+# The dashboard keeps the database open this long after its last unit of work, unless
+# another process waits for the file (dashboard/store/waiters.py); 0: open it each time.
+KEEP_WARM_S = _seconds("JUDGEBOARD_KEEP_WARM_S", 1.0)
+
+
 def resolve_db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
     """The database file to use; the flag wins over the environment, which wins over the default."""
     chosen = cli_value or os.environ.get(DB_ENV) or DEFAULT_DB

@@ -66,11 +66,14 @@ class Store:
         *,
         wait_s: float = 30.0,
         spool_wait_s: float | None = None,
+        keep_warm_s: float = 0.0,
     ) -> None:
         """`wait_s`: how long a unit of work waits while another process holds the file.
         `spool_wait_s`: how long a write that may go to the journal waits before it does
-        (default `wait_s`; the dashboard's is short, so that a save never makes anyone wait)."""
-        self.db = Database(path, wait_s=wait_s)
+        (default `wait_s`; the dashboard's is short, so that a save never makes anyone wait).
+        `keep_warm_s`: how long the file stays open after a unit of work (the dashboard's;
+        see `Database`)."""
+        self.db = Database(path, wait_s=wait_s, keep_warm_s=keep_warm_s)
         self.spool = Spool.beside(self.db.path)
         self.spool_wait_s = spool_wait_s
         # Threads of one process share the database instance, so two of them could otherwise

@@ -1,16 +1,20 @@
 """The one place that opens DuckDB.
 
 DuckDB lets a single process hold a database file. The dashboard and the CLI share one file, so
-nobody keeps it open: every unit of work opens the file, does its work in a transaction and
-closes it again (about 25 ms on a 1 GB file). When another process holds the file, `connect`
-waits with exponential backoff and, after `wait_s`, raises `StoreBusy` naming the holder's PID.
-Within one process DuckDB shares a single database instance between connections to the same
-path, so threads (Streamlit sessions) never lock each other out.
+nobody keeps it open for long: every unit of work opens the file, does its work in a
+transaction and closes it again (about 25 ms on a 1 GB file). The dashboard keeps it open for
+a moment more (`keep_warm_s`), so that its many small units of work (a save, then the page's
+reads) join the open file instead of opening it each time, and lets go of it at once when
+another process says that it waits for it (`waiters`). When another process holds the file,
+`connect` says so in that note, waits with backoff and, after `wait_s`, raises `StoreBusy`
+naming the holder's PID. Within one process DuckDB shares a single database instance between
+connections to the same path, so threads (Streamlit sessions) never lock each other out.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import threading
@@ -21,7 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from dashboard.store import migrations
+from dashboard.store import migrations, waiters
 from dashboard.store.errors import (
     CannotCreateDatabase,
     CannotOpenDatabase,
@@ -62,6 +66,14 @@ Connection = duckdb.DuckDBPyConnection
 # a connection without Python's replacement scans (`register` then fails). Connecting one
 # thread at a time removes the race; a connect takes milliseconds.
 _CONNECT_LOCK = threading.Lock()
+# A waiter tries again at least this often, so that its note (`waiters`) stays fresh and it
+# takes the file soon after a dashboard lets go of it.
+_MAX_DELAY_S = 0.1
+# How long a dashboard holds back a new unit of work while another process waits for the
+# file (it takes the file as soon as this process's units of work have ended).
+_MAKE_WAY_S = 0.5
+# How often a waiting process writes its note again (its threads wait together).
+_NOTE_EVERY_S = 0.2
 
 
 def _lock_holder(error: BaseException) -> int | None:
@@ -88,10 +100,21 @@ class Database:
     """Opens the file on demand, migrating it on first use in this process."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, wait_s: float = 30.0, memory_limit: str | None = None
+        self,
+        path: str | os.PathLike[str],
+        *,
+        wait_s: float = 30.0,
+        memory_limit: str | None = None,
+        keep_warm_s: float = 0.0,
     ) -> None:
+        """`keep_warm_s`: keep the file open this long after each unit of work, unless
+        another process waits for it (`waiters`): the dashboard's many small units of work
+        then skip most of the cost of opening and closing it."""
         self.path = Path(path)
         self.wait_s = wait_s
+        self._warm = _Warm(self, keep_warm_s) if keep_warm_s > 0 else None
+        self._thread = threading.local()  # `depth`: this thread's open connections
+        self._noted_s = -math.inf  # when this process last wrote that it waits (`waiters`)
         self.memory_limit = memory_limit or os.environ.get("JUDGEBOARD_MEMORY_LIMIT", "3GB")
         self.read_only = False  # set once the file turns out to be read-only for us
         self._migrated = False
@@ -99,11 +122,18 @@ class Database:
 
     def _open(self, wait_s: float) -> Connection:
         deadline = time.monotonic() + wait_s
+        if self._warm is not None and not getattr(self._thread, "depth", 0):
+            # not inside another unit of work of this thread (which holds the file already)
+            self._warm.make_way(deadline)
         delay_s = 0.02
+        asked = False
         while True:
             try:
                 with _CONNECT_LOCK:
-                    return self._connect()
+                    con = self._connect()
+                if asked:
+                    waiters.got_it(self.path)
+                return con
             except duckdb.Error as error:
                 if not is_lock_error(error):
                     raise fault_of(error, self.path) or CannotOpenDatabase(
@@ -111,9 +141,15 @@ class Database:
                     ) from error
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
+                    if asked:
+                        waiters.got_it(self.path)  # gave up: no longer waiting
                     raise StoreBusy(self.path, wait_s, _lock_holder(error)) from error
+                if time.monotonic() - self._noted_s > _NOTE_EVERY_S:
+                    waiters.ask_for(self.path)  # a dashboard keeping the file warm makes way
+                    self._noted_s = time.monotonic()
+                asked = True
                 time.sleep(min(delay_s, remaining))
-                delay_s = min(delay_s * 2, 0.5)
+                delay_s = min(delay_s * 2, _MAX_DELAY_S)
 
     def _connect(self) -> Connection:
         """Open for writing; a file we may only read is opened read-only from then on (DuckDB
@@ -160,6 +196,7 @@ class Database:
         except OSError as error:
             raise CannotCreateDatabase(self.path, _plain(str(error))) from error
         con = self._open(self.wait_s if wait_s is None else wait_s)
+        self._thread.depth = getattr(self._thread, "depth", 0) + 1
         try:
             con.execute("SET memory_limit = ?", [self.memory_limit])
             if not self._migrated:
@@ -167,6 +204,8 @@ class Database:
                     if not self._migrated:
                         self._migrate(con)
                         self._migrated = True
+            if self._warm is not None:
+                self._warm.used()
             yield con
         except Exception as error:
             fault = fault_of(error, self.path)
@@ -174,7 +213,71 @@ class Database:
                 raise
             raise fault from error
         finally:
-            _close(con, self.path)
+            self._thread.depth -= 1
+            try:
+                _close(con, self.path)
+            finally:
+                if self._warm is not None:
+                    self._warm.touch()
+
+
+class _Warm:
+    """One more connection of this process, kept open for `keep_s` after the last unit of
+    work: while it is open, a unit of work joins the open instance (about 1 ms) instead of
+    opening and closing the file (25-35 ms, more on a large file). It is closed by a watcher
+    thread once the file has been idle that long, or at once when another process waits
+    for the file (`waiters`)."""
+
+    CHECK_S = 0.05
+
+    def __init__(self, db: Database, keep_s: float) -> None:
+        self.db, self.keep_s = db, keep_s
+        self._lock = threading.Lock()
+        self._con: Connection | None = None
+        self._last_use_s = 0.0
+
+    def touch(self) -> None:
+        """A unit of work ended: the file stays open `keep_s` from now."""
+        with self._lock:
+            self._last_use_s = time.monotonic()
+
+    def used(self) -> None:
+        """A unit of work has just opened the file: keep it open from now on for `keep_s`
+        (joining the instance that the unit's connection holds open)."""
+        with self._lock:
+            self._last_use_s = time.monotonic()
+            if self._con is not None or waiters.waited_for(self.db.path):
+                return
+            try:
+                with _CONNECT_LOCK:
+                    self._con = self.db._connect()
+            except duckdb.Error as error:  # the unit's own connection has closed meanwhile
+                log.debug("not keeping %s open: %s", self.db.path, error)
+                return
+        threading.Thread(target=self._watch, name="judgeboard-warm", daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(self.CHECK_S)
+            with self._lock:
+                idle_s = time.monotonic() - self._last_use_s
+                if idle_s < self.keep_s and not waiters.waited_for(self.db.path):
+                    continue
+                con, self._con = self._con, None
+            if con is not None:
+                try:
+                    _close(con, self.db.path)
+                except (StoreError, duckdb.Error) as error:  # its checkpoint (a full disk):
+                    log.warning("closing %s: %s", self.db.path, error)  # the next unit meets it
+            return
+
+    def make_way(self, deadline: float) -> None:
+        """While another process waits for the file, hold back this new unit of work for a
+        moment (at most `_MAKE_WAY_S`, never past `deadline`), so that it gets the file
+        once this process's units of work have ended."""
+        until = min(time.monotonic() + _MAKE_WAY_S, deadline)
+        while waiters.waited_for(self.db.path) and time.monotonic() < until:
+            time.sleep(0.02)
 
 
 def _close(con: Connection, path: Path) -> None:

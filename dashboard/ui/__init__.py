@@ -23,7 +23,7 @@ from typing import Any, TypeVar, cast
 import streamlit as st
 
 from dashboard.judging import Rubric, list_rubrics
-from dashboard.settings import resolve_db_path
+from dashboard.settings import KEEP_WARM_S, resolve_db_path
 from dashboard.store import Store, StoreBusy, StoreError, reads
 from dashboard.types import DatasetSummary
 from dashboard.ui import auth, earlier, links
@@ -45,7 +45,7 @@ FINGERPRINT_WAIT_S = 0.1
 
 @st.cache_resource(show_spinner=False)
 def _store_for(path: str) -> Store:
-    return Store(path, wait_s=WAIT_S, spool_wait_s=SPOOL_WAIT_S)
+    return Store(path, wait_s=WAIT_S, spool_wait_s=SPOOL_WAIT_S, keep_warm_s=KEEP_WARM_S)
 
 
 def get_store() -> Store:
