@@ -7,13 +7,14 @@ import streamlit as st
 from dashboard import ui
 from dashboard.settings import pages_dir
 from dashboard.store import StoreError
-from dashboard.ui import auth, tables_fit
+from dashboard.ui import auth, serving, tables_fit
 
 PAGES = pages_dir()
 
 # An emoji icon becomes a data: URL in the browser; a :material/…: one would be fetched from
 # a font host on the internet, and the dashboard asks no host but its own.
 st.set_page_config(page_title="judgeboard", page_icon="⚖️", layout="wide")
+serving.tune()  # once per server process: see dashboard/ui/serving.py
 page = st.navigation(
     [
         st.Page(
