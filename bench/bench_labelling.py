@@ -4,6 +4,7 @@
     python -m bench.bench_labelling single    # one labeller, on the sample
     python -m bench.bench_labelling single --items 250000   # ... on the 1M-response database
     python -m bench.bench_labelling load --sessions 2 --saves 3 --import-records 2000  # a look
+    python -m bench.bench_labelling load --baseline  # first with the file opened each time
 
 One dashboard (`streamlit run`, 127.0.0.1) serves one database; one headless Chromium holds
 one context per labeller, each its own annotator (named in the sidebar's Annotator box, the
@@ -13,7 +14,8 @@ x `--think-s`; see `bench/labelling_sessions.py` for what one save-and-next meas
 
 - `load`: the labellers work at once on a copy of the bundled sample while `judgeboard
   import` of another file (`--import-records` synthetic RAG records, as `bench_import` makes
-  them) runs into the same database, started once every labeller has its first answer.
+  them) runs into the same database, started once the labellers have made a fifth of their
+  saves; the saves that overlapped it (from its process's start to its end) are counted.
 - `single`: one labeller, no import; on the sample, or with `--items N` on the dashboard
   benchmark's database (`bench/dashboard_fixture.py`: N items x 4 systems = 4N responses,
   16N judge ratings; 250,000 items = 1M responses), or on `--db PATH` (copied).
@@ -24,7 +26,9 @@ person on that answer, and the benchmark's people have no other rows (nothing lo
 duplicated). While the labellers work, the CPU seconds of the server, the browser and the
 import are read from `/proc` (`bench/proc_cpu.py`) and reported beside what the cores had;
 the server writes its own part of each run (`bench/timed_server.py`), reported beside the
-save-and-next the browser saw.
+save-and-next the browser saw. With `--baseline` the same run is made twice, first with the
+dashboard opening the file for each unit of work (`JUDGEBOARD_KEEP_WARM_S=0`), and the
+second is given as ratios of the first.
 Goals: p95 < 1 s with 20 labellers; p95 < 0.5 s alone on the sample and
 < 1 s on the 1M-response database. Exit status 1 when a goal or the check fails.
 """
@@ -60,6 +64,8 @@ from bench.labelling_sessions import (
 from bench.proc_cpu import CpuByGroup
 
 PERSON = "bench-labeller-{:02d}"
+# The dashboard opening the file for each unit of work (dashboard/settings.py).
+WITHOUT_SAVINGS = {"JUDGEBOARD_KEEP_WARM_S": "0"}
 IMPORT_DATASET = "bench-import"
 GOALS_S = {"load": 1.0, "sample": 0.5, "large": 1.0}
 
@@ -101,6 +107,47 @@ def _import(db: Path, source: Path, log: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=out, stderr=out)
 
 
+class _Importer:
+    """The CLI import run into the served database while the labellers work: when it
+    started and when its process really ended (watched as it runs, not after the labellers)."""
+
+    def __init__(self, db: Path, source: Path | None, log: Path, cpu: CpuByGroup) -> None:
+        self.db, self.source, self.log, self.cpu = db, source, log, cpu
+        self.process: subprocess.Popen[bytes] | None = None
+        self.started: float | None = None
+        self.ended: asyncio.Future[float] | None = None
+
+    def start(self) -> None:
+        assert self.source is not None
+        self.process = _import(self.db, self.source, self.log)
+        self.cpu.group("import", self.process.pid)
+        self.started = time.monotonic()
+        self.ended = asyncio.ensure_future(self._watch(self.process))
+
+    @staticmethod
+    async def _watch(process: subprocess.Popen[bytes]) -> float:
+        await asyncio.to_thread(process.wait)
+        return time.monotonic()
+
+    async def result(self, saves: list[Save], *, records: int, t0: float) -> dict[str, Any]:
+        """The import's figures; the saves that overlapped it (Enter before its end, next
+        answer after its start) with their p95."""
+        if self.process is None or self.ended is None or self.started is None:
+            return {"records": records, "status": None, "saves_during": 0}
+        ended = await self.ended
+        text = self.log.read_text(encoding="utf-8", errors="replace")
+        during = [s for s in saves if s.started < ended and s.started + s.seconds > self.started]
+        return {
+            "records": records,
+            "status": self.process.returncode,
+            "started_s": self.started - t0,
+            "wall_s": ended - self.started,
+            "saves_during": len(during),
+            "p95_during_s": percentile([s.seconds for s in during], 95) if during else None,
+            "tail": text.strip().splitlines()[-2:],
+        }
+
+
 async def _sessions(
     url: str, server_pid: int, args: argparse.Namespace, db: Path, work: Path
 ) -> tuple[list[Save], dict[str, Any]]:
@@ -118,18 +165,25 @@ async def _sessions(
             pages = await asyncio.gather(
                 *(open_annotate(browser, url, p, seed=n) for n, p in enumerate(people))
             )
-            importing = None
             with CpuByGroup(rest="browser") as cpu:
                 cpu.group("server", server_pid)
                 own = resource.getrusage(resource.RUSAGE_SELF)
-                if source is not None:
-                    importing = _import(db, source, work / "import.log")
-                    cpu.group("import", importing.pid)
-                    import_started = time.monotonic()
+                importer = _Importer(db, source, work / "import.log", cpu)
+                # the import starts once the labellers are under way (a fifth of the saves
+                # made), so that it runs while they label rather than before their first save
+                start_at = max(1, args.sessions * args.saves // 5) if source is not None else 0
+                made = 0
+
+                def saved() -> None:
+                    nonlocal made
+                    made += 1
+                    if made == start_at:
+                        importer.start()
+
                 started = time.monotonic()
                 done = await asyncio.gather(
                     *(
-                        label(page, person, args.saves, args.think_s, seed=n)
+                        label(page, person, args.saves, args.think_s, seed=n, on_save=saved)
                         for n, (page, person) in enumerate(zip(pages, people, strict=True))
                     )
                 )
@@ -141,6 +195,7 @@ async def _sessions(
     stuck = [found for _, found in done if found is not None]
     run: dict[str, Any] = {
         "wall_s": wall,
+        "t0_monotonic": started,  # the origin of the seconds below and of the server's runs
         "import": None,
         "stuck": [s.__dict__ for s in stuck],
         # digits that rated nothing within KEY_TIMEOUT_MS (then pressed again), with the page
@@ -162,30 +217,20 @@ async def _sessions(
             for s in sorted(saves, key=lambda s: s.started)
         ],
     }
-    if importing is not None:
-        status = await asyncio.to_thread(importing.wait)
-        ended = time.monotonic()
-        text = (work / "import.log").read_text(encoding="utf-8", errors="replace")
-        during = [s for s in saves if s.started < ended and s.started + s.seconds > import_started]
-        run["import"] = {
-            "records": args.import_records,
-            "status": status,
-            "wall_s": ended - import_started,
-            "saves_during": len(during),
-            "p95_during_s": percentile([s.seconds for s in during], 95) if during else None,
-            "tail": text.strip().splitlines()[-2:],
-        }
+    if source is not None:
+        run["import"] = await importer.result(saves, records=args.import_records, t0=started)
     return saves, run
 
 
-def server_part(saves: list[Save], runs: list[timed_server.Run]) -> dict[str, Any]:
+def server_part(saves: list[Save], runs: list[timed_server.Run], *, t0: float) -> dict[str, Any]:
     """The server's part of the runs asked for while the labellers saved (from the first
     Enter to the last next answer), from `bench/timed_server.py`: each from the server's
     reading of the request to its queueing of the run's end (`p50_s`, ...), and the part of
     that spent before the run started (`wait_p50_s`, `wait_p95_s`). A labeller only saves
     meanwhile, so the `n` runs the page asked for are the saves' (`n` against the saves
     says so); fragments' own runs, such as the once-a-second look of a page that found the
-    file held by the import, are only counted (`fragment_runs`)."""
+    file held by the import, are only counted (`fragment_runs`). `runs` keeps each run
+    (when it was asked for, from `t0`; its seconds; its kind), to set beside the saves."""
     first = min((s.started for s in saves), default=0.0)
     last = max((s.started + s.seconds for s in saves), default=-1.0)
     inside = [run for run in runs if first <= run.asked <= last]
@@ -203,6 +248,9 @@ def server_part(saves: list[Save], runs: list[timed_server.Run]) -> dict[str, An
         "max_s": max(seconds),
         "wait_p50_s": statistics.median(waits),
         "wait_p95_s": percentile(waits, 95),
+        "runs": [
+            [round(run.asked - t0, 3), round(run.ended - run.asked, 3), run.kind] for run in inside
+        ],
     }
 
 
@@ -244,13 +292,16 @@ def check(
     }
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def run(args: argparse.Namespace, *, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One benchmark run; `env` is added to the server's environment."""
     with tempfile.TemporaryDirectory(prefix="judgeboard-labelling-") as tmp:
         work = Path(tmp)
         db = prepare(args, work)
-        with serve(db, work / "streamlit.log", timings=work / "runs.tsv") as (url, pid):
+        served = serve(db, work / "streamlit.log", timings=work / "runs.tsv", env=env)
+        with served as (url, pid):
             saves, session_run = asyncio.run(_sessions(url, pid, args, db, work))
-        session_run["server_runs"] = server_part(saves, timed_server.read(work / "runs.tsv"))
+        runs = timed_server.read(work / "runs.tsv")
+        session_run["server_runs"] = server_part(saves, runs, t0=session_run["t0_monotonic"])
         people = [PERSON.format(n) for n in range(args.sessions)]
         checked = check(db, saves, people, session_run["stuck"])
         with_size = _sizes(db)
@@ -298,11 +349,14 @@ def report(result: dict[str, Any]) -> list[str]:
         f"p95 {result['p95_s']:.3f} s, max {result['max_s']:.3f} s "
         f"(goal p95 < {_goal(result):g} s); {result['pending']} saves went to the journal",
     ]
-    if imported := result["run"]["import"]:
+    if (imported := result["run"]["import"]) and imported["status"] is None:
+        lines.append(f"import of {imported['records']:,} records: never started")
+    elif imported:
         during = imported["p95_during_s"]
         lines.append(
-            f"import of {imported['records']:,} records: {imported['wall_s']:.1f} s, exit "
-            f"{imported['status']}; {imported['saves_during']} saves overlapped it"
+            f"import of {imported['records']:,} records: started {imported['started_s']:.1f} s "
+            f"into the labelling, took {imported['wall_s']:.1f} s, exit {imported['status']}; "
+            f"{imported['saves_during']} saves overlapped it"
             + (f" (their p95 {during:.3f} s)" if during is not None else "")
         )
     run = result["run"]
@@ -363,6 +417,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--items", type=int, help="build the 1M benchmark database at N items")
     parser.add_argument("--db", type=Path, help="a database to copy and serve")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="first run the same with the file opened for each unit of work "
+        "(JUDGEBOARD_KEEP_WARM_S=0), then as served, and print the ratios",
+    )
     args = parser.parse_args(argv)
     load = args.mode == "load"
     args.sessions = args.sessions or (20 if load else 1)
@@ -372,13 +432,38 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def _cpu_a_save(result: dict[str, Any]) -> float:
+    return sum(result["run"]["cpu_s"].values()) / max(1, result["n"])
+
+
+def compared(baseline: dict[str, Any], result: dict[str, Any]) -> str:
+    """The run as served against the baseline run of the same command, as ratios."""
+    ratios = [
+        f"{name} {result[key] / baseline[key]:.2f}x ({baseline[key]:.3f} -> {result[key]:.3f} s)"
+        for name, key in (("p50", "p50_s"), ("p95", "p95_s"))
+    ]
+    before, after = _cpu_a_save(baseline), _cpu_a_save(result)
+    ratios.append(f"CPU a save {after / before:.2f}x ({before:.3f} -> {after:.3f} s)")
+    return "as served against the baseline run: " + ", ".join(ratios)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    result = run(args)
+    figures: dict[str, Any] = {}
+    if args.baseline:
+        print("the baseline run: " + ", ".join(f"{k}={v}" for k, v in WITHOUT_SAVINGS.items()))
+        figures["baseline"] = run(args, env=WITHOUT_SAVINGS)
+        for line in report(figures["baseline"]):
+            print("  " + line)
+        print("the run as served:")
+    result = figures["served"] = run(args)
     for line in report(result):
-        print(line)
+        print(("  " if args.baseline else "") + line)
+    if args.baseline:
+        print(compared(figures["baseline"], result))
     if args.json:
-        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        kept = figures if args.baseline else result
+        args.json.write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
     return 0 if result["check"]["ok"] and result["p95_s"] < _goal(result) else 1
 
 

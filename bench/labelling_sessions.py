@@ -24,7 +24,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,10 +132,13 @@ def _healthy(url: str, process: subprocess.Popen[bytes], timeout_s: float = 120)
 
 
 @contextmanager
-def serve(db: Path, log: Path, timings: Path | None = None) -> Iterator[tuple[str, int]]:
+def serve(
+    db: Path, log: Path, timings: Path | None = None, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[str, int]]:
     """The dashboard on the database, on 127.0.0.1, started as `judgeboard serve` starts it;
     yields (base URL, server PID). With `timings`, the server writes there the server's part
-    of each run a browser asks for (`bench/timed_server.py`)."""
+    of each run a browser asks for (`bench/timed_server.py`); `env` is added to its
+    environment."""
     from dashboard.cli.serve import streamlit_command
 
     port = _free_port()
@@ -144,11 +147,11 @@ def serve(db: Path, log: Path, timings: Path | None = None) -> Iterator[tuple[st
         assert command[1:3] == ["-m", "streamlit"], command
         command[2:3] = ["bench.timed_server", str(timings)]
     command += ["--server.fileWatcherType", "none"]
-    env = {**os.environ, "JUDGEBOARD_DB": str(db)}
-    env.pop("JUDGEBOARD_USERS", None)  # no users file: the Annotator box names the person
+    environment = {**os.environ, **(env or {}), "JUDGEBOARD_DB": str(db)}
+    environment.pop("JUDGEBOARD_USERS", None)  # no users file: the Annotator box names them
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            command, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+            command, cwd=REPO_ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT
         )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -230,10 +233,16 @@ async def save_and_next(page: Page, person: str, digit: str) -> Save:
 
 
 async def label(
-    page: Page, person: str, saves: int, think_s: float, seed: int
+    page: Page,
+    person: str,
+    saves: int,
+    think_s: float,
+    seed: int,
+    on_save: Callable[[], None] | None = None,
 ) -> tuple[list[Save], Stuck | None]:
     """`saves` answers labelled in turn, each after a think time of 0.5-1.5 x `think_s`; a
-    save that never shows the next answer ends the session (and is reported)."""
+    save that never shows the next answer ends the session (and is reported). `on_save` is
+    called after each save."""
     rng = random.Random(seed)
     done: list[Save] = []
     for n in range(saves):
@@ -243,4 +252,6 @@ async def label(
             done.append(await save_and_next(page, person, str(1 + (n + seed) % 5)))
         except SaveStuck as stuck:
             return done, stuck.stuck
+        if on_save is not None:
+            on_save()
     return done, None

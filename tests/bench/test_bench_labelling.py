@@ -16,6 +16,17 @@ def test_percentile_is_the_nearest_rank() -> None:
     assert bench_labelling.percentile([0.3], 95) == 0.3
 
 
+def test_a_run_against_its_baseline_is_given_as_ratios() -> None:
+    def figures(p50: float, p95: float, cpu: float) -> dict[str, object]:
+        return {"p50_s": p50, "p95_s": p95, "n": 10, "run": {"cpu_s": {"server": cpu * 10}}}
+
+    line = bench_labelling.compared(figures(0.2, 0.4, 0.5), figures(0.1, 0.3, 0.4))
+    assert line == (
+        "as served against the baseline run: p50 0.50x (0.200 -> 0.100 s), "
+        "p95 0.75x (0.400 -> 0.300 s), CPU a save 0.80x (0.500 -> 0.400 s)"
+    )
+
+
 @pytest.mark.browser
 def test_two_labellers_and_an_import_lose_and_duplicate_nothing() -> None:
     args = bench_labelling.parse(
@@ -28,7 +39,12 @@ def test_two_labellers_and_an_import_lose_and_duplicate_nothing() -> None:
     assert result["run"]["stuck"] == [] and n == 6
     assert check["lost"] == check["duplicated"] == check["unexpected"] == 0
     assert check["saves"] == check["rows"] == n and check["ok"]
-    assert result["run"]["import"]["status"] == 0
+    lines = bench_labelling.report(result)
+    # The import ran while they labelled: started after the first save (a fifth of the six),
+    # timed from its own start to its own end.
+    imported = result["run"]["import"]
+    assert imported["status"] == 0 and imported["started_s"] > 0 and imported["wall_s"] > 0
+    assert any(line.startswith("import of 300 records: started ") for line in lines)
     assert 0 < result["p50_s"] <= result["p95_s"] <= result["max_s"]
     # Where the CPU went: the browser and the server both worked, and the saves in the
     # timeline are the saves measured.
@@ -42,7 +58,7 @@ def test_two_labellers_and_an_import_lose_and_duplicate_nothing() -> None:
     assert server["n"] == n
     assert 0 < server["p50_s"] <= server["p95_s"] <= server["max_s"] <= result["max_s"]
     assert 0 <= server["wait_p50_s"] <= server["wait_p95_s"] <= server["max_s"]
-    lines = bench_labelling.report(result)
+    assert len(server["runs"]) == n + server["fragment_runs"]
     assert any(
         "the server's part" in line
         and f"for {n} saves (and {server['fragment_runs']} of a fragment's own" in line
