@@ -2,12 +2,12 @@
 
 DuckDB lets one process hold a file at a time. A process that finds it held writes its PID
 into the note while it tries (every 0.2 s), and removes the note once it has the file or
-gives up. The dashboard, which
-keeps the file open for a moment after each unit of work (`Database(keep_warm_s=...)`),
-lets go of it as soon as a note of another process is fresh, and holds back its next
-openings for a moment, so that a CLI import or a judge run gets the file between the
-labellers' saves instead of after them. A note older than `FRESH_S` (of a waiter that was
-killed) is ignored: a stale note cannot make the dashboard give up the file for good.
+gives up. The dashboard, which keeps the file open for a moment after each unit of work
+(`Database(keep_warm_s=...)`), lets go of it as soon as a note of another process is fresh,
+and holds back its next openings for a moment, so that a CLI import or a judge run gets the
+file between the labellers' saves instead of after them. A note older than `FRESH_S` (of a
+waiter that was killed) is ignored: a stale note cannot make the dashboard give up the file
+for good.
 """
 
 from __future__ import annotations
