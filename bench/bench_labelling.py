@@ -65,7 +65,7 @@ from bench.proc_cpu import CpuByGroup
 
 PERSON = "bench-labeller-{:02d}"
 # The dashboard opening the file for each unit of work (dashboard/settings.py).
-WITHOUT_SAVINGS = {"JUDGEBOARD_KEEP_WARM_S": "0"}
+BASELINE_ENV = {"JUDGEBOARD_KEEP_WARM_S": "0"}
 IMPORT_DATASET = "bench-import"
 GOALS_S = {"load": 1.0, "sample": 0.5, "large": 1.0}
 
@@ -451,8 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     figures: dict[str, Any] = {}
     if args.baseline:
-        print("the baseline run: " + ", ".join(f"{k}={v}" for k, v in WITHOUT_SAVINGS.items()))
-        figures["baseline"] = run(args, env=WITHOUT_SAVINGS)
+        print("the baseline run: " + ", ".join(f"{k}={v}" for k, v in BASELINE_ENV.items()))
+        figures["baseline"] = run(args, env=BASELINE_ENV)
         for line in report(figures["baseline"]):
             print("  " + line)
         print("the run as served:")
