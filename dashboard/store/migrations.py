@@ -19,6 +19,9 @@ from typing import Any
 from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
+# A migration is one step, or several run in transactions of their own (each safe to run again:
+# the version is recorded with the last, so an interrupted migration runs again whole).
+Steps = Migration | tuple[Migration, ...]
 
 TASK_TYPE_CHECK = (
     "task_type IN ('open_qa', 'open_qa_context', 'mcqa_single', 'mcqa_multi', "
@@ -311,20 +314,32 @@ def m009_few_shot(con: Any) -> None:
         )""")
 
 
+_FLAGGED = (("ratings", "rating_id"), ("preferences", "preference_id"))
+
+
 def m010_superseded_flag(con: Any) -> None:
     # Whether a later row names the row in `supersedes`, kept on the row by every writer
     # (`writes.mark_superseded`), so that a current view is a filter: the anti-join of 4M
-    # ratings with themselves was half of every read of the current ratings.
-    for table, id_column in (("ratings", "rating_id"), ("preferences", "preference_id")):
-        con.execute(f"ALTER TABLE {table} ADD COLUMN superseded BOOLEAN DEFAULT false")
-        con.execute(f"ALTER TABLE {table} ALTER COLUMN superseded SET NOT NULL")
+    # ratings with themselves was half of every read of the current ratings. Each step is
+    # safe to run again, since the two run in transactions of their own (`m010_not_null`).
+    for table, id_column in _FLAGGED:
+        con.execute(
+            f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS superseded BOOLEAN DEFAULT false"
+        )
         con.execute(f"""UPDATE {table} SET superseded = true WHERE {id_column} IN (
             SELECT supersedes FROM {table} WHERE supersedes IS NOT NULL)""")
         con.execute(f"""CREATE OR REPLACE VIEW current_{table} AS
             SELECT * EXCLUDE (superseded) FROM {table} WHERE NOT superseded""")
 
 
-MIGRATIONS: list[tuple[str, Migration]] = [
+def m010_not_null(con: Any) -> None:
+    # A transaction of its own: DuckDB 1.5 refuses a NOT NULL constraint on a column that the
+    # same transaction has updated ("Cannot create index with outstanding updates").
+    for table, _ in _FLAGGED:
+        con.execute(f"ALTER TABLE {table} ALTER COLUMN superseded SET NOT NULL")
+
+
+MIGRATIONS: list[tuple[str, Steps]] = [
     ("initial", m001_initial),
     ("current_views", m002_current_views),
     ("auto_scores", m003_auto_scores),
@@ -334,7 +349,7 @@ MIGRATIONS: list[tuple[str, Migration]] = [
     ("judge_qa", m007_judge_qa),
     ("campaigns", m008_campaigns),
     ("few_shot", m009_few_shot),
-    ("superseded_flag", m010_superseded_flag),
+    ("superseded_flag", (m010_superseded_flag, m010_not_null)),
 ]
 
 
@@ -389,8 +404,12 @@ def migrate(con: Any) -> list[str]:
     for version, (name, migration) in enumerate(MIGRATIONS, start=1):
         if version in done:
             continue
+        *first, last = migration if isinstance(migration, tuple) else (migration,)
+        for step in first:
+            with transaction(con):
+                step(con)
         with transaction(con):
-            migration(con)
+            last(con)
             con.execute(
                 "INSERT INTO _migrations VALUES (?, ?, now() AT TIME ZONE 'UTC')", [version, name]
             )
