@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,7 @@ from dashboard.store.errors import (
     fault_of,
     journal_reason,
 )
-from dashboard.store.journal import Batch, Spool, group_rows, read_batches
+from dashboard.store.journal import Batch, Row, Spool, group_rows, read_batches
 from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating, Response
 
 log = logging.getLogger(__name__)
@@ -175,9 +175,12 @@ class Store:
             return 0
         try:
             with transaction(con):
+                kept, orphans = writes.split_orphans(con, grouped)
                 added = sum(
-                    writes.insert_rows(con, table, grouped.get(table, [])) for table in _APPLY_ORDER
+                    writes.insert_rows(con, table, kept.get(table, [])) for table in _APPLY_ORDER
                 )
+                if orphans:
+                    self._keep_orphans(path, orphans)
         except (DatabaseError, ValueError, KeyError, TypeError) as error:
             fault = fault_of(error, self.path)
             if fault is not None:
@@ -190,6 +193,17 @@ class Store:
             log.warning("applied %s but cannot remove it (%s); it is kept", path, error)
             self._applied_stuck.add(path)
         return added
+
+    def _keep_orphans(self, path: Path, orphans: dict[str, list[Row]]) -> None:
+        """Rows naming an answer the database no longer has are not inserted (an orphan would
+        count in no metric and confuse every later read): they are kept beside the journal
+        file as `<name>.orphans` (never applied again), and logged."""
+        aside = path.with_suffix(".orphans")
+        n = sum(map(len, orphans.values()))
+        Spool(path.parent).write_aside(aside, [Batch(t, tuple(r)) for t, r in orphans.items()])
+        log.warning(
+            "%s: %d row(s) name answers that are not in the database; kept in %s", path, n, aside
+        )
 
     @staticmethod
     def _set_aside(path: Path, error: BaseException) -> None:
@@ -208,10 +222,19 @@ class Store:
             return self._apply_pending(con)
 
     def write(
-        self, batches: Sequence[Batch], *, wait_s: float | None = None, spool_if_busy: bool = True
+        self,
+        batches: Sequence[Batch],
+        *,
+        wait_s: float | None = None,
+        spool_if_busy: bool = True,
+        check: Callable[[Connection], None] | None = None,
     ) -> WriteResult:
         """Write in one transaction; if the file stays busy, keep the batches in the spool.
-        `wait_s` defaults to `spool_wait_s` when the write may be spooled, else `wait_s`."""
+        `wait_s` defaults to `spool_wait_s` when the write may be spooled, else `wait_s`.
+        `check(con)` runs first in the same transaction and may refuse the write by raising;
+        a checked write is never spooled, since its check must see the database as it is."""
+        if check is not None:
+            spool_if_busy = False
         if wait_s is None and spool_if_busy:
             wait_s = self.spool_wait_s
         try:
@@ -219,6 +242,8 @@ class Store:
                 if self.db.read_only:
                     raise ReadOnlyDatabase(self.path)
                 with transaction(con):
+                    if check is not None:
+                        check(con)
                     return WriteResult(
                         sum(writes.insert_rows(con, b.table, list(b.rows)) for b in batches)
                     )
@@ -250,10 +275,18 @@ class Store:
             return writes.add_items(con, items) + writes.add_responses(con, responses)
 
     def add_ratings(
-        self, ratings: Sequence[Rating], *, wait_s: float | None = None, spool_if_busy: bool = True
+        self,
+        ratings: Sequence[Rating],
+        *,
+        wait_s: float | None = None,
+        spool_if_busy: bool = True,
+        check: Callable[[Connection], None] | None = None,
     ) -> WriteResult:
+        """Add ratings; `check` as in `write` (a checked write waits for the file, unspooled)."""
         rows = tuple(map(writes.record_row, ratings))
-        return self.write([Batch("ratings", rows)], wait_s=wait_s, spool_if_busy=spool_if_busy)
+        return self.write(
+            [Batch("ratings", rows)], wait_s=wait_s, spool_if_busy=spool_if_busy, check=check
+        )
 
     def add_preferences(
         self,

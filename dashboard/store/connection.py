@@ -19,14 +19,15 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
-from dashboard.store import migrations, waiters
+from dashboard.store import gate, migrations, waiters
 from dashboard.store.errors import (
+    DAMAGED,
     CannotCreateDatabase,
     CannotOpenDatabase,
     NewerSchema,
@@ -34,6 +35,8 @@ from dashboard.store.errors import (
     OlderSchemaReadOnly,
     StoreBusy,
     StoreError,
+    WrittenByNewerDuckDB,
+    duckdb_writer,
     fault_of,
 )
 from dashboard.store.transactions import transaction
@@ -43,10 +46,17 @@ log = logging.getLogger(__name__)
 # Every extension beyond the built-in json, parquet and icu would try to download at first use;
 # with autoinstall off such a failure is immediate and clear instead of a network stall.
 _CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False}
+# DuckDB's words for a file of a storage format it cannot read (written by a newer DuckDB).
+_STORAGE_VERSION = re.compile(r"Trying to read a database file with version number", re.I)
+# A damaged-looking header at open is read again this many times (0.1 s, 0.2 s, 0.3 s apart).
+_DAMAGED_RETRIES = 3
 _LOCK_PATTERN = re.compile(r"Could not set lock on file|Conflicting lock", re.IGNORECASE)
 _PID_PATTERN = re.compile(r"\(PID (\d+)\)")
-# Opening the file for writing was refused: it, or its folder, is read-only for us.
-_CANNOT_WRITE = re.compile(r"Read-only file system|Permission denied", re.IGNORECASE)
+# Opening the file for writing was refused: it, or its folder, is read-only for us (its mode, a
+# read-only mount, or an immutable attribute: `chattr +i` gives "Operation not permitted").
+_CANNOT_WRITE = re.compile(
+    r"Read-only file system|Permission denied|Operation not permitted", re.IGNORECASE
+)
 
 __all__ = [
     "Connection",
@@ -111,6 +121,7 @@ class Database:
         another process waits for it (`waiters`): the dashboard's many small units of work
         then skip most of the cost of opening and closing it."""
         self.path = Path(path)
+        self._gate = gate.gate_for(self.path)
         self.wait_s = wait_s
         self._warm = _Warm(self, keep_warm_s) if keep_warm_s > 0 else None
         self._thread = threading.local()  # `depth`: this thread's open connections
@@ -127,29 +138,69 @@ class Database:
             self._warm.make_way(deadline)
         delay_s = 0.02
         asked = False
+        damaged_reads = 0
+
+        def waiting() -> None:  # another process holds the file: say that we wait for it
+            nonlocal asked
+            if time.monotonic() - self._noted_s > _NOTE_EVERY_S:
+                waiters.ask_for(self.path)  # a dashboard keeping the file warm makes way
+                self._noted_s = time.monotonic()
+            asked = True
+
         while True:
             try:
-                with _CONNECT_LOCK:
-                    con = self._connect()
+                con = self._enter(deadline, waiting)
                 if asked:
                     waiters.got_it(self.path)
                 return con
+            except TimeoutError:
+                if asked:
+                    waiters.got_it(self.path)  # gave up: no longer waiting
+                raise StoreBusy(self.path, wait_s, gate.holder_pid(self.path)) from None
             except duckdb.Error as error:
+                # Another program (not judgeboard, which takes the gate first) holds the file.
                 if not is_lock_error(error):
-                    raise fault_of(error, self.path) or CannotOpenDatabase(
-                        self.path, _plain(str(error))
-                    ) from error
+                    if damaged_reads < _DAMAGED_RETRIES and _looks_damaged(error, self.path):
+                        # Another program was writing the file as DuckDB read its header
+                        # (before DuckDB's own lock): read again before calling it damaged.
+                        damaged_reads += 1
+                        time.sleep(0.1 * damaged_reads)
+                        continue
+                    raise self._open_fault(error) from error
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     if asked:
-                        waiters.got_it(self.path)  # gave up: no longer waiting
+                        waiters.got_it(self.path)
                     raise StoreBusy(self.path, wait_s, _lock_holder(error)) from error
-                if time.monotonic() - self._noted_s > _NOTE_EVERY_S:
-                    waiters.ask_for(self.path)  # a dashboard keeping the file warm makes way
-                    self._noted_s = time.monotonic()
-                asked = True
+                waiting()
                 time.sleep(min(delay_s, remaining))
                 delay_s = min(delay_s * 2, _MAX_DELAY_S)
+
+    def _open_fault(self, error: duckdb.Error) -> StoreError:
+        """Why the file cannot be opened, as its one line."""
+        if _STORAGE_VERSION.search(str(error)):
+            return WrittenByNewerDuckDB(self.path, duckdb_writer(self.path), duckdb.__version__)
+        return fault_of(error, self.path) or CannotOpenDatabase(self.path, _plain(str(error)))
+
+    def _enter(self, deadline: float, waiting: Callable[[], None] | None = None) -> Connection:
+        """A new connection, taking the gate first when this process holds no other one."""
+        with self._gate.hold(deadline):
+            self._gate.enter(deadline, waiting=waiting)
+            try:
+                with _CONNECT_LOCK:
+                    return self._connect()
+            except BaseException:
+                self._gate.leave()
+                raise
+
+    def _release(self, con: Connection) -> None:
+        """Close a connection and count it out of the gate, in this process's turn: no other
+        thread opens the file while the last connection writes its checkpoint."""
+        with self._gate.hold(None):
+            try:
+                _close(con, self.path)
+            finally:
+                self._gate.leave()
 
     def _connect(self) -> Connection:
         """Open for writing; a file we may only read is opened read-only from then on (DuckDB
@@ -215,7 +266,7 @@ class Database:
         finally:
             self._thread.depth -= 1
             try:
-                _close(con, self.path)
+                self._release(con)
             finally:
                 if self._warm is not None:
                     self._warm.touch()
@@ -249,9 +300,8 @@ class _Warm:
             if self._con is not None or waiters.waited_for(self.db.path):
                 return
             try:
-                with _CONNECT_LOCK:
-                    self._con = self.db._connect()
-            except duckdb.Error as error:  # the unit's own connection has closed meanwhile
+                self._con = self.db._enter(time.monotonic() + 1.0)
+            except (duckdb.Error, TimeoutError) as error:  # the unit's connection closed meanwhile
                 log.debug("not keeping %s open: %s", self.db.path, error)
                 return
         threading.Thread(target=self._watch, name="judgeboard-warm", daemon=True).start()
@@ -266,7 +316,7 @@ class _Warm:
                 con, self._con = self._con, None
             if con is not None:
                 try:
-                    _close(con, self.db.path)
+                    self.db._release(con)
                 except (StoreError, duckdb.Error) as error:  # its checkpoint (a full disk):
                     log.warning("closing %s: %s", self.db.path, error)  # the next unit meets it
             return
@@ -289,6 +339,11 @@ def _close(con: Connection, path: Path) -> None:
         if fault is None:
             raise
         raise fault from error
+
+
+def _looks_damaged(error: BaseException, path: Path) -> bool:
+    fault = fault_of(error, path)
+    return isinstance(fault, NotADatabase) and DAMAGED in str(fault)
 
 
 def _plain(reason: str) -> str:

@@ -149,6 +149,43 @@ class NotADatabase(StoreError):
         self.path = path
 
 
+# A DuckDB file names the version that wrote it in its first block (e.g. b"v2.0.1" at 52).
+_WRITER = re.compile(rb"v(\d+\.\d+\.\d+)")
+
+
+def duckdb_writer(path: Path) -> str | None:
+    """The DuckDB version that wrote the file, from its header (None: not found). Read only
+    after DuckDB refused the file: this process then holds no lock on it to lose."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(4096)
+    except OSError:
+        return None
+    found = _WRITER.search(header[:256])
+    return found.group(1).decode("ascii") if found else None
+
+
+class WrittenByNewerDuckDB(NotADatabase):
+    """A file of a newer DuckDB storage format (DuckDB 2.x), which DuckDB 1.5 cannot read."""
+
+    def __init__(self, path: Path, writer: str | None, ours: str) -> None:
+        new = path.with_name(f"{path.stem}-duckdb{ours}{path.suffix}")
+        command = (
+            'python -c "import duckdb; c = duckdb.connect(); '
+            f"c.execute(\\\"ATTACH '{path}' AS old (READ_ONLY)\\\"); "
+            f"c.execute(\\\"ATTACH '{new}' AS new (STORAGE_VERSION 'v{ours}')\\\"); "
+            "c.execute('COPY FROM DATABASE old TO new')\""
+        )
+        super().__init__(
+            path,
+            f"was written by DuckDB {writer or 'of a newer version'}, whose file format this "
+            f"judgeboard (DuckDB {ours}) cannot read",
+            "Convert it once, with the DuckDB that wrote it (the judgeboard you used before, or "
+            f"pip install 'duckdb>=2' in another environment): {command}; then pass --db {new} "
+            "(docs/faults.md, 'A database written by DuckDB 2').",
+        )
+
+
 class JournalUnusable(StoreError):
     status = JOURNAL_STATUS
 
@@ -159,6 +196,20 @@ class JournalUnusable(StoreError):
             "that name away, or chmod u+w it) and try again."
         )
         self.directory = directory
+
+
+class UnsafeFile(StoreError):
+    """A file judgeboard writes beside the database is a symbolic link (or otherwise not a
+    plain file of ours): it is never followed or written through."""
+
+    status = READ_ONLY_STATUS
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(
+            f"{path} {what}, so judgeboard does not write through it (a link there could make "
+            "it overwrite another file). Remove it (rm) and run the command again."
+        )
+        self.path = path
 
 
 class CannotWriteFile(StoreError):
@@ -192,6 +243,8 @@ def os_fault(error: OSError) -> StoreError:
 
 def journal_reason(directory: Path, error: OSError) -> str:
     """Why the journal folder cannot be used, in words."""
+    if directory.is_symlink():
+        return "is a symbolic link, which judgeboard does not write through"
     if directory.exists() and not directory.is_dir():
         return "is not a folder (a file has its name)"
     if error.errno == errno.ENOSPC:

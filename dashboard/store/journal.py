@@ -42,6 +42,25 @@ class Batch:
     rows: tuple[Row, ...]
 
 
+# Files of the journal are never opened through a symbolic link: a planted link must not make
+# judgeboard write its rows (or its disk reserve) into another file.
+_NO_LINK = os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_text(path: Path, flags: int) -> IO[str]:
+    """A journal file opened for writing (`flags`: O_APPEND, or O_TRUNC with O_EXCL), never
+    through a link; a link raises OSError(ELOOP)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | flags | _NO_LINK, 0o644)
+    return os.fdopen(fd, "a" if flags & os.O_APPEND else "w", encoding="utf-8")
+
+
+def _real_folder(directory: Path) -> None:
+    """Create the journal folder if needed; a symbolic link in its place is refused."""
+    if directory.is_symlink():
+        raise OSError(errno.ELOOP, "the journal folder is a symbolic link", str(directory))
+    directory.mkdir(parents=True, exist_ok=True)
+
+
 def _default(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
@@ -93,8 +112,8 @@ class Journal:
         it starts paying for them); raises OSError when it cannot."""
         if self._file is not None:
             return
-        self._spool.directory.mkdir(parents=True, exist_ok=True)
-        self._file = open(self._path, "a", encoding="utf-8")  # noqa: SIM115 (kept open)
+        _real_folder(self._spool.directory)
+        self._file = _open_text(self._path, os.O_APPEND)
         if self._reserve_bytes and not self._reserve.exists():
             _reserve(self._reserve, self._reserve_bytes)
 
@@ -150,7 +169,9 @@ class Journal:
 
 def _reserve(path: Path, size: int) -> None:
     """A file of `size` bytes that holds real disk blocks (not a sparse file)."""
-    with open(path, "wb") as handle:
+    with os.fdopen(
+        os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o644), "wb"
+    ) as handle:
         try:
             os.posix_fallocate(handle.fileno(), 0, size)
         except OSError as error:
@@ -163,9 +184,12 @@ def _reopen_at(path: Path, handle: IO[str], offset: int) -> IO[str]:
     """Drop what a failed write left in the buffer and cut the file back to `offset`."""
     with contextlib.suppress(OSError):
         handle.close()
-    with open(path, "r+b") as raw:
-        raw.truncate(offset)
-    return open(path, "a", encoding="utf-8")
+    fd = os.open(path, os.O_WRONLY | _NO_LINK)
+    try:
+        os.ftruncate(fd, offset)
+    finally:
+        os.close(fd)
+    return _open_text(path, os.O_APPEND)
 
 
 class Spool:
@@ -178,11 +202,11 @@ class Spool:
 
     def write(self, batches: Iterable[Batch]) -> Path:
         """Save batches as one closed file, atomically (a reader never sees half of it)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        _real_folder(self.directory)
         name = f"{utc_now():%Y%m%dT%H%M%S%f}-{uuid.uuid4().hex[:8]}"
         tmp = self.directory / f"{name}.tmp"
         try:
-            with open(tmp, "w", encoding="utf-8") as handle:
+            with _open_text(tmp, os.O_EXCL | os.O_TRUNC) as handle:
                 handle.writelines(_encode(batch) for batch in batches)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -192,6 +216,11 @@ class Spool:
         final = self.directory / f"{name}.jsonl"
         os.replace(tmp, final)
         return final
+
+    def write_aside(self, path: Path, batches: Iterable[Batch]) -> None:
+        """Rows set aside (never applied): a file of their own, never through a link."""
+        with _open_text(path, os.O_APPEND) as handle:
+            handle.writelines(_encode(batch) for batch in batches)
 
     def journal(self, stem: str, *, reserve_bytes: int = 0) -> Journal:
         return Journal(self, stem, reserve_bytes=reserve_bytes)

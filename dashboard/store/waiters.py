@@ -12,8 +12,10 @@ for good.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -29,30 +31,57 @@ def note_path(db_path: Path) -> Path:
 
 def ask_for(db_path: Path) -> None:
     """Say (again) that this process waits for the file; best effort: a folder that cannot
-    be written only means that nobody makes way sooner."""
+    be written only means that nobody makes way sooner. The note is never written through a
+    symbolic link (a planted link is left alone, and nobody makes way sooner either)."""
+    path = note_path(db_path)
     try:
-        note_path(db_path).write_text(str(os.getpid()), encoding="ascii")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as error:
-        log.debug("cannot write %s: %s", note_path(db_path), error)
+        log.debug("cannot write %s: %s", path, error)
+        return
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode("ascii"))
+    except OSError as error:
+        log.debug("cannot write %s: %s", path, error)
+    finally:
+        os.close(fd)
+
+
+def _read(path: Path) -> tuple[float, str] | None:
+    """The note's age in seconds and its text; None when there is none, or it is not a plain
+    file of its own (a link is never followed)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return time.time() - info.st_mtime, os.read(fd, 32).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def got_it(db_path: Path) -> None:
     """This process has the file: remove its note (not another waiter's)."""
     path = note_path(db_path)
-    try:
-        if path.read_text(encoding="ascii").strip() == str(os.getpid()):
+    found = _read(path)
+    if found is not None and found[1] == str(os.getpid()):
+        with contextlib.suppress(OSError):
             path.unlink()
-    except (OSError, ValueError):
-        pass
 
 
 def waited_for(db_path: Path) -> bool:
-    """True while another process has said, within `FRESH_S`, that it waits for the file."""
-    path = note_path(db_path)
-    try:
-        age_s = time.time() - path.stat().st_mtime
-        if age_s > FRESH_S:
-            return False
-        return path.read_text(encoding="ascii").strip() != str(os.getpid())
-    except (OSError, ValueError):
+    """True while another process has said, within `FRESH_S`, that it waits for the file. A
+    note dated in the future (a clock set back, or a planted file) is as stale as an old one:
+    otherwise it would hold every unit of work back until someone deleted it."""
+    found = _read(note_path(db_path))
+    if found is None:
         return False
+    age_s, pid = found
+    return -0.1 <= age_s <= FRESH_S and pid != str(os.getpid())

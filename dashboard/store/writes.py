@@ -273,3 +273,44 @@ def delete_dataset(con: Connection, name: str) -> None:
     con.execute("DELETE FROM responses WHERE dataset = ?", [name])
     con.execute("DELETE FROM items WHERE dataset = ?", [name])
     con.execute("DELETE FROM datasets WHERE name = ?", [name])
+
+
+# The answers a row of each table names (a preference names two). A row naming an answer the
+# database does not have (its dataset deleted meanwhile) is an orphan.
+RESPONSE_REFERENCES: dict[str, tuple[str, ...]] = {
+    "ratings": ("response_id",),
+    "preferences": ("response_a", "response_b"),
+    "judge_calls": ("response_id", "response_a", "response_b"),
+    "probes": ("response_id", "response_a", "response_b"),
+    "anchors": ("response_id",),
+}
+
+
+def split_orphans(
+    con: Connection, grouped: Mapping[str, Sequence[Row]]
+) -> tuple[dict[str, list[Row]], dict[str, list[Row]]]:
+    """The rows whose answers exist, and the orphans, by table."""
+    named = {
+        row[column]
+        for table, rows in grouped.items()
+        for row in rows
+        for column in RESPONSE_REFERENCES.get(table, ())
+        if row.get(column) is not None
+    }
+    found = {
+        r[0]
+        for r in con.execute(
+            "SELECT response_id FROM responses WHERE response_id IN (SELECT unnest($ids))",
+            {"ids": sorted(named)},
+        ).fetchall()
+    }
+    kept: dict[str, list[Row]] = {}
+    orphans: dict[str, list[Row]] = {}
+    for table, rows in grouped.items():
+        for row in rows:
+            missing = any(
+                row.get(c) is not None and row[c] not in found
+                for c in RESPONSE_REFERENCES.get(table, ())
+            )
+            (orphans if missing else kept).setdefault(table, []).append(row)
+    return kept, orphans

@@ -6,6 +6,7 @@ status, never a traceback; nothing is half-written and no rating is dropped sile
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import shutil
 from collections.abc import Callable
@@ -24,11 +25,13 @@ from dashboard.store.errors import (
     READ_ONLY_STATUS,
     SCHEMA_STATUS,
 )
+from dashboard.store.journal import Batch, read_batches
 from dashboard.store.migrations import MIGRATIONS
+from dashboard.store.writes import record_row as _row
 from dashboard.types import Rating
 from tests.conftest import DB_NAME
 from tests.paths import REPO_ROOT
-from tests.support.filesystems import ROOT, fill, read_only, small_disk
+from tests.support.filesystems import ROOT, fill, immutable, read_only, small_disk
 from tests.support.locks import database_held
 
 NEWER = len(MIGRATIONS) + 1  # a schema version this judgeboard does not know
@@ -83,6 +86,9 @@ def _ours(store: Store) -> int:
     with store.connection() as con:
         row = con.execute("SELECT count(*) FROM ratings WHERE rater = ?", [RATER]).fetchone()
     return int(row[0]) if row else -1
+
+
+FILES = Path(__file__).parent / "files"
 
 
 # --- files that are not a judgeboard database -----------------------------------------------
@@ -216,13 +222,14 @@ def in_own_folder(sample_db_path: Path, tmp_path: Path) -> Store:
     return Store(folder / DB_NAME, wait_s=5)
 
 
-@pytest.mark.parametrize("what", ["file", "folder"])
+@pytest.mark.parametrize("what", ["file", "folder", "immutable file"])
 def test_a_read_only_database_is_browsed_reported_and_exported(
     in_own_folder: Store, tmp_path: Path, cli: Cli, what: str
 ) -> None:
     db = in_own_folder.path
     out_dir = tmp_path / "out"
-    with read_only(db if what == "file" else db.parent):
+    made_read_only = {"file": read_only(db), "folder": read_only(db.parent)}.get(what)
+    with made_read_only or immutable(db):
         status, out, err = cli(db, "datasets")
         assert (status, err) == (0, "") and "eo-rag" in out
         status, out, err = cli(db, "metrics", "--json")
@@ -368,3 +375,72 @@ def test_the_cli_reports_a_busy_database_in_one_line(sample_store: Store, cli: C
         f"The database {sample_store.path} is in use by process {holder.pid}; waited 0.3 s. "
         "Let that command finish, or pass a longer wait (--wait SECONDS)."
     )
+
+
+# --- files beside the database are never written through a link; orphans are set aside --------
+
+
+def test_a_journal_folder_that_is_a_link_is_never_written_through(
+    sample_store: Store, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sample_store.spool.directory.symlink_to(elsewhere, target_is_directory=True)
+    response = _a_response(sample_store)
+    with database_held(sample_store.path), pytest.raises(JournalUnusable) as raised:
+        sample_store.add_ratings([_rating(response, "h2")], wait_s=0.2)
+    assert str(raised.value) == journal_unusable(
+        sample_store.spool.directory,
+        "is a symbolic link, which judgeboard does not write through",
+        "this change was not saved",
+    )
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_planted_link_in_the_journal_is_never_written_through(
+    sample_store: Store, tmp_path: Path
+) -> None:
+    """The judge runner's journal has a predictable name (`<stem>.<pid>.open`)."""
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    journal = sample_store.spool.journal("judge-run")
+    sample_store.spool.directory.mkdir()
+    journal.path.symlink_to(target)
+    with pytest.raises(OSError, match="Too many levels of symbolic links"):
+        journal.open()
+    assert target.read_text() == "keep me\n"
+
+
+def test_a_journal_row_for_an_answer_that_does_not_exist_is_set_aside(
+    sample_store: Store,
+) -> None:
+    response = _a_response(sample_store)
+    batches = [
+        Batch("ratings", (_row(_rating(response, "kept")), _row(_rating("no-such-answer", "lost"))))
+    ]
+    pending = sample_store.spool.write(batches)
+    assert _ours(sample_store) == 1  # the next opener applies the file: only the real answer's
+    with sample_store.connection() as con:
+        stored = con.execute("SELECT rating_id FROM ratings WHERE rater = ?", [RATER]).fetchall()
+    assert stored == [("kept",)]
+    assert not pending.exists()
+    aside = pending.with_suffix(".orphans")
+    kept = [row["rating_id"] for batch in read_batches(aside) for row in batch.rows]
+    assert kept == ["lost"]
+    assert _ours(sample_store) == 1  # and it is not applied again
+
+
+def test_a_file_written_by_duckdb_2_says_so_and_how_to_convert_it(tmp_path: Path, cli: Cli) -> None:
+    db = tmp_path / "old.duckdb"
+    db.write_bytes(gzip.decompress((FILES / "written-by-duckdb-2.0.1.duckdb.gz").read_bytes()))
+    before = db.read_bytes()
+    status, _, err = cli(db, "datasets")
+    assert status == NOT_A_DATABASE_STATUS
+    line = _one_line(err, "datasets")
+    assert line.startswith(
+        f"{db} was written by DuckDB 2.0.1, whose file format this judgeboard (DuckDB 1.5.5) "
+        "cannot read. Convert it once, with the DuckDB that wrote it"
+    )
+    converted = tmp_path / "old-duckdb1.5.5.duckdb"
+    assert "STORAGE_VERSION 'v1.5.5'" in line and f"then pass --db {converted}" in line
+    assert db.read_bytes() == before  # left as it was

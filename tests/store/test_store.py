@@ -157,9 +157,18 @@ def test_writes_are_idempotent(store: Store) -> None:
         assert con.execute("SELECT supersedes FROM ratings").fetchone()[0] is None
 
 
+def add_answers(store: Store, *response_ids: str) -> None:
+    """Answers for ratings to name: a journal row naming an answer the database does not
+    have is set aside as an orphan, never applied."""
+    item = Item("i1", "d", "open_qa", "q")
+    store.add_items([item], [Response(r, "i1", "d", f"s-{r}", "a") for r in response_ids])
+
+
 @pytest.fixture
 def holder(store: Store) -> Iterator[subprocess.Popen[str]]:
-    """Another process holding the database file until the test lets go."""
+    """Another process holding the database file until the test lets go (the answers the
+    ratings name are there first)."""
+    add_answers(store, "r1", "r2")
     with database_held(store.path) as process:
         yield process
 
@@ -199,6 +208,7 @@ def _line(*ratings: Rating) -> str:
 
 
 def test_a_torn_journal_line_is_skipped(store: Store, caplog: pytest.LogCaptureFixture) -> None:
+    add_answers(store, "r1", "r2")
     kept = _rating(3, at=T0, response_id="r1")
     torn = _line(_rating(5, at=T0, response_id="r2"))[:40]
     path = _spool_file(store, "journal-abc.jsonl", [_line(kept), torn])
@@ -217,6 +227,7 @@ def test_a_journal_left_by_a_dead_process_is_applied(store: Store) -> None:
         check=True,
     )
     pid = int(dead.stdout)
+    add_answers(store, "r1")
     _spool_file(store, f"run.{pid}.open", [_line(_rating(1, at=T0))])
     assert store.apply_pending() == 1
 
@@ -260,6 +271,7 @@ def test_write_batches_land_in_one_transaction(store: Store) -> None:
 def test_a_file_that_cannot_be_applied_is_set_aside_not_blocking(
     store: Store, caplog: pytest.LogCaptureFixture, broken: dict
 ) -> None:
+    add_answers(store, "r1", "r2")
     good = _spool_file(store, "a-good.jsonl", [_line(_rating(2, at=T0, response_id="r1"))])
     row = {
         k: (v.isoformat() if isinstance(v, datetime) else v)

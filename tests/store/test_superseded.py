@@ -16,7 +16,7 @@ from dashboard.store.writes import record_row
 from dashboard.types import Preference, Rating
 from tests.conftest import DB_NAME
 from tests.ingest.conftest import rating_record, write_jsonl
-from tests.store.test_store import T0, _rating as rating_at
+from tests.store.test_store import T0, _rating as rating_at, add_answers
 
 TABLES = (
     ("ratings", "rating_id", "current_ratings"),
@@ -132,6 +132,7 @@ def test_a_save_that_conflicts_with_another_write_goes_to_the_journal(store: Sto
     # An import (another transaction of this process) supersedes ana's label; a save of her
     # next label, at the same moment, would supersede it too: DuckDB refuses the second
     # change of that row, and the save is kept in the journal, then applied after the import.
+    add_answers(store, "r1")  # a journal row of an answer not in the database is an orphan
     first = _rating(1, minutes=0)
     store.add_ratings([first])
     with store.connection() as importer:

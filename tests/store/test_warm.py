@@ -105,3 +105,30 @@ def test_a_note_that_cannot_be_written_only_means_nobody_makes_way(tmp_path: Pat
     waiters.ask_for(db)  # no error: the folder does not exist
     assert not waiters.waited_for(db)
     waiters.got_it(db)
+
+
+def test_a_note_dated_in_the_future_is_stale(sample_store: Store) -> None:
+    """A planted note with a future date held every unit of work back (0.04 s -> 1.19 s a
+    unit) until someone deleted it; it is as stale as an old one."""
+    note = waiters.note_path(sample_store.path)
+    note.write_text("1", encoding="ascii")
+    future = time.time() + 3600
+    os.utime(note, (future, future))
+    assert not waiters.waited_for(sample_store.path)
+    warm = Store(sample_store.path, keep_warm_s=30.0)
+    assert warm.dataset_names()
+    assert not _opens_once(warm.path)  # held: the note does not make the store make way
+
+
+def test_the_note_is_never_written_through_a_symbolic_link(tmp_path: Path) -> None:
+    db = tmp_path / "x.duckdb"
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    waiters.note_path(db).symlink_to(target)
+    waiters.ask_for(db)  # a planted link overwrote its target with a PID
+    assert target.read_text() == "keep me\n"
+    target.write_text("1")  # a link to another process's note-like file is not a note either
+    os.utime(target)
+    assert not waiters.waited_for(db)
+    waiters.got_it(db)
+    assert target.read_text() == "1"

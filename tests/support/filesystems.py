@@ -80,3 +80,16 @@ def read_only(path: Path) -> Iterator[Path]:
         yield path
     finally:
         path.chmod(mode)
+
+
+@contextmanager
+def immutable(path: Path) -> Iterator[Path]:
+    """`path` with the immutable attribute (`chattr +i`): nobody, root included, may write it.
+    Needs root and a file system that keeps the attribute (ext4 here)."""
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"chattr +i {path} failed ({done.stderr.strip()}): this test needs root")
+    try:
+        yield path
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], capture_output=True, check=True)
