@@ -118,6 +118,7 @@ def run() -> None:
     annotate_url.restore()
     chosen = ui.filters()
     widgets.show_confirmation(labelling.FLASH_KEY)
+    widgets.show_refusal(labelling.REFUSED_KEY)
     if not chosen.annotator:
         st.warning("Type your name in the sidebar's Annotator box: ratings are saved with it.")
     setup = _setup(chosen.annotator, chosen.dataset)
@@ -146,3 +147,4 @@ def run() -> None:
 
 run()
 widgets.confirmation_shown(labelling.FLASH_KEY)  # reached only when the run ended
+widgets.confirmation_shown(labelling.REFUSED_KEY)

@@ -124,6 +124,38 @@ def release(store: Store, name: str, response_id: str, person: str) -> None:
         sql.add_hold(con, name, response_id, person, at=now, expires=now)
 
 
+def label_refusal(con: Connection, name: str, response_id: str, person: str) -> str | None:
+    """Why `person` may not save a label of `response_id` in the campaign now, in words (None:
+    they may). Overlap is a hard limit: a label is taken only from someone who holds the
+    answer, or who edits their own label of it, and never beyond `overlap` people. Called in
+    the transaction that writes the label, so two saves cannot both pass."""
+    campaign = sql.get_campaign(con, name)
+    if campaign is None:
+        return f"No campaign is named {name!r} any more, so the label was not saved."
+    slot = sql.label_slot(con, campaign, response_id, person, now=utc_now())
+    if not slot.in_campaign:
+        return f"This answer is not one of campaign {name}'s, so it was not saved in it."
+    if slot.labelled_by_me:
+        return None  # an edit of one's own label
+    if slot.others >= campaign.overlap:
+        return (
+            f"This answer already has its {campaign.overlap} label(s) or holder(s) in campaign "
+            f"{name}, so yours was not saved. Here is the next answer."
+        )
+    if not slot.held_by_me:
+        return (
+            f"Your hold on this answer ended (after {campaign.hold_minutes:g} minutes, or when "
+            "you skipped it), so your label was not saved. Here is the next answer."
+        )
+    return None
+
+
+def release_after_save(con: Connection, name: str, response_id: str, person: str) -> None:
+    """The person's hold ends with their label (the label counts towards overlap now)."""
+    now = utc_now()
+    sql.add_hold(con, name, response_id, person, at=now, expires=now)
+
+
 def campaign_item(store: Store, name: str, response_id: str) -> Assignment | None:
     """How one of the campaign's responses was chosen (None: not one of its responses)."""
     with store.connection() as con:

@@ -250,3 +250,47 @@ def count_items(con: Connection, campaign: str) -> int:
     return int(
         scalar(con.execute("SELECT count(*) FROM campaign_items WHERE campaign = ?", [campaign]))
     )
+
+
+@dataclass(frozen=True)
+class LabelSlot:
+    """Where one person stands on one of a campaign's responses, read when they save."""
+
+    in_campaign: bool
+    held_by_me: bool  # an unexpired hold of theirs
+    labelled_by_me: bool  # a current label of theirs (a save is then an edit)
+    others: int  # other people with a current label or an unexpired hold
+
+
+_SLOT = f"""{_LABELS},
+    latest AS (
+        SELECT person, arg_max(expires_utc, held_utc) AS expires FROM campaign_holds
+        WHERE campaign = $campaign AND response_id = $response GROUP BY person),
+    busy AS (
+        SELECT person FROM latest WHERE expires > $now
+        UNION SELECT rater FROM labels WHERE response_id = $response)
+    SELECT EXISTS (SELECT 1 FROM items WHERE response_id = $response) AS in_campaign,
+           EXISTS (SELECT 1 FROM latest WHERE person = $person AND expires > $now) AS held_by_me,
+           EXISTS (SELECT 1 FROM labels WHERE response_id = $response AND rater = $person)
+               AS labelled_by_me,
+           (SELECT count(*) FROM busy WHERE person <> $person) AS others"""
+
+
+def label_slot(
+    con: Connection, campaign: Campaign, response_id: str, person: str, *, now: datetime
+) -> LabelSlot:
+    found = fetch_one(
+        con.execute(
+            _SLOT,
+            {
+                "campaign": campaign.name,
+                "rubric": campaign.rubric,
+                "response": response_id,
+                "person": person,
+                "now": now,
+            },
+        ),
+        LabelSlot,
+    )
+    assert found is not None  # a SELECT without FROM returns one row
+    return found

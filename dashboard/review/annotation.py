@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from dashboard.campaigns import campaigns
 from dashboard.ids import new_id, utc_now
 from dashboard.judging.rubrics import Rubric, list_rubrics
 from dashboard.review import queue_sql as sql
@@ -22,6 +23,7 @@ from dashboard.review.detail import ResponseDetail, response_detail
 from dashboard.review.paging import paged
 from dashboard.review.queue_sql import QueueEntry, QueueRequest
 from dashboard.store import Store, WriteResult
+from dashboard.store.connection import Connection
 from dashboard.types import Preference, Rating
 
 Record = TypeVar("Record", Rating, Preference)
@@ -63,6 +65,11 @@ class Provenance:
 
 class AnnotationError(ValueError):
     """A label that cannot be saved; the message tells the person what to fix."""
+
+
+class LabelRefused(AnnotationError):
+    """A campaign's label refused by its rules (overlap reached, hold ended): nothing was
+    saved, and the person moves on to the next answer."""
 
 
 @dataclass(frozen=True)
@@ -191,13 +198,28 @@ def save_rating(
 ) -> WriteResult:
     """Store a person's rating. An override is checked against `detail`, the answer with the
     ratings the page showed: no extra read, so that while another process holds the file the
-    override still reaches the spool. Without `detail` it is read from the store."""
+    override still reaches the spool. Without `detail` it is read from the store.
+
+    A label given in a campaign is checked against the campaign's rules in the transaction
+    that writes it (`campaigns.label_refusal`), and so is never kept in the journal: it is in
+    the database when this returns, or it raises (`LabelRefused`, or `StoreBusy` when the
+    file stayed busy for the store's whole wait)."""
     if rating.overrides:
         found = detail if detail is not None else response_detail(store, rating.response_id)
         if found is None:
             raise AnnotationError("That answer is no longer in the database.")
         check_override(rating, found)
-    return store.add_ratings([rating])
+    campaign = rating.campaign
+    if campaign is None:
+        return store.add_ratings([rating])
+
+    def within_rules(con: Connection) -> None:
+        refusal = campaigns.label_refusal(con, campaign, rating.response_id, rating.rater)
+        if refusal is not None:
+            raise LabelRefused(refusal)
+        campaigns.release_after_save(con, campaign, rating.response_id, rating.rater)
+
+    return store.add_ratings([rating], check=within_rules)
 
 
 def rate(

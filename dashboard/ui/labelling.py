@@ -36,6 +36,7 @@ PASSED_KEY = "annotate_passed"
 UNDO_KEY = "annotate_undo"
 DONE_KEY = "annotate_done"
 FLASH_KEY = "annotate_saved"
+REFUSED_KEY = "annotate_refused"  # a campaign refused the save: shown as a warning
 ERROR_KEY = "annotate_error"
 SETUP_KEY = "annotate_setup"
 KEY_HELP = (
@@ -196,6 +197,11 @@ def _save(
     st.session_state[OPEN_KEY] = None
     try:
         result = ui.write(annotation.save_rating, rating, detail=detail)
+    except annotation.LabelRefused as error:  # the campaign's rules: nothing saved, move on
+        st.session_state[UNDO_KEY].remove(rating)
+        st.session_state.pop(FLASH_KEY, None)
+        st.session_state[REFUSED_KEY] = str(error)
+        return
     except (AnnotationError, StoreError) as error:  # a callback: app.py's handler is not around
         st.session_state[UNDO_KEY].remove(rating)
         _passed().remove(item.response_id)

@@ -31,6 +31,12 @@ def show_confirmation(key: str) -> None:
         st.success(text)
 
 
+def show_refusal(key: str) -> None:
+    """The line a refused save left under `key` (a campaign's rules), kept like a confirmation."""
+    if text := st.session_state.get(key):
+        st.warning(text)
+
+
 def confirmation_shown(key: str) -> None:
     """Call once the page has run to its end: its confirmation was on the page, and goes."""
     st.session_state.pop(key, None)

@@ -121,3 +121,97 @@ def test_people_agreement_matches_sklearn_and_krippendorff(sample_store):
     )
     assert found.alpha_ordinal.value == pytest.approx(alpha) and found.alpha_ordinal.n == 6
     assert [d.spread for d in found.disagreed] == [1.0, 1.0]
+
+
+# --- overlap k is a hard limit: the save itself is checked ------------------------------------
+
+
+def _expire_holds(store, name):
+    """Every hold of the campaign ends now (as if their minutes had passed)."""
+    past = utc_now() - timedelta(minutes=1)
+    with store.connection() as con:
+        con.execute("UPDATE campaign_holds SET expires_utc = ? WHERE campaign = ?", [past, name])
+
+
+def _campaign_labels(store, name):
+    with store.connection() as con:
+        return con.execute(
+            "SELECT response_id, rater FROM ratings WHERE campaign = ? AND NOT superseded "
+            "ORDER BY ALL",
+            [name],
+        ).fetchall()
+
+
+def test_a_save_after_the_hold_ended_is_refused_and_nothing_is_written(sample_store):
+    campaigns.create_campaign(
+        sample_store, "k1", RUBRIC, dataset="eo-rag", rule="random", size=2, overlap=1
+    )
+    taken = campaigns.assign(sample_store, "k1", "ana")
+    _expire_holds(sample_store, "k1")
+    ben = campaigns.assign(sample_store, "k1", "ben")
+    assert ben.response_id == taken.response_id  # free again: ben holds it now
+    with pytest.raises(annotation.LabelRefused, match="already has its 1 label.s. or holder"):
+        _label(sample_store, "ana", taken, 4.0, "k1")
+    _label(sample_store, "ben", ben, 2.0, "k1")
+    assert _campaign_labels(sample_store, "k1") == [(taken.response_id, "ben")]
+
+
+def test_a_save_on_an_answer_with_its_k_labels_is_refused(sample_store):
+    """Holds that ended let a second person take the answer; the first one's late save
+    (hold gone, k reached) is refused, so k = 1 holds."""
+    campaigns.create_campaign(
+        sample_store, "k2", RUBRIC, dataset="eo-rag", rule="random", size=1, overlap=1
+    )
+    ana = campaigns.assign(sample_store, "k2", "ana")
+    _expire_holds(sample_store, "k2")
+    ben = campaigns.assign(sample_store, "k2", "ben")
+    _label(sample_store, "ben", ben, 5.0, "k2")
+    with pytest.raises(annotation.LabelRefused, match="already has its 1 label"):
+        _label(sample_store, "ana", ana, 1.0, "k2")
+    assert _campaign_labels(sample_store, "k2") == [(ana.response_id, "ben")]
+    assert campaigns.assign(sample_store, "k2", "ana") is None  # nothing left for ana
+
+
+def test_a_save_after_the_hold_ended_on_a_free_answer_is_refused_too(sample_store):
+    campaigns.create_campaign(
+        sample_store, "k5", RUBRIC, dataset="eo-rag", rule="random", size=1, overlap=2
+    )
+    taken = campaigns.assign(sample_store, "k5", "ana")
+    _expire_holds(sample_store, "k5")
+    with pytest.raises(annotation.LabelRefused, match="Your hold on this answer ended"):
+        _label(sample_store, "ana", taken, 4.0, "k5")
+    assert _campaign_labels(sample_store, "k5") == []
+    again = campaigns.assign(sample_store, "k5", "ana")  # offered again, held anew
+    assert again.response_id == taken.response_id
+    _label(sample_store, "ana", again, 4.0, "k5")
+
+
+def test_a_person_may_change_their_own_campaign_label(sample_store):
+    campaigns.create_campaign(
+        sample_store, "k3", RUBRIC, dataset="eo-rag", rule="random", size=1, overlap=1
+    )
+    taken = campaigns.assign(sample_store, "k3", "ana")
+    _label(sample_store, "ana", taken, 2.0, "k3")
+    _expire_holds(sample_store, "k3")
+    changed = _label(sample_store, "ana", taken, 4.0, "k3")  # an edit needs no hold
+    assert changed.value == 4.0
+    assert _campaign_labels(sample_store, "k3") == [(taken.response_id, "ana")]
+
+
+def test_a_campaign_save_is_never_kept_in_the_journal(sample_store):
+    """A confirmed campaign save is in the database: while the file stays held, the save
+    waits for it and then says it was not saved, instead of a journal entry that the rules
+    could not check."""
+    from dashboard.store import Store, StoreBusy
+    from tests.support.locks import database_held
+
+    campaigns.create_campaign(
+        sample_store, "k4", RUBRIC, dataset="eo-rag", rule="random", size=1, overlap=1
+    )
+    taken = campaigns.assign(sample_store, "k4", "ana")
+    labeller = Store(sample_store.path, wait_s=0.3, spool_wait_s=0.1)  # the dashboard's spool
+    with database_held(sample_store.path), pytest.raises(StoreBusy):
+        _label(labeller, "ana", taken, 3.0, "k4")
+    assert not labeller.spool.directory.exists() or not list(labeller.spool.directory.iterdir())
+    _label(labeller, "ana", taken, 3.0, "k4")  # free again: saved
+    assert _campaign_labels(sample_store, "k4") == [(taken.response_id, "ana")]
