@@ -17,6 +17,7 @@ BENCHES = {
     "dashboard": "bench.bench_dashboard",
     "corrected": "bench.bench_corrected",
     "labelling": "bench.bench_labelling",
+    "integrity": "bench.bench_integrity",
 }
 
 
