@@ -19,13 +19,14 @@ import argparse
 import json
 import multiprocessing as mp
 import random
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.integrity_race import RaceConfig, run
+from bench.integrity_race import RaceConfig, run, sample_database
 
 
 def _race(args: argparse.Namespace) -> int:
@@ -34,8 +35,10 @@ def _race(args: argparse.Namespace) -> int:
     )
     bad, totals = 0, {"saves": 0, "refused": 0, "commits": 0, "imports": 0, "judge_runs": 0}
     with tempfile.TemporaryDirectory(prefix="jb-race-") as work:
+        template = sample_database(Path(work) / "sample.duckdb")
         for n in range(1, args.runs + 1):
-            result = run(Path(work) / f"run-{n}", config)
+            result = run(Path(work) / f"run-{n}", config, template=template)
+            shutil.rmtree(Path(work) / f"run-{n}", ignore_errors=True)
             totals["saves"] += result.saves_acked
             totals["refused"] += result.saves_refused
             totals["commits"] += result.commits_acked

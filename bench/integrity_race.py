@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import random
+import shutil
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -224,16 +225,28 @@ def _holder(db: str, deadline: float, out: Any) -> None:
     out.put(("holder", {"errors": []}))
 
 
-def prepare(db: Path, config: RaceConfig) -> None:
-    """The bundled sample, a campaign on it and the committer's table; every store closed."""
-    from dashboard.campaigns import campaigns
+def sample_database(path: Path) -> Path:
+    """A database holding the bundled sample, to copy for each run (`run(template=...)`)."""
     from dashboard.ingest.sample import ensure_sample
+    from dashboard.store import Store
+
+    for _ in ensure_sample(Store(path)):
+        pass
+    return path
+
+
+def prepare(db: Path, config: RaceConfig, *, template: Path | None = None) -> None:
+    """The bundled sample (a copy of `template`, else loaded anew), a campaign on it and the
+    committer's table; every store closed."""
+    from dashboard.campaigns import campaigns
     from dashboard.judging import list_rubrics
     from dashboard.store import Store
 
+    if template is not None:
+        shutil.copyfile(template, db)
+    else:
+        sample_database(db)
     store = Store(db)
-    for _ in ensure_sample(store):
-        pass
     rubric = next(r for r in list_rubrics() if r.name == RUBRIC)
     campaigns.create_campaign(
         store,
@@ -250,11 +263,12 @@ def prepare(db: Path, config: RaceConfig) -> None:
         con.execute(f"CREATE TABLE {SCRATCH} (n INTEGER, k BIGINT)")
 
 
-def run(work: Path, config: RaceConfig) -> RaceResult:
-    """One race in `work` (a fresh folder), then the read-back and the checks."""
+def run(work: Path, config: RaceConfig, *, template: Path | None = None) -> RaceResult:
+    """One race in `work` (a fresh folder), then the read-back and the checks; `template`: a
+    database of the sample to start from (`sample_database`)."""
     work.mkdir(parents=True, exist_ok=True)
     db = str(work / "race.duckdb")
-    prepare(Path(db), config)
+    prepare(Path(db), config, template=template)
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     start = time.time()
