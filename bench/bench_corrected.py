@@ -72,7 +72,7 @@ def _mark_random(db: Path) -> None:
 
 
 def speed(db: Path, *, reuse: bool) -> dict[str, float]:
-    from dashboard.metrics import compare
+    from dashboard.metrics.corrected import compare
     from dashboard.metrics.selection import Selection
     from dashboard.store import Store
 

@@ -5,7 +5,9 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, panels, registry, slices, tables, versions
+from dashboard.metrics import panels, registry, slices, tables
+from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics.judge_qa import versions
 from dashboard.metrics.selection import Selection
 from dashboard.ui import calibration_cells, links, pickers, rubric_versions, tables_fit
 from dashboard.ui.links import Link

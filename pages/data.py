@@ -6,7 +6,8 @@ import streamlit as st
 from dashboard import ui
 from dashboard.ingest import ALL_FORMATS, uploads
 from dashboard.ingest.adapters import ADAPTERS
-from dashboard.metrics import qa_rules, reference_rules
+from dashboard.metrics import qa_rules
+from dashboard.metrics.reference import dataset_rules as reference_rules
 from dashboard.ui import downloads, imports, pickers
 
 FLASH_KEY, PICK_KEY, CONFIRM_KEY = "jb_data_flash", "jb_delete_pick", "jb_delete_confirm"

@@ -3,7 +3,9 @@
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import overview, panels, reference_rules, registry, slices, tables
+from dashboard.metrics import panels, registry, slices, tables
+from dashboard.metrics.overview import systems as overview
+from dashboard.metrics.reference import dataset_rules as reference_rules
 from dashboard.metrics.selection import Selection
 from dashboard.ui import corrected, downloads, links, pickers, standings, tables_fit
 from dashboard.ui.links import Link

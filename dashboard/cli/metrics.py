@@ -30,7 +30,7 @@ from dashboard.cli.common import (
     require_rubric,
 )
 from dashboard.metrics import registry
-from dashboard.metrics.gates import OVER, PARTS, UNDER, Gate, GateError, failures, parse_gate
+from dashboard.metrics.output.gates import OVER, PARTS, UNDER, Gate, GateError, failures, parse_gate
 
 FAILED_STATUS = 1
 
@@ -157,7 +157,7 @@ def table_lines(data: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dashboard.metrics import metrics_json
+    from dashboard.metrics.output import metrics_json
     from dashboard.metrics.selection import Selection
 
     gates = gates_of(args)

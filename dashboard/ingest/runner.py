@@ -32,7 +32,7 @@ from dashboard.ingest.locate import locate
 from dashboard.ingest.mapping import FieldMap, as_field_maps
 from dashboard.ingest.plan import Columns, FilePlan, Imported
 from dashboard.ingest.report import TABLES, FileReport, ImportReport
-from dashboard.metrics import reference, reference_rules
+from dashboard.metrics.reference import auto_scores as reference, dataset_rules as reference_rules
 from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
 

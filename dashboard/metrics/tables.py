@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from dashboard.metrics import registry
-from dashboard.metrics.calibration import Calibration, RaterPair
+from dashboard.metrics.calibration.agreement import Calibration, RaterPair
 from dashboard.metrics.estimates import Estimate
-from dashboard.metrics.overview import Overview, SystemRow
+from dashboard.metrics.overview.standings import Standings
+from dashboard.metrics.overview.systems import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, ELO, SIGNED, Metric
 from dashboard.metrics.selection import NO_VALUE
-from dashboard.metrics.standings import Standings
 
 Row = dict[str, Any]
 EMPTY = "—"

@@ -18,8 +18,10 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.metrics import metrics_json, reference, registry
+from dashboard.metrics import registry
 from dashboard.metrics.choices import with_default_rubric
+from dashboard.metrics.output import metrics_json
+from dashboard.metrics.reference import auto_scores as reference
 from dashboard.metrics.selection import Selection
 from dashboard.notebook import notebook_sql as sql
 from dashboard.settings import resolve_db_path

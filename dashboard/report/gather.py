@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any
 
 from dashboard.ids import utc_now
-from dashboard.metrics import metrics_json
-from dashboard.metrics.calibration import Calibration
-from dashboard.metrics.metrics_json import SliceNumbers
-from dashboard.metrics.overview import Overview
+from dashboard.metrics.calibration.agreement import Calibration
+from dashboard.metrics.output import metrics_json
+from dashboard.metrics.output.metrics_json import SliceNumbers
+from dashboard.metrics.overview.systems import Overview
 from dashboard.metrics.selection import Selection
 from dashboard.report import report_sql as sql
 from dashboard.report.report_sql import JudgeUse, RaterUse, RatingNote, WorstAnswer

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dashboard.metrics import estimates, reference_rules
+from dashboard.metrics import estimates
+from dashboard.metrics.reference import dataset_rules as reference_rules
 from dashboard.report.gather import JudgeUse, RaterUse, ReportData, cost_text
 from dashboard.report.html import EMPTY, esc, paragraph, section, table, tag, td, th_row
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import ui
-from dashboard.metrics import calibration_cells
-from dashboard.metrics.calibration import Calibration
+from dashboard.metrics.calibration import calibration_cells
+from dashboard.metrics.calibration.agreement import Calibration
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
 

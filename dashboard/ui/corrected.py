@@ -8,7 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import ui
-from dashboard.metrics import compare, corrected, corrected_tables, panels
+from dashboard.metrics import panels
+from dashboard.metrics.corrected import compare, corrected_tables, systems as corrected
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
 

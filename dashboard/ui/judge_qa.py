@@ -9,8 +9,8 @@ from dashboard import ui
 from dashboard.judging import PanelError, PlanError, RubricError, launcher
 from dashboard.judging.few_shot import MAX_EXAMPLES
 from dashboard.judging.probes import DEFAULT_SAMPLE, ORDER, PADDING, PADDING_SENTENCE, plan_probe
-from dashboard.metrics import bias, drift
-from dashboard.metrics.judge_qa_tables import bias_rows, drift_rows
+from dashboard.metrics.judge_qa import judge_bias as bias, judge_drift as drift
+from dashboard.metrics.judge_qa.judge_qa_tables import bias_rows, drift_rows
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers, runs
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dashboard import ui
-from dashboard.metrics import versions
-from dashboard.metrics.judge_qa_tables import disagreement_rows, version_rows
+from dashboard.metrics.judge_qa import versions
+from dashboard.metrics.judge_qa.judge_qa_tables import disagreement_rows, version_rows
 from dashboard.metrics.selection import Selection
 from dashboard.ui import links, pickers
 

@@ -7,10 +7,13 @@ from functools import partial
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics import calibration, choices, overview, reference, slices, tables
+from dashboard.metrics import choices, slices, tables
+from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics.overview import systems as overview
+from dashboard.metrics.reference import auto_scores as reference
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
-from tests.metrics.test_standings import _tree
+from tests.metrics.overview.test_standings import _tree
 from tests.pages.helpers import open_page, texts
 
 fmt = partial(tables.estimate_text, digits=2)

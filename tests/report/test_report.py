@@ -343,7 +343,7 @@ def test_report_by_a_field_has_a_section_per_slice(judged_store, capsys, tmp_pat
 
 
 def test_report_says_where_the_rankings_disagree(store):
-    from tests.metrics.test_standings import _tree
+    from tests.metrics.overview.test_standings import _tree
 
     _tree(store)
     html = build_report(store, dataset="tree", generated_utc=WHEN)
