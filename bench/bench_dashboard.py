@@ -49,7 +49,7 @@ def _timed(work: Any) -> float:
 
 def child_build(db: Path, n_items: int) -> dict[str, Any]:
     from bench.dashboard_fixture import build
-    from dashboard.metrics.reference import auto_scores as reference
+    from dashboard.metrics import reference
     from dashboard.store import Store
 
     store = Store(db, wait_s=60)

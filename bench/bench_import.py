@@ -203,7 +203,7 @@ def _score_in_python(db: Path, ids: Any, tasks: Any, answers: Any, references: A
     """Each response through the Python scorer, one at a time, and its scores stored."""
     import pyarrow as pa
 
-    from dashboard.metrics.reference import auto_scores as reference
+    from dashboard.metrics import reference
     from dashboard.metrics.registry import Case
     from dashboard.store.connection import Database, transaction
 

@@ -17,9 +17,8 @@ import plotly.graph_objects as go
 import plotly.offline
 from plotly.subplots import make_subplots
 
-from dashboard.metrics.calibration.agreement import Confusion
-from dashboard.metrics.overview.standings import HeadToHead, Standing
-from dashboard.metrics.overview.systems import Histogram
+from dashboard.metrics.calibration import Confusion
+from dashboard.metrics.overview import HeadToHead, Histogram, Standing
 
 _LAYOUT = {
     "template": "plotly_white",

@@ -3,9 +3,7 @@
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import panels, registry, slices, tables
-from dashboard.metrics.overview import systems as overview
-from dashboard.metrics.reference import dataset_rules as reference_rules
+from dashboard.metrics import overview, panels, reference, registry, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.ui import corrected, downloads, links, pickers, standings, tables_fit
 from dashboard.ui.links import Link
@@ -66,7 +64,7 @@ if view.unscored_references:
         "run `judgeboard score`."
     )
 if view.reference_rules:
-    st.caption(ui.md_escape(reference_rules.describe(view.reference_rules)))
+    st.caption(ui.md_escape(reference.describe(view.reference_rules)))
 found: tuple[slices.OverviewSlice, ...] = ()
 if field is None:
     rows = tables.overview_rows(view, digits=2)

@@ -30,7 +30,7 @@ from dashboard.cli.common import (
     require_rubric,
 )
 from dashboard.metrics import registry
-from dashboard.metrics.output.gates import OVER, PARTS, UNDER, Gate, GateError, failures, parse_gate
+from dashboard.metrics.output import OVER, PARTS, UNDER, Gate, GateError, failures, parse_gate
 
 FAILED_STATUS = 1
 
@@ -157,7 +157,7 @@ def table_lines(data: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dashboard.metrics.output import metrics_json
+    from dashboard.metrics import output
     from dashboard.metrics.selection import Selection
 
     gates = gates_of(args)
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     require_panel(store, args.panel)
     if not args.target_half_width > 0:
         raise CommandError(f"--target-half-width must be > 0, got {args.target_half_width:g}")
-    _, _, data = metrics_json.compute(
+    _, _, data = output.compute(
         store,
         Selection(args.dataset, args.rubric, panel=args.panel),
         pool_raters=args.pool_raters,

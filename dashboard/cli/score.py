@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from dashboard.metrics.reference.auto_scores import refresh_auto_scores
+    from dashboard.metrics.reference import refresh_auto_scores
 
     store = open_store(args)
     require_dataset(store, args.dataset)

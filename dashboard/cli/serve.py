@@ -85,7 +85,7 @@ def streamlit_command(*, address: str, port: int) -> list[str]:
 def _score_references(store: Store) -> None:
     """Score what has no reference scores of the current rules (a database from before a rule
     change, an import made with --no-score) before any page reads it."""
-    from dashboard.metrics.reference.auto_scores import refresh_auto_scores
+    from dashboard.metrics.reference import refresh_auto_scores
 
     try:
         scored = refresh_auto_scores(store)

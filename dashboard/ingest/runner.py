@@ -32,7 +32,7 @@ from dashboard.ingest.locate import locate
 from dashboard.ingest.mapping import FieldMap, as_field_maps
 from dashboard.ingest.plan import Columns, FilePlan, Imported
 from dashboard.ingest.report import TABLES, FileReport, ImportReport
-from dashboard.metrics.reference import auto_scores as reference, dataset_rules as reference_rules
+from dashboard.metrics import reference
 from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
 
@@ -258,7 +258,7 @@ def import_requests(
     `reference_rule` becomes the rule of every dataset imported into, in the same
     transaction (`metrics.reference_rules`)."""
     if reference_rule is not None:
-        reference_rules.check_rule(reference_rule)
+        reference.check_rule(reference_rule)
     with store.connection() as con, read_sql.bulk_write_settings(con), transaction(con):
         files: list[FileReport] = []
         ignored: list[str] = []
@@ -278,7 +278,7 @@ def import_requests(
             rejects.remove_copies(plans)
         if reference_rule is not None:
             for name in sorted({d for f in files for d in f.datasets}):
-                reference_rules.record_rule(con, name, reference_rule)
+                reference.record_rule(con, name, reference_rule)
         if on_progress:
             on_progress("committing", None)
     for name in ignored:

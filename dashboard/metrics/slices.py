@@ -11,11 +11,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from dashboard.metrics import choices, panels
-from dashboard.metrics.calibration import agreement as calibration_module
-from dashboard.metrics.calibration.agreement import Calibration
-from dashboard.metrics.overview import systems as overview_module
-from dashboard.metrics.overview.systems import Overview
+from dashboard.metrics import (
+    calibration as calibration_module,
+    choices,
+    overview as overview_module,
+    panels,
+)
+from dashboard.metrics.calibration import Calibration
+from dashboard.metrics.overview import Overview
 from dashboard.metrics.selection import Selection, Slice
 from dashboard.store import Store
 

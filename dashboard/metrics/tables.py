@@ -12,10 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from dashboard.metrics import registry
-from dashboard.metrics.calibration.agreement import Calibration, RaterPair
+from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import Estimate
-from dashboard.metrics.overview.standings import Standings
-from dashboard.metrics.overview.systems import Overview, SystemRow
+from dashboard.metrics.overview import Overview, Standings, SystemRow
 from dashboard.metrics.registry import COUNT, ELO, SIGNED, Metric
 from dashboard.metrics.selection import NO_VALUE
 

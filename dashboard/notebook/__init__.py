@@ -18,10 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.metrics import registry
+from dashboard.metrics import output, reference, registry
 from dashboard.metrics.choices import with_default_rubric
-from dashboard.metrics.output import metrics_json
-from dashboard.metrics.reference import auto_scores as reference
 from dashboard.metrics.selection import Selection
 from dashboard.notebook import notebook_sql as sql
 from dashboard.settings import resolve_db_path
@@ -78,7 +76,7 @@ class Database:
 
     def metrics_json(self, *, dataset: str | None = None, rubric: str | None = None) -> dict:
         """The dict `judgeboard metrics --json` prints."""
-        return metrics_json.compute(self._store, Selection(dataset, rubric))[2]
+        return output.compute(self._store, Selection(dataset, rubric))[2]
 
     def metrics(self, *, dataset: str | None = None, rubric: str | None = None) -> pd.DataFrame:
         """Every metric as a row: its name, the declaration it fits, value, low, high, n."""

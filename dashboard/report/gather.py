@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any
 
 from dashboard.ids import utc_now
-from dashboard.metrics.calibration.agreement import Calibration
-from dashboard.metrics.output import metrics_json
-from dashboard.metrics.output.metrics_json import SliceNumbers
-from dashboard.metrics.overview.systems import Overview
+from dashboard.metrics import output
+from dashboard.metrics.calibration import Calibration
+from dashboard.metrics.output import SliceNumbers
+from dashboard.metrics.overview import Overview
 from dashboard.metrics.selection import Selection
 from dashboard.report import report_sql as sql
 from dashboard.report.report_sql import JudgeUse, RaterUse, RatingNote, WorstAnswer
@@ -62,7 +62,7 @@ def gather(
 ) -> ReportData:
     """Read what a report of `dataset` (None: every dataset) shows; with `by` (an item
     field), each slice's numbers too."""
-    found = metrics_json.compute_all(
+    found = output.compute_all(
         store,
         Selection(dataset, rubric, panel=panel),
         pool_raters=pool_raters,

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from dashboard import charts
 from dashboard.metrics import registry
-from dashboard.metrics.calibration.agreement import Calibration
-from dashboard.metrics.overview.systems import Overview
+from dashboard.metrics.calibration import Calibration
+from dashboard.metrics.overview import Overview
 from dashboard.report.gather import RatingNote, ReportData, WorstAnswer
 from dashboard.report.html import (
     EMPTY,

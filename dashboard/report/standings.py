@@ -8,8 +8,8 @@ when asked for); the charts are drawn for the rater kinds, a table for every gro
 from __future__ import annotations
 
 from dashboard import charts
-from dashboard.metrics.output.metrics_json import SliceNumbers
-from dashboard.metrics.overview.standings import JUDGE_PREFIX, Standings
+from dashboard.metrics.output import SliceNumbers
+from dashboard.metrics.overview import JUDGE_PREFIX, Standings
 from dashboard.report.gather import ReportData
 from dashboard.report.html import (
     esc,

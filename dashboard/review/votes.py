@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass
 
 from dashboard.ids import new_id, utc_now
-from dashboard.metrics.overview.standings import Pairwise, pairwise_standings
+from dashboard.metrics.overview import Pairwise, pairwise_standings
 from dashboard.metrics.selection import Selection
 from dashboard.review import detail_sql, votes_sql
 from dashboard.review.annotation import Saved

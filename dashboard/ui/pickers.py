@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.metrics import choices, panels
-from dashboard.metrics.overview.standings import Pairwise, Standings
+from dashboard.metrics.overview import Pairwise, Standings
 from dashboard.metrics.selection import Selection
 
 # The rubric picked on one page is the default on the others (the widget's own state is

@@ -12,7 +12,7 @@ from dashboard.cli import main
 from dashboard.export.files import export
 from dashboard.ingest import import_path
 from dashboard.metrics.output import metrics_json
-from dashboard.metrics.reference.auto_scores import refresh_auto_scores
+from dashboard.metrics.reference import refresh_auto_scores
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Item, Rating, Response

@@ -9,7 +9,7 @@ from typing import Any
 
 from dashboard.cli import main
 from dashboard.judging import few_shot, load_rubric
-from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics import calibration
 from dashboard.metrics.judge_qa import versions
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store

@@ -8,8 +8,7 @@ import re
 import pytest
 
 from dashboard.metrics import registry
-from dashboard.metrics.output import gates, metrics_json
-from dashboard.metrics.output.gates import OVER, UNDER, Gate, GateError
+from dashboard.metrics.output import OVER, UNDER, Gate, GateError, gates, metrics_json
 from dashboard.metrics.selection import Selection
 from tests import builders
 from tests.paths import REPO_ROOT

@@ -10,8 +10,7 @@ import pytest
 
 from dashboard.cli import main
 from dashboard.export.files import export
-from dashboard.metrics import choices
-from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics import calibration, choices
 from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection
 from tests import builders

@@ -10,9 +10,8 @@ import pytest
 
 from dashboard.cli import main
 from dashboard.ingest import import_path
-from dashboard.metrics import choices, registry, slices
+from dashboard.metrics import choices, overview, registry, slices
 from dashboard.metrics.output import metrics_json
-from dashboard.metrics.overview import systems as overview
 from dashboard.metrics.selection import Selection, Slice
 from dashboard.store import Store
 from tests import builders
@@ -155,7 +154,7 @@ def test_every_query_of_a_slice_reads_the_slice(store, sliced):
     view = overview.overview(store, sel)
     assert [r.n_responses for r in view.systems] == [1, 1]
     assert view.systems[0].score("f1") is None  # code's items are not scored at import
-    from dashboard.metrics.calibration import agreement as calibration
+    from dashboard.metrics import calibration
 
     cal = calibration.calibration(store, sel)
     assert cal.n_human_labels == 1 and cal.n_human_preferences == 0

@@ -7,8 +7,7 @@ from __future__ import annotations
 import contextlib
 
 from dashboard import ui
-from dashboard.metrics.calibration import agreement as calibration
-from dashboard.metrics.overview import systems as overview
+from dashboard.metrics import calibration, overview
 from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics.corrected import systems as corrected
+from dashboard.metrics import corrected
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.ui import md_escape

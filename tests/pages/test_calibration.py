@@ -13,8 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.ids import new_id
 from dashboard.ingest import import_path
-from dashboard.metrics import registry, tables
-from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics import calibration, registry, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Rating

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics import calibration
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests.pages.helpers import open_page, page_path

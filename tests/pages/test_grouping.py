@@ -7,10 +7,7 @@ from functools import partial
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics import choices, slices, tables
-from dashboard.metrics.calibration import agreement as calibration
-from dashboard.metrics.overview import systems as overview
-from dashboard.metrics.reference import auto_scores as reference
+from dashboard.metrics import calibration, choices, overview, reference, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests.metrics.overview.test_standings import _tree

@@ -8,8 +8,7 @@ from collections.abc import Callable
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics.judge_qa import judge_bias as bias
-from dashboard.metrics.judge_qa.judge_qa_tables import bias_rows
+from dashboard.metrics.judge_qa import bias_rows, judge_bias as bias
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests.pages.helpers import open_page, page_path

@@ -16,10 +16,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import charts
-from dashboard.metrics.calibration.agreement import Confusion
+from dashboard.metrics.calibration import Confusion
 from dashboard.metrics.estimates import Estimate
-from dashboard.metrics.overview.standings import HeadToHead, Standing
-from dashboard.metrics.overview.systems import Histogram
+from dashboard.metrics.overview import HeadToHead, Histogram, Standing
 from dashboard.review import failures
 from dashboard.review.failures_sql import FailureFilter
 from dashboard.store import Store

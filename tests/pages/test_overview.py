@@ -9,8 +9,7 @@ from functools import partial
 from streamlit.testing.v1 import AppTest
 
 from dashboard.ids import new_id
-from dashboard.metrics import choices, registry, tables
-from dashboard.metrics.overview import systems as overview
+from dashboard.metrics import choices, overview, registry, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Preference, Rating

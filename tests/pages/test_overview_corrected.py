@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics import panels
-from dashboard.metrics.corrected import compare, corrected_tables, systems as corrected
+from dashboard.metrics import corrected, panels
+from dashboard.metrics.corrected import compare, corrected_tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.ui import md_escape

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from dashboard.metrics.overview import systems as overview
+from dashboard.metrics import overview
 from dashboard.metrics.selection import Selection
 from dashboard.review import votes
 from dashboard.review.votes import PairRequest

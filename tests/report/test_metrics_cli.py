@@ -8,10 +8,8 @@ import math
 import pytest
 
 from dashboard.cli import main
-from dashboard.metrics import estimates, registry
-from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics import calibration, estimates, overview, registry
 from dashboard.metrics.output import metrics_json
-from dashboard.metrics.overview import systems as overview
 from dashboard.metrics.selection import Selection
 from tests import builders
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard.metrics.calibration import agreement as calibration
-from dashboard.metrics.overview import systems as overview
+from dashboard.metrics import calibration, overview
 from dashboard.metrics.selection import Selection
 from dashboard.review import annotation, failures, queue_sql, votes, votes_sql
 from dashboard.review.annotation import AnnotationError, QueueRequest

@@ -15,7 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from dashboard.metrics import scores_sql as scores
-from dashboard.metrics.corrected.corrected_items import EstimateRow, ResponseScores, rows_by_item
+from dashboard.metrics.corrected.corrected_items import (
+    EstimateRow as EstimateRow,
+    ResponseScores,
+    rows_by_item,
+)
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.selection_sql import (
     PREFERENCE_PARAMS,

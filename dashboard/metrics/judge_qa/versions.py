@@ -22,14 +22,12 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from dashboard.metrics import registry, selection_sql
-from dashboard.metrics.calibration import agreement as calibration
-from dashboard.metrics.calibration.calibration_sql import LabelledRating
+from dashboard.metrics import calibration, selection_sql
+from dashboard.metrics.calibration import LabelledRating
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.estimates import Estimate
 from dashboard.metrics.judge_qa import versions_sql as sql
 from dashboard.metrics.judge_qa.versions_sql import UsedExample
-from dashboard.metrics.output.entries import Entry, estimate_entry
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from scoring import agreement_ci
@@ -202,13 +200,3 @@ def calibration_examples(store: Store, selection: Selection) -> tuple[UsedExampl
             return ()
         compared = {v.rubric_version for v in sql.compared_versions(con, selection)}
     return tuple(e for e in used if e.rubric_version in compared)
-
-
-def version_metrics(found: RubricVersions) -> dict[str, Entry]:
-    """`versions.<judge>.<version>.<agreement|kappa|alpha|bias>` of `metrics --json`."""
-    metrics: dict[str, Entry] = {}
-    for v in found.versions:
-        for metric in registry.VERSION_METRICS:
-            name = registry.fill(metric.name, judge=v.judge, version=v.version)
-            metrics[name] = estimate_entry(getattr(v, metric.key))
-    return metrics

@@ -7,12 +7,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dashboard.metrics import registry
-from dashboard.metrics.corrected import compare as compare_module, systems as corrected_module
-from dashboard.metrics.corrected.compare import Comparisons
-from dashboard.metrics.corrected.systems import Corrected
+from dashboard.metrics import corrected as corrected_module, judge_qa, registry
+from dashboard.metrics.corrected import Comparisons, Corrected
 from dashboard.metrics.estimates import Estimate
-from dashboard.metrics.judge_qa import judge_bias as bias_module
 
 Entry = dict[str, float | int | None]
 _HEAD_TO_HEAD = "pairwise.<system>.<opponent>.win_rate"
@@ -48,7 +45,7 @@ def count_entry(n: int) -> Entry:
     return entry(int(n), n=n)
 
 
-def bias_metrics(found: bias_module.Bias) -> dict[str, Entry]:
+def bias_metrics(found: judge_qa.Bias) -> dict[str, Entry]:
     """Each judge's bias measures that have data (`metrics/bias.py`)."""
     metrics: dict[str, Entry] = {}
     for judge in found.judges:
@@ -56,6 +53,16 @@ def bias_metrics(found: bias_module.Bias) -> dict[str, Entry]:
             value = getattr(judge, metric.key)
             if value is not None:
                 metrics[registry.fill(metric.name, judge=judge.judge)] = estimate_entry(value)
+    return metrics
+
+
+def version_metrics(found: judge_qa.RubricVersions) -> dict[str, Entry]:
+    """`versions.<judge>.<version>.<agreement|kappa|alpha|bias>` of `metrics --json`."""
+    metrics: dict[str, Entry] = {}
+    for v in found.versions:
+        for metric in registry.VERSION_METRICS:
+            name = registry.fill(metric.name, judge=v.judge, version=v.version)
+            metrics[name] = estimate_entry(getattr(v, metric.key))
     return metrics
 
 
@@ -106,6 +113,6 @@ def compare_notes(found: Comparisons) -> dict[str, Any]:
     return {
         "cluster": found.cluster or "item (the conversation for conversational QA)",
         "holm": found.holm,
-        "alpha": compare_module.ALPHA,
+        "alpha": corrected_module.ALPHA,
         "survive_holm": survive if found.holm else None,
     }

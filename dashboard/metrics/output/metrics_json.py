@@ -28,14 +28,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dashboard.metrics import panels, registry, slices as slicing
-from dashboard.metrics.calibration import agreement as calibration_module
-from dashboard.metrics.calibration.agreement import Calibration, RaterPair
-from dashboard.metrics.corrected import compare as compare_module, systems as corrected_module
-from dashboard.metrics.corrected.compare import Comparisons
-from dashboard.metrics.corrected.systems import Corrected
+from dashboard.metrics import (
+    calibration as calibration_module,
+    corrected as corrected_module,
+    judge_qa,
+    overview,
+    panels,
+    reference,
+    registry,
+    slices as slicing,
+)
+from dashboard.metrics.calibration import Calibration, RaterPair
+from dashboard.metrics.corrected import Comparisons, Corrected
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
-from dashboard.metrics.judge_qa import judge_bias as bias_module, versions as versions_module
 from dashboard.metrics.output.entries import (
     Entry,
     bias_metrics,
@@ -45,10 +50,9 @@ from dashboard.metrics.output.entries import (
     count_entry,
     entry,
     estimate_entry,
+    version_metrics,
 )
-from dashboard.metrics.overview import systems as overview
-from dashboard.metrics.overview.systems import Overview, SystemRow
-from dashboard.metrics.reference import dataset_rules as reference_rules
+from dashboard.metrics.overview import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, Metric
 from dashboard.metrics.selection import Selection, Slice
 from dashboard.store import Store
@@ -197,7 +201,7 @@ class Numbers:
     calibration: Calibration
     slices: tuple[SliceNumbers, ...]
     json: dict[str, Any]
-    bias: bias_module.Bias | None = None
+    bias: judge_qa.Bias | None = None
     corrected: Corrected | None = None
     comparisons: Comparisons | None = None
 
@@ -222,10 +226,10 @@ def metrics_json(
     *,
     slices: Sequence[SliceNumbers] = (),
     pool_raters: bool = False,
-    bias: bias_module.Bias | None = None,
+    bias: judge_qa.Bias | None = None,
     corrected: Corrected | None = None,
     comparisons: Comparisons | None = None,
-    versions: versions_module.RubricVersions | None = None,
+    versions: judge_qa.RubricVersions | None = None,
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
@@ -235,7 +239,7 @@ def metrics_json(
     notes: dict[str, Any] = {
         **pairwise_notes(view),
         "conventions": {"calibration.pairwise": PAIRWISE_CONVENTIONS},
-        "reference_rules": reference_rules.notes(view.reference_rules),
+        "reference_rules": reference.notes(view.reference_rules),
         "unscored_references": view.unscored_references,
     }
     if bias is not None:  # the whole selection's only, never per slice
@@ -246,7 +250,7 @@ def metrics_json(
     if comparisons is not None:
         found.update(compare_metrics(comparisons))
     if versions is not None:  # `versions.<judge>.<version>.`: the whole selection's only
-        found.update(versions_module.version_metrics(versions))
+        found.update(version_metrics(versions))
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
@@ -290,7 +294,7 @@ def compute_all(
     *,
     pool_raters: bool = False,
     by: str | None = None,
-    families: bias_module.Families | None = None,
+    families: judge_qa.Families | None = None,
     cluster: str | None = None,
     target_half_width: float = corrected_module.TARGET_HALF_WIDTH,
 ) -> Numbers:
@@ -303,7 +307,7 @@ def compute_all(
     # same (default) rubric and panel.
     view = overview.overview(store, resolved, pool_raters=pool_raters)
     cal = calibration_module.calibration(store, resolved)
-    fixed, compared = compare_module.corrected_and_compared(
+    fixed, compared = corrected_module.corrected_and_compared(
         store, resolved, cluster=cluster, target_half_width=target_half_width
     )
     found = []
@@ -313,7 +317,7 @@ def compute_all(
         found = [
             SliceNumbers(v.slice, v.n_items, v.overview, c.calibration) for v, c in zip(views, cals)
         ]
-    judged = bias_module.bias(store, resolved, families=families)
+    judged = judge_qa.bias(store, resolved, families=families)
     data = metrics_json(
         view,
         cal,
@@ -322,7 +326,7 @@ def compute_all(
         bias=judged,
         corrected=fixed,
         comparisons=compared,
-        versions=versions_module.rubric_versions(store, resolved),
+        versions=judge_qa.rubric_versions(store, resolved),
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared

@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dashboard.metrics import registry, selection_sql
+from dashboard.metrics import reference, registry, selection_sql
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate, mean_estimate
 from dashboard.metrics.overview import overview_sql as sql
 from dashboard.metrics.overview.standings import Pairwise, Standing, Standings, standings_of
 from dashboard.metrics.panels import with_panel
-from dashboard.metrics.reference import auto_scores as reference
-from dashboard.metrics.reference.dataset_rules import DatasetRule, rules_of
+from dashboard.metrics.reference import DatasetRule, rules_of
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from scoring import classification

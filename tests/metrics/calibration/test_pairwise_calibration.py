@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 
 from dashboard.ingest import import_path
-from dashboard.metrics import registry
-from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics import calibration, overview, registry
 from dashboard.metrics.output import gates, metrics_json
-from dashboard.metrics.overview import systems as overview
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from scoring import pairwise_agreement as pa

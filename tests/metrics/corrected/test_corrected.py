@@ -9,8 +9,8 @@ import numpy as np
 import ppi_py
 import pytest
 
-from dashboard.metrics import panels
-from dashboard.metrics.corrected import compare, systems as corrected
+from dashboard.metrics import corrected, panels
+from dashboard.metrics.corrected import compare
 from dashboard.metrics.output import gates, metrics_json
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store

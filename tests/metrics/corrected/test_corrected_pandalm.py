@@ -12,7 +12,7 @@ import numpy as np
 import ppi_py
 import pytest
 
-from dashboard.metrics.corrected import systems as corrected
+from dashboard.metrics import corrected
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests.builders import item, preference, response

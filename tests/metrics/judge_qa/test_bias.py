@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dashboard.metrics.judge_qa import judge_bias as bias_module
-from dashboard.metrics.judge_qa.judge_bias import Families
+from dashboard.metrics.judge_qa import Families, judge_bias as bias_module
 from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dashboard.metrics.calibration import agreement as calibration
+from dashboard.metrics import calibration, reference
 from dashboard.metrics.overview import systems as overview
-from dashboard.metrics.reference import auto_scores as reference
 from dashboard.metrics.selection import Selection
 from scoring import agreement, judge, pairwise, qa
 from tests import builders

@@ -8,8 +8,9 @@ import math
 
 import pytest
 
+from dashboard.metrics import overview
 from dashboard.metrics.output import metrics_json
-from dashboard.metrics.overview import standings, systems as overview
+from dashboard.metrics.overview import standings
 from dashboard.metrics.selection import Selection
 from scoring import pairwise
 from tests import builders
@@ -171,7 +172,7 @@ def test_a_rank_disagreement_names_both_systems_and_why(store):
 
 
 def _calibration(store):
-    from dashboard.metrics.calibration import agreement as calibration
+    from dashboard.metrics import calibration
 
     return calibration.calibration(store, Selection("tree"))
 

@@ -10,9 +10,9 @@ import pytest
 
 from dashboard.cli import main as cli_main
 from dashboard.ingest import import_path
+from dashboard.metrics import overview, reference
 from dashboard.metrics.output import metrics_json
-from dashboard.metrics.overview import systems as overview
-from dashboard.metrics.reference import auto_scores as reference, dataset_rules as reference_rules
+from dashboard.metrics.reference import dataset_rules as reference_rules
 from dashboard.metrics.registry import Case
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
