@@ -8,6 +8,7 @@ from functools import partial
 import streamlit as st
 
 from dashboard import ui
+from dashboard.judging import Rubric
 from dashboard.review import annotation, votes
 from dashboard.review.votes import PairRequest, VoteError
 from dashboard.ui import keys, links, pair_labelling, pickers, standings, widgets
@@ -26,7 +27,7 @@ LINKS = (
 
 def _request(
     annotator: str, dataset: str | None, systems: Sequence[str]
-) -> tuple[PairRequest, annotation.Rubric] | None:
+) -> tuple[PairRequest, Rubric] | None:
     rubrics = {r.name: r for r in annotation.rubrics_of_kind("pairwise", ui.rubrics())}
     if not rubrics:
         return None

@@ -30,7 +30,7 @@ from dashboard.ingest.errors import (
 from dashboard.ingest.generic import import_generic, read_error
 from dashboard.ingest.locate import locate
 from dashboard.ingest.mapping import FieldMap, as_field_maps
-from dashboard.ingest.plan import Columns, FilePlan, Imported
+from dashboard.ingest.plan import Columns, FilePlan, Imported, Readable
 from dashboard.ingest.report import TABLES, FileReport, ImportReport
 from dashboard.metrics import reference
 from dashboard.store import Store
@@ -76,7 +76,7 @@ class ImportRequest:
 
 def _describe(
     con: Connection, path: Path, kind: str, options: ImportRequest
-) -> tuple[list[read_sql.Column], bool, rejects.Readable | None]:
+) -> tuple[list[read_sql.Column], bool, Readable | None]:
     """The file's columns as DuckDB's reader sees them, whether it must be typed from every
     record, and (under --on-error skip) what of it DuckDB can read."""
     size = path.stat().st_size

@@ -21,7 +21,7 @@ from dashboard.review import detail_sql, votes_sql
 from dashboard.review.annotation import Saved
 from dashboard.review.detail import item_and_response
 from dashboard.review.paging import paged
-from dashboard.review.votes_sql import PairRequest
+from dashboard.review.requests import PairRequest as PairRequest
 from dashboard.store import Store
 from dashboard.types import Item, Preference, Response
 

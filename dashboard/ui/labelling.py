@@ -24,8 +24,9 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.campaigns import campaigns
+from dashboard.judging import Rubric
 from dashboard.review import annotation, edits
-from dashboard.review.annotation import AnnotationError, Provenance, QueueRequest, Rubric
+from dashboard.review.annotation import AnnotationError, Provenance, QueueRequest
 from dashboard.review.detail import ResponseDetail
 from dashboard.store import StoreError
 from dashboard.types import Rating

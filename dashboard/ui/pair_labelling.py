@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dashboard import ui
+from dashboard.judging import Rubric
 from dashboard.review import pair_edits, votes
-from dashboard.review.annotation import Rubric
 from dashboard.review.votes import PairRequest, PairView, VoteError
 from dashboard.store import StoreError
 from dashboard.types import Preference
