@@ -134,14 +134,7 @@ def run() -> None:
     annotate_url.save(item)
     scale = annotation.scale_points(*annotation.rating_scale(setup.rubric))
     bindings = {f"{v:g}": keys.pick("annotate_value_", f"{v:g}") for v in scale if v < 10}
-    keys.listen(
-        {
-            **bindings,
-            "Enter": keys.click("annotate_save_"),
-            "s": keys.click("annotate_skip"),
-            "u": keys.click("annotate_undo_button"),
-        }
-    )
+    labelling.KIT.listen(bindings)
 
 
 run()

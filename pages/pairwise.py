@@ -143,14 +143,11 @@ def run() -> None:
         pair_labelling.form(current.view, request, rubric, mine)
     pair_labelling.your_votes(request, rubric)
     _standings(chosen.dataset)
-    keys.listen(
+    pair_labelling.KIT.listen(
         {
             "a": keys.pick("pairwise_choice_", CHOICES["left"]),
             "b": keys.pick("pairwise_choice_", CHOICES["right"]),
             "t": keys.pick("pairwise_choice_", CHOICES["tie"]),
-            "Enter": keys.click("pairwise_save_"),
-            "s": keys.click("pairwise_skip"),
-            "u": keys.click("pairwise_undo_button"),
         }
     )
 
