@@ -14,7 +14,7 @@ from typing import Any
 from dashboard.ids import utc_now
 from dashboard.metrics import output
 from dashboard.metrics.calibration import Calibration
-from dashboard.metrics.output import SliceNumbers
+from dashboard.metrics.output import MetricsRequest, SliceNumbers
 from dashboard.metrics.overview import Overview
 from dashboard.metrics.selection import Selection
 from dashboard.report import report_sql as sql
@@ -50,25 +50,16 @@ class ReportData:
 
 def gather(
     store: Store,
+    request: MetricsRequest | None = None,
     *,
-    dataset: str | None = None,
-    rubric: str | None = None,
     worst_n: int = DEFAULT_WORST,
     generated_utc: datetime | None = None,
-    pool_raters: bool = False,
-    by: str | None = None,
-    panel: str | None = None,
-    cluster: str | None = None,
 ) -> ReportData:
-    """Read what a report of `dataset` (None: every dataset) shows; with `by` (an item
-    field), each slice's numbers too."""
-    found = output.compute_all(
-        store,
-        Selection(dataset, rubric, panel=panel),
-        pool_raters=pool_raters,
-        by=by,
-        cluster=cluster,
-    )
+    """Read what a report of the numbers `request` asks for shows (None: every dataset, as
+    `MetricsRequest()`), with the `worst_n` worst-rated answers."""
+    request = request or MetricsRequest()
+    dataset = request.dataset
+    found = output.numbers(store, request)
     view, cal, numbers = found.overview, found.calibration, found.json
     chosen = view.selection.rubric
     with store.connection() as con:

@@ -1,6 +1,7 @@
 """The numbers of a selection as one flat, JSON-ready dict, as `judgeboard metrics --json`
 prints it and the report holds it (`metrics_json.py`, each metric's entry in `entries.py`),
-and the gates on them (`--fail-under`, `--fail-over`: `gates.py`).
+what they are asked for (`request.py`), and the gates on them (`--fail-under`, `--fail-over`:
+`gates.py`).
 """
 
 from dashboard.metrics.output.gates import (
@@ -17,7 +18,9 @@ from dashboard.metrics.output.metrics_json import (
     SliceNumbers,
     compute,
     compute_all,
+    numbers,
 )
+from dashboard.metrics.output.request import MetricsRequest
 
 __all__ = [
     "OVER",
@@ -25,10 +28,12 @@ __all__ = [
     "UNDER",
     "Gate",
     "GateError",
+    "MetricsRequest",
     "Numbers",
     "SliceNumbers",
     "compute",
     "compute_all",
     "failures",
+    "numbers",
     "parse_gate",
 ]

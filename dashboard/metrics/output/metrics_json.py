@@ -52,6 +52,7 @@ from dashboard.metrics.output.entries import (
     estimate_entry,
     version_metrics,
 )
+from dashboard.metrics.output.request import MetricsRequest
 from dashboard.metrics.overview import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, Metric
 from dashboard.metrics.selection import Selection, Slice
@@ -330,6 +331,21 @@ def compute_all(
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared
+    )
+
+
+def numbers(
+    store: Store, request: MetricsRequest, *, families: judge_qa.Families | None = None
+) -> Numbers:
+    """The numbers `judgeboard metrics` prints and the report shows, as `request` asks."""
+    return compute_all(
+        store,
+        request.selection,
+        pool_raters=request.pool_raters,
+        by=request.by,
+        cluster=request.cluster,
+        target_half_width=request.target_half_width,
+        families=families,
     )
 
 
