@@ -21,7 +21,7 @@ def test_the_docs_names_table_is_the_registry() -> None:
     found = re.search(r"<!-- metric-names:[^>]*-->\n(.*?)<!-- /metric-names -->", text, re.S)
     assert found, "docs/metrics.md has no generated names table"
     assert found.group(1) == registry.docs_table(), (
-        "docs/metrics.md is out of date: paste `python -m dashboard.metrics.registry` there"
+        "docs/metrics.md is out of date: paste `python -m dashboard.metrics` there"
     )
 
 
@@ -145,3 +145,19 @@ def test_a_new_reference_metric_needs_only_its_declaration(store, monkeypatch) -
         metrics = data
 
     assert ("Answer words", "answer_words", "score") in summary_columns(Data)  # type: ignore[arg-type]
+
+
+def test_standings_names_come_from_their_declarations() -> None:
+    s, h2h = registry.SYSTEM_METRICS, registry.HEAD_TO_HEAD_METRICS
+    assert registry.rater_name(s, "win_rate", "judges", system="a") == "systems.a.win_rate.judges"
+    assert registry.rater_name(s, "bradley_terry", "pooled", system="a") == (
+        "systems.a.bradley_terry"
+    )
+    assert registry.rater_name(h2h, "win_rate", "judge.gpt-4", system="a", opponent="b") == (
+        "pairwise.a.b.win_rate.judge.gpt-4"
+    )
+    assert registry.declared_name(
+        registry.CORRECTED_METRICS, "win_rate.corrected", system="a", opponent="b"
+    ) == ("pairwise.a.b.win_rate.corrected")
+    with pytest.raises(ValueError):  # a statistic nobody declared has no name
+        registry.rater_name(s, "elo", "people", system="a")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from dashboard.metrics.calibration import calibration_sql as sql
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
-from dashboard.metrics.verdicts import order_states
+from dashboard.metrics.overview import order_states
 from scoring import pairwise
 from scoring.pairwise_agreement import Convention, count_table, pairwise_agreement
 

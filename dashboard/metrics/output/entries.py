@@ -12,7 +12,7 @@ from dashboard.metrics.corrected import Comparisons, Corrected
 from dashboard.metrics.estimates import Estimate
 
 Entry = dict[str, float | int | None]
-_HEAD_TO_HEAD = "pairwise.<system>.<opponent>.win_rate"
+_KINDS = ("judge_only", "human_only", "corrected")
 
 
 def _number(value: float | int | None) -> float | int | None:
@@ -70,7 +70,7 @@ def _triple_entries(name: str, triple: corrected_module.Triple) -> dict[str, Ent
     """`name.judge_only`, `name.human_only`, `name.corrected` of one quantity (name is
     "systems.x" for the score, "systems.x.pass_rate" ...), for the estimates there are."""
     found = {}
-    for kind in ("judge_only", "human_only", "corrected"):
+    for kind in _KINDS:
         if (estimate := getattr(triple, kind)) is not None:
             found[f"{name}.{kind}"] = estimate_entry(estimate)
     return found
@@ -86,8 +86,15 @@ def corrected_metrics(found: Corrected) -> dict[str, Entry]:
         if s.n_valid_labels:  # without a valid label there is nothing to say it from
             entries[f"{base}.labels_needed"] = entry(s.labels_needed, n=s.n_valid_labels)
     for h in found.head_to_head:
-        base = registry.fill(_HEAD_TO_HEAD, system=h.system_a, opponent=h.system_b)
-        entries.update(_triple_entries(base, h.win_rate))
+        for kind in _KINDS:
+            if (estimate := getattr(h.win_rate, kind)) is not None:
+                name = registry.declared_name(
+                    registry.CORRECTED_METRICS,
+                    f"win_rate.{kind}",
+                    system=h.system_a,
+                    opponent=h.system_b,
+                )
+                entries[name] = estimate_entry(estimate)
     return entries
 
 

@@ -91,18 +91,20 @@ def _system_metrics(row: SystemRow) -> dict[str, Entry]:
     return found
 
 
-# The pooled head-to-head name; each group of raters adds its suffix (`Standings`).
-_HEAD_TO_HEAD = "pairwise.<system>.<opponent>.win_rate"
-
-
 def _overview_metrics(view: Overview) -> dict[str, Entry]:
     found: dict[str, Entry] = {}
     for row in view.systems:
         found.update(_system_metrics(row))
     for group in view.pairwise.groups:
         for h in group.head_to_head:
-            name = registry.fill(_HEAD_TO_HEAD, system=h.system_a, opponent=h.system_b)
-            found[name + group.name_suffix] = estimate_entry(h.win_rate)
+            name = registry.rater_name(
+                registry.HEAD_TO_HEAD_METRICS,
+                "win_rate",
+                group.raters,
+                system=h.system_a,
+                opponent=h.system_b,
+            )
+            found[name] = estimate_entry(h.win_rate)
     return found
 
 

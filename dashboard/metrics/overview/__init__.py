@@ -2,7 +2,7 @@
 standings (win rates and Bradley–Terry ratings per group of raters).
 
 `systems.py` computes them from the count tables of `overview_sql.py`; `standings.py` fits
-the standings from each rater's verdicts.
+the standings from each rater's verdict on a pair (`verdicts.py`, which calibration uses too).
 """
 
 from dashboard.metrics.overview.standings import (
@@ -15,6 +15,7 @@ from dashboard.metrics.overview.standings import (
     pairwise_standings,
 )
 from dashboard.metrics.overview.systems import Histogram, Overview, SystemRow, overview
+from dashboard.metrics.overview.verdicts import order_states
 
 __all__ = [
     "JUDGE_PREFIX",
@@ -26,6 +27,7 @@ __all__ = [
     "Standings",
     "SystemRow",
     "group_label",
+    "order_states",
     "overview",
     "pairwise_standings",
 ]

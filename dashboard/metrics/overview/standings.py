@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.overview import overview_sql as sql
+from dashboard.metrics.overview.verdicts import pair_verdict_of
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.verdicts import pair_verdict_of
 from dashboard.store import Store
 from scoring import pairwise
 
@@ -92,12 +92,6 @@ class Standings:
     @property
     def label(self) -> str:
         return group_label(self.raters)
-
-    @property
-    def name_suffix(self) -> str:
-        """How this group's metrics are named after the statistic: "" for the pool (the
-        names of `--pool-raters`), else ".judges", ".people", ".judge.<name>"."""
-        return "" if self.raters == POOLED else f".{self.raters}"
 
 
 @dataclass(frozen=True)

@@ -192,12 +192,12 @@ def _standing_scores(groups: Sequence[Standings]) -> dict[str, dict[str, Estimat
     names (win_rate.judges, bradley_terry.judge.<judge>, win_rate for the pool, ...)."""
     scores: dict[str, dict[str, Estimate]] = defaultdict(dict)
     for group in groups:
+        win_rate = registry.rater_name(registry.SYSTEM_METRICS, "win_rate", group.raters)
+        elo = registry.rater_name(registry.SYSTEM_METRICS, "bradley_terry", group.raters)
         for system, estimate in group.win_rates.items():
-            scores[system][f"win_rate{group.name_suffix}"] = estimate
+            scores[system][registry.row_key(win_rate)] = estimate
         for standing in group.bradley_terry:
-            scores[standing.system][f"bradley_terry{group.name_suffix}"] = _standing_estimate(
-                standing
-            )
+            scores[standing.system][registry.row_key(elo)] = _standing_estimate(standing)
     return scores
 
 
