@@ -112,18 +112,17 @@ def _answer(setup: labelling.Setup) -> labelling.OpenItem | None:
     return item
 
 
-def run() -> None:
-    st.title("Annotate")
-    st.caption(labelling.KEY_HELP)
-    annotate_url.restore()
-    chosen = ui.filters()
-    widgets.show_confirmation(labelling.FLASH_KEY)
-    if not chosen.annotator:
-        st.warning("Type your name in the sidebar's Annotator box: ratings are saved with it.")
-    setup = _setup(chosen.annotator, chosen.dataset)
-    if setup is None:
-        st.info("No rating rubric can be used: see the rubric files on the Run judges page.")
-        return
+st.title("Annotate")
+st.caption(labelling.KEY_HELP)
+annotate_url.restore()
+chosen = ui.filters()
+widgets.show_confirmation(labelling.FLASH_KEY)
+if not chosen.annotator:
+    st.warning("Type your name in the sidebar's Annotator box: ratings are saved with it.")
+setup = _setup(chosen.annotator, chosen.dataset)
+if setup is None:
+    st.info("No rating rubric can be used: see the rubric files on the Run judges page.")
+else:
     labelling.reset_on_change(setup)
     if setup.campaign and not chosen.annotator:
         item = None
@@ -136,6 +135,4 @@ def run() -> None:
     bindings = {f"{v:g}": keys.pick("annotate_value_", f"{v:g}") for v in scale if v < 10}
     labelling.KIT.listen(bindings)
 
-
-run()
 widgets.confirmation_shown(labelling.FLASH_KEY)  # reached only when the run ended

@@ -106,29 +106,29 @@ def _standings(dataset: str | None) -> None:
     standings.show_standings(found, key="pairwise_standings_raters")
 
 
-def run() -> None:
-    st.title("Pairwise")
-    st.caption(
-        "Which answer is better? Each answer's side is random (fixed by the seed) and "
-        "recorded with your vote. Keyboard: a, b or t picks A, B or Tie, Enter saves and "
-        "opens the next pair, s skips, u undoes your last vote."
+st.title("Pairwise")
+st.caption(
+    "Which answer is better? Each answer's side is random (fixed by the seed) and "
+    "recorded with your vote. Keyboard: a, b or t picks A, B or Tie, Enter saves and "
+    "opens the next pair, s skips, u undoes your last vote."
+)
+links.restore(LINKS)
+chosen = ui.filters()
+widgets.show_confirmation(pair_labelling.FLASH_KEY)
+systems = ui.dataset_systems(chosen.dataset)
+picked = None
+if len(systems) < 2:
+    st.info(
+        "Pairwise needs answers from two systems to the same questions: import a "
+        "second system's answers on the Data page."
     )
-    links.restore(LINKS)
-    chosen = ui.filters()
-    widgets.show_confirmation(pair_labelling.FLASH_KEY)
-    systems = ui.dataset_systems(chosen.dataset)
-    if len(systems) < 2:
-        st.info(
-            "Pairwise needs answers from two systems to the same questions: import a "
-            "second system's answers on the Data page."
-        )
-        return
+else:
     if not chosen.annotator:
         st.warning("Type your name in the sidebar's Annotator box: votes are saved with it.")
     picked = _request(chosen.annotator, chosen.dataset, systems)
     if picked is None:
         st.info("No pairwise rubric can be used: see the rubric files on the Run judges page.")
-        return
+if picked is not None:
     request, rubric = picked
     if st.session_state.setdefault("pairwise_last", request) != request:
         st.session_state["pairwise_last"] = request
@@ -151,6 +151,4 @@ def run() -> None:
         }
     )
 
-
-run()
 widgets.confirmation_shown(pair_labelling.FLASH_KEY)  # reached only when the run ended
