@@ -7,7 +7,7 @@
 1. Coverage: a seeded simulation of 1,000 evaluations with a known truth. Each has N units
    whose true (people's) scores are uniform on [0, 1]; the judge sees the truth plus a bias
    of BIAS and noise, clipped to [0, 1]; people label a random n of the units. For each
-   evaluation the nominal 95% intervals are computed exactly as `metrics/corrected.py`
+   evaluation the nominal 95% intervals are computed exactly as `metrics/corrected/systems.py`
    computes them (PPI++ for the corrected one, the normal interval of the judge's mean for
    the judge-only one), and we count how often each covers the truth, TRUTH = 0.5 (the
    expected true score). Goal: corrected >= 93%; the judge-only one misses (its interval

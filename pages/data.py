@@ -133,7 +133,7 @@ if datasets:
     st.subheader("Export")
     downloads.export_download_buttons(ui.filters().dataset)
 
-# How EM and F1 combine several references, per dataset (dashboard.metrics.reference_rules).
+# How EM and F1 combine several references, per dataset (dashboard.metrics.reference).
 rules = ui.cached(reference.reference_rules)
 if rules:
     st.subheader("Reference rule (EM and F1)")

@@ -256,7 +256,7 @@ def import_requests(
     Under `on_error="skip"` a request's bad records are left out and written, with what is
     wrong with each, to `<file>.rejects.jsonl` beside each file that has some.
     `reference_rule` becomes the rule of every dataset imported into, in the same
-    transaction (`metrics.reference_rules`)."""
+    transaction (`metrics.reference`)."""
     if reference_rule is not None:
         reference.check_rule(reference_rule)
     with store.connection() as con, read_sql.bulk_write_settings(con), transaction(con):

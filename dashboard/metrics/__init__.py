@@ -5,8 +5,9 @@ The root holds the vocabulary the families share: what a metric is computed over
 (`selection.py`, its SQL in `selection_sql.py`), the declarations (`registry.py` over
 `declarations.py` and the EM/F1 rules of `qa_rules.py`), an estimate with its interval
 (`estimates.py`), the panel (`panels.py`), the choices a page or command offers
-(`choices.py`), a pair's verdicts (`verdicts.py`), a response's scores in SQL
-(`scores_sql.py`), the numbers per slice (`slices.py`) andisplay rows (`tables.py`).
+(`choices.py`), a response's scores in SQL (`scores_sql.py`), the numbers per slice
+(`slices.py`) and as display rows (`tables.py`); `python -m dashboard.metrics` prints the names
+table of docs/metrics.md (`__main__.py`).
 Each family is a folder that owns its SQL: `overview/`, `calibration/`, `corrected/` (with the
 paired comparisons), `reference/`, `judge_qa/` (bias, drift, rubric versions) and `output/`
 (the JSON of `judgeboard metrics` and its gates).

@@ -147,7 +147,7 @@ def rater_name(metrics: Iterable[Metric], statistic: str, raters: str, **values:
     return declared_name(metrics, statistic + tail, **values)
 
 
-# A judge-corrected estimate (`corrected.py`) beside its judge-only and human-only twins.
+# A judge-corrected estimate (`corrected/`) beside its judge-only and human-only twins.
 _THREE = (
     ("judge_only", "judge-only", "the panel's mean over every unit it scored"),
     ("human_only", "human-only", "the weighted mean of the valid (random, census) labels"),

@@ -308,7 +308,7 @@ _BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias
 BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
 VERSION_METRICS = rubric_version_metrics()
 
-# Judge-corrected estimates (`corrected.py`), each beside its judge-only and human-only twin.
+# Judge-corrected estimates (`corrected/`), each beside its judge-only and human-only twin.
 CORRECTED_METRICS: tuple[Metric, ...] = (
     *corrected_triple(_S, "", "mean normalized score"),
     *corrected_triple(_S, "pass rate ", "share of responses scored >= 0.5", name="pass_rate."),

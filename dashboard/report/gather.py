@@ -1,6 +1,6 @@
 """Everything the report shows, read once from the store into plain records.
 
-The numbers come from `dashboard.metrics.metrics_json.compute`, the same call `judgeboard
+The numbers come from `dashboard.metrics.output.numbers`, the same call `judgeboard
 metrics` makes; the rest (the worst answers, the methods facts) from `report_sql.py`, whose
 records this module re-exports for the sections.
 """
@@ -40,7 +40,7 @@ class ReportData:
     selection: Selection
     overview: Overview
     calibration: Calibration
-    metrics: dict[str, Any]  # dashboard.metrics.metrics_json.metrics_json(...)
+    metrics: dict[str, Any]  # dashboard.metrics.output.metrics_json.metrics_json(...)
     worst: tuple[WorstAnswer, ...]
     calls: tuple[JudgeUse, ...]
     raters: tuple[RaterUse, ...]

@@ -3,7 +3,7 @@ judge's confusion table, and every pair where the judge and a person disagree.
 
 A pair is one judge rating and one human rating of the same response, with the judge's
 rating (for the panel: the mean of its judges) snapped to the nearest scale point (a tie goes
-up), exactly as the confusion table counts them (`calibration.py`).
+up), exactly as the confusion table counts them (`agreement.py`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The judge-corrected estimates and the paired comparisons as display rows (one dict per
-table row), for the pages: pure functions over the records of `corrected.py`, `compare.py`."""
+table row), for the pages: pure functions over the records of `systems.py`, `compare.py`."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def count_entry(n: int) -> Entry:
 
 
 def bias_metrics(found: judge_qa.Bias) -> dict[str, Entry]:
-    """Each judge's bias measures that have data (`metrics/bias.py`)."""
+    """Each judge's bias measures that have data (`judge_qa/judge_bias.py`)."""
     metrics: dict[str, Entry] = {}
     for judge in found.judges:
         for metric in registry.BIAS_METRICS:

@@ -14,7 +14,7 @@ per group of raters (`standings.py`); the pooled ones appear only with `pool_rat
 `by` (an item field), every metric appears again for each slice of the items by that field,
 under the slice's prefix: `by.category=coding.systems.x.effective`.
 
-The judge-corrected estimates (`corrected.py`: `systems.<system>.corrected`, its judge-only
+The judge-corrected estimates (`corrected/`: `systems.<system>.corrected`, its judge-only
 and human-only twins, the pass rates, `labels_needed`, the corrected win rates) and the paired
 comparisons (`compare.py`: `compare.<a>.<b>.panel|human|corrected`, whose entries add
 `p_value` and Holm's `p_holm`) are for the whole selection, not per slice. `selection.panel`

@@ -1,7 +1,7 @@
 """Aggregations behind every metric: small histograms and count tables, computed in SQL.
 
 Nothing here returns one row per rating. Each query groups millions of rows into counts
-(per system, rater and value), and `overview.py` turns those counts into estimates and
+(per system, rater and value), and `systems.py` turns those counts into estimates and
 bootstrap intervals with `scoring`. The only per-unit reads are bounded by the number of
 human labels, which is what calibration is about (`calibration_sql.py`).
 

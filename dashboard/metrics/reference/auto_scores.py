@@ -4,7 +4,7 @@ The metrics are declared in `registry.py` (EM and token F1 against one or more r
 the MCQA choice's accuracy and IoU, the verdict of a hallucination detector). They are stored
 in `auto_scores` so that metric tables aggregate them in SQL like any rating. A response's id
 is a hash of its content, so a stored score stays valid until `VERSION` changes, or its
-dataset's reference rule does (`reference_rules.set_reference_rule` drops what changes).
+dataset's reference rule does (`dataset_rules.set_reference_rule` drops what changes).
 
 EM and F1 of QA responses with references, the bulk of a RAG evaluation, are computed many
 at a time (`reference_qa`, the same numbers as `scoring.qa`); every other response goes
