@@ -7,7 +7,7 @@
 1. Coverage: a seeded simulation of 1,000 evaluations with a known truth. Each has N units
    whose true (people's) scores are uniform on [0, 1]; the judge sees the truth plus a bias
    of BIAS and noise, clipped to [0, 1]; people label a random n of the units. For each
-   evaluation the nominal 95% intervals are computed exactly as `metrics/corrected.py`
+   evaluation the nominal 95% intervals are computed exactly as `metrics/corrected/systems.py`
    computes them (PPI++ for the corrected one, the normal interval of the judge's mean for
    the judge-only one), and we count how often each covers the truth, TRUTH = 0.5 (the
    expected true score). Goal: corrected >= 93%; the judge-only one misses (its interval
@@ -17,7 +17,7 @@
 2. Speed: the 1M-response benchmark database of `bench/dashboard_fixture.py` (built like
    `bench.bench_dashboard` does); its hash-chosen human ratings and verdicts are marked
    `selection = 'random'` so that every system has a valid sample. Times
-   `compare.corrected_and_compared` for every system, the one read the Overview, the report
+   `corrected.corrected_and_compared` for every system, the one read the Overview, the report
    and `metrics --json` make (median of 3 warm runs after one cold; wall and CPU time).
    Goal: under 1 s.
 """
@@ -72,7 +72,7 @@ def _mark_random(db: Path) -> None:
 
 
 def speed(db: Path, *, reuse: bool) -> dict[str, float]:
-    from dashboard.metrics import compare
+    from dashboard.metrics import corrected
     from dashboard.metrics.selection import Selection
     from dashboard.store import Store
 
@@ -86,7 +86,7 @@ def speed(db: Path, *, reuse: bool) -> dict[str, float]:
 
     def both() -> tuple[float, float]:
         started, cpu = time.perf_counter(), time.process_time()
-        found, compared = compare.corrected_and_compared(store, selection)
+        found, compared = corrected.corrected_and_compared(store, selection)
         assert found.systems and compared.differences
         return time.perf_counter() - started, time.process_time() - cpu
 

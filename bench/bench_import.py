@@ -11,7 +11,7 @@ into a fresh DuckDB file:
 - ours: `dashboard.ingest.import_path`, what `judgeboard import` runs: DuckDB's JSON reader into
   a staging table, SQL checks, content ids in SQL, INSERT … SELECT into items and responses,
   one transaction; then the reference scores of the new responses (`metrics.reference`:
-  EM and F1 many at a time, `metrics/reference_qa.py`);
+  EM and F1 many at a time, `metrics/reference/reference_qa.py`);
 - pandas: `pandas.read_json(lines=True)`, then the same work in Python: content ids by
   `dashboard.ids.content_id`, the items/responses split (items deduplicated), an insert of
   both frames into the same schema; then each response scored by the Python scorer

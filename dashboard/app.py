@@ -35,7 +35,7 @@ try:
         ui.begin_run()
         tables_fit.page_style()
         if auth.gate():
-            ui.sidebar()
+            ui.show_sidebar()
             note = st.empty()
             page.run()
             if text := ui.earlier_note():

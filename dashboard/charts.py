@@ -18,8 +18,7 @@ import plotly.offline
 from plotly.subplots import make_subplots
 
 from dashboard.metrics.calibration import Confusion
-from dashboard.metrics.overview import Histogram
-from dashboard.metrics.standings import HeadToHead, Standing
+from dashboard.metrics.overview import HeadToHead, Histogram, Standing
 
 _LAYOUT = {
     "template": "plotly_white",

@@ -6,7 +6,7 @@ judge panel and the report pass them around. Field names follow the database col
 
 from __future__ import annotations
 
-from dataclasses import Field, dataclass, field, fields
+from dataclasses import KW_ONLY, Field, dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -123,32 +123,27 @@ class Response:
 
 
 @dataclass(frozen=True)
-class Rating:
-    """One rating of one response by one rater (an LLM judge or a person).
+class Judgement:
+    """What every rating and preference carries beside what it judges and its verdict: the
+    rater (an LLM judge or a person) and the rubric, then its provenance, keyword-only.
 
-    `value` is on the rubric's own scale [scale_low, scale_high]; None means unscored, and then
-    `unscored_reason` says why. `supersedes` names the earlier rating of the same rater on the
-    same response and rubric that this one replaces. `overrides` names a judge's rating that a
-    person contradicts: the judge's rating stays current for the judge's own metrics, while the
-    person's rating becomes the response's effective score.
+    `Rating` and `Preference` derive from it, so these fields (and their columns in `ratings`
+    and `preferences`) are declared once. `unscored_reason` says why a judgement has no value
+    or verdict; `supersedes` names the earlier judgement of the same stream that this one
+    replaces; `call_id` is the judge call it came from.
     """
 
-    rating_id: str
-    response_id: str
     rater_kind: str
     rater: str
     rubric: str
     rubric_version: str
-    value: float | None
-    scale_low: float
-    scale_high: float
+    _: KW_ONLY
     created_utc: datetime | None = None
     unscored_reason: str | None = None
     explanation: str | None = None
     raw_output: str | None = None
     comment: str | None = None
     supersedes: str | None = None
-    overrides: str | None = None
     call_id: str | None = None
     # How the response was chosen for this label (`SELECTIONS`; None: not recorded, counted as
     # unknown), the chance it had to be chosen when `selection` is "random" and the sample was
@@ -161,38 +156,51 @@ class Rating:
 
 
 @dataclass(frozen=True)
-class Preference:
+class _Rated:
+    """What a rating judges; a base of its own so that these come first, as they always have
+    (`Rating("r1", "resp1", "human", "ana", ...)`)."""
+
+    rating_id: str
+    response_id: str
+
+
+@dataclass(frozen=True)
+class Rating(Judgement, _Rated):
+    """One rating of one response by one rater (an LLM judge or a person).
+
+    `value` is on the rubric's own scale [scale_low, scale_high]; None means unscored, and then
+    `unscored_reason` says why. `supersedes` names the earlier rating of the same rater on the
+    same response and rubric that this one replaces. `overrides` names a judge's rating that a
+    person contradicts: the judge's rating stays current for the judge's own metrics, while the
+    person's rating becomes the response's effective score.
+    """
+
+    value: float | None
+    scale_low: float
+    scale_high: float
+    overrides: str | None = field(default=None, kw_only=True)
+
+
+@dataclass(frozen=True)
+class _Compared:
+    """What a preference judges: two responses to one item (see `_Rated`)."""
+
+    preference_id: str
+    item_id: str
+    response_a: str
+    response_b: str
+
+
+@dataclass(frozen=True)
+class Preference(Judgement, _Compared):
     """One pairwise verdict on two responses to the same item.
 
     `verdict` is in the canonical frame: "A" means `response_a` is better, whatever side it was
     shown on. `shown_first` says which of the two was presented first (on the left).
     """
 
-    preference_id: str
-    item_id: str
-    response_a: str
-    response_b: str
-    rater_kind: str
-    rater: str
-    rubric: str
-    rubric_version: str
     verdict: str | None
     shown_first: str
-    created_utc: datetime | None = None
-    unscored_reason: str | None = None
-    explanation: str | None = None
-    raw_output: str | None = None
-    comment: str | None = None
-    supersedes: str | None = None
-    call_id: str | None = None
-    # How the response was chosen for this verdict (`SELECTIONS`; None: not recorded, counted as
-    # unknown), the chance it had to be chosen when `selection` is "random" and the sample was
-    # not uniform, the labelling campaign it belongs to, and whether the person saw no
-    # judge's or other person's label before saving it. Judges leave them None.
-    selection: str | None = None
-    inclusion_probability: float | None = None
-    campaign: str | None = None
-    blind: bool | None = None
 
 
 @dataclass(frozen=True)

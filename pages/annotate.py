@@ -112,19 +112,18 @@ def _answer(setup: labelling.Setup) -> labelling.OpenItem | None:
     return item
 
 
-def run() -> None:
-    st.title("Annotate")
-    st.caption(labelling.KEY_HELP)
-    annotate_url.restore()
-    chosen = ui.filters()
-    widgets.show_confirmation(labelling.FLASH_KEY)
-    widgets.show_refusal(labelling.REFUSED_KEY)
-    if not chosen.annotator:
-        st.warning("Type your name in the sidebar's Annotator box: ratings are saved with it.")
-    setup = _setup(chosen.annotator, chosen.dataset)
-    if setup is None:
-        st.info("No rating rubric can be used: see the rubric files on the Run judges page.")
-        return
+st.title("Annotate")
+st.caption(labelling.KEY_HELP)
+annotate_url.restore()
+chosen = ui.filters()
+widgets.show_confirmation(labelling.FLASH_KEY)
+widgets.show_refusal(labelling.REFUSED_KEY)
+if not chosen.annotator:
+    st.warning("Type your name in the sidebar's Annotator box: ratings are saved with it.")
+setup = _setup(chosen.annotator, chosen.dataset)
+if setup is None:
+    st.info("No rating rubric can be used: see the rubric files on the Run judges page.")
+else:
     labelling.reset_on_change(setup)
     if setup.campaign and not chosen.annotator:
         item = None
@@ -135,16 +134,7 @@ def run() -> None:
     annotate_url.save(item)
     scale = annotation.scale_points(*annotation.rating_scale(setup.rubric))
     bindings = {f"{v:g}": keys.pick("annotate_value_", f"{v:g}") for v in scale if v < 10}
-    keys.listen(
-        {
-            **bindings,
-            "Enter": keys.click("annotate_save_"),
-            "s": keys.click("annotate_skip"),
-            "u": keys.click("annotate_undo_button"),
-        }
-    )
+    labelling.KIT.listen(bindings)
 
-
-run()
 widgets.confirmation_shown(labelling.FLASH_KEY)  # reached only when the run ended
 widgets.confirmation_shown(labelling.REFUSED_KEY)

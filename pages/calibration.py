@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, panels, registry, slices, tables, versions
+from dashboard.metrics import calibration, judge_qa, panels, registry, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.ui import calibration_cells, links, pickers, rubric_versions, tables_fit
 from dashboard.ui.links import Link
@@ -64,7 +64,7 @@ else:
         tables_fit.fitted_table(
             tables.judge_agreement_rows(result), AGREEMENT, estimate_px=tables_fit.WIDE_ESTIMATE_PX
         )
-        examples = ui.cached(versions.calibration_examples, result.selection)
+        examples = ui.cached(judge_qa.calibration_examples, result.selection)
         rubric_versions.few_shot_examples(examples, result.selection)
         columns = st.columns(HEATMAPS_PER_ROW)
         for index, judge in enumerate(result.judges):

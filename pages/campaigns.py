@@ -103,23 +103,18 @@ def _show(found: campaigns.Campaign) -> None:
         )
 
 
-def run() -> None:
-    st.title("Campaigns")
-    st.caption(
-        "A campaign is a set of answers, each labelled by k different people: each person "
-        "gets their own queue on the Annotate page (pick the campaign there), and an answer "
-        "being labelled is held for that person for a while."
-    )
-    chosen = ui.filters()
-    if ui.may_administer("create campaigns"):
-        _create(chosen.dataset, chosen.annotator)
-    found = ui.cached(campaigns.list_campaigns)
-    if not found:
-        st.info("No campaign yet.")
-        return
-    for campaign in found:
-        with st.expander(campaign.name, expanded=campaign is found[0]):
-            _show(campaign)
-
-
-run()
+st.title("Campaigns")
+st.caption(
+    "A campaign is a set of answers, each labelled by k different people: each person "
+    "gets their own queue on the Annotate page (pick the campaign there), and an answer "
+    "being labelled is held for that person for a while."
+)
+chosen = ui.filters()
+if ui.may_administer("create campaigns"):
+    _create(chosen.dataset, chosen.annotator)
+found = ui.cached(campaigns.list_campaigns)
+if not found:
+    st.info("No campaign yet.")
+for campaign in found:
+    with st.expander(campaign.name, expanded=campaign is found[0]):
+        _show(campaign)

@@ -6,7 +6,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.ingest import ALL_FORMATS, uploads
 from dashboard.ingest.adapters import ADAPTERS
-from dashboard.metrics import qa_rules, reference_rules
+from dashboard.metrics import qa_rules, reference
 from dashboard.ui import downloads, imports, pickers
 
 FLASH_KEY, PICK_KEY, CONFIRM_KEY = "jb_data_flash", "jb_delete_pick", "jb_delete_confirm"
@@ -133,8 +133,8 @@ if datasets:
     st.subheader("Export")
     downloads.export_download_buttons(ui.filters().dataset)
 
-# How EM and F1 combine several references, per dataset (dashboard.metrics.reference_rules).
-rules = ui.cached(reference_rules.reference_rules)
+# How EM and F1 combine several references, per dataset (dashboard.metrics.reference).
+rules = ui.cached(reference.reference_rules)
 if rules:
     st.subheader("Reference rule (EM and F1)")
     st.caption(
@@ -151,7 +151,7 @@ if rules:
     with st.form("jb_reference_rule"):
         left, right = st.columns(2)
         rule_dataset = left.selectbox("Dataset", [r.dataset for r in rules], key="jb_rule_dataset")
-        rule_names = [*qa_rules.REFERENCE_RULES, reference_rules.DEFAULT]
+        rule_names = [*qa_rules.REFERENCE_RULES, reference.DEFAULT]
         rule = right.selectbox(
             "Rule",
             rule_names,
@@ -163,5 +163,5 @@ if rules:
             key="jb_rule_choice",
         )
         if st.form_submit_button("Apply and rescore", key="jb_rule_apply"):
-            rescored = ui.write(reference_rules.set_reference_rule, rule_dataset, rule)
+            rescored = ui.write(reference.set_reference_rule, rule_dataset, rule)
             _done("success", f"EM and F1 by {rule}: rescored {rescored:,} responses.", [])

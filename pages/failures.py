@@ -101,22 +101,21 @@ def _detail(response_id: str) -> None:
     widgets.show_detail(detail, open_contexts=True)
 
 
-def run() -> None:
-    st.title("Failures")
-    st.caption(
-        "The worst-rated answers first. Scores are normalized onto 0–1: a person's "
-        "rating where there is one (the effective score), the judge panel's otherwise. "
-        "Click a row to open its detail; the address bar then links to it."
+st.title("Failures")
+st.caption(
+    "The worst-rated answers first. Scores are normalized onto 0–1: a person's "
+    "rating where there is one (the effective score), the judge panel's otherwise. "
+    "Click a row to open its detail; the address bar then links to it."
+)
+links.restore(LINKS)
+chosen = ui.filters()
+selection = _filters(chosen.dataset)
+if selection is None:
+    st.info(
+        "No ratings yet — run the judges on the Run judges page, or rate answers on "
+        "the Annotate page."
     )
-    links.restore(LINKS)
-    chosen = ui.filters()
-    selection = _filters(chosen.dataset)
-    if selection is None:
-        st.info(
-            "No ratings yet — run the judges on the Run judges page, or rate answers on "
-            "the Annotate page."
-        )
-        return
+else:
     if st.session_state.setdefault(LAST_KEY, selection) != selection:
         st.session_state[LAST_KEY] = selection
         st.session_state[PAGE_KEY] = 1
@@ -136,6 +135,3 @@ def run() -> None:
     links.publish(LINKS)
     if open_id:
         _detail(open_id)
-
-
-run()

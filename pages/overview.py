@@ -3,7 +3,8 @@
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import overview, panels, reference_rules, registry, slices, tables
+from dashboard.metrics import overview, panels, reference, registry, slices, tables
+from dashboard.metrics.output import MetricsRequest
 from dashboard.metrics.selection import Selection
 from dashboard.ui import corrected, downloads, links, pickers, standings, tables_fit
 from dashboard.ui.links import Link
@@ -37,7 +38,9 @@ with panel_column:
 with pool_column:
     pool = pickers.pool_checkbox(key="jb_overview_pool")
 links.publish(LINKS)
-downloads.report_download_button(dataset, rubric=rubric, pool_raters=pool, by=field, panel=panel)
+downloads.report_download_button(
+    MetricsRequest(dataset=dataset, rubric=rubric, panel=panel, pool_raters=pool, by=field)
+)
 selection = Selection(dataset, rubric, systems, panel=panel)
 
 with st.spinner("Computing the metrics…"):
@@ -64,7 +67,7 @@ if view.unscored_references:
         "run `judgeboard score`."
     )
 if view.reference_rules:
-    st.caption(ui.md_escape(reference_rules.describe(view.reference_rules)))
+    st.caption(ui.md_escape(reference.describe(view.reference_rules)))
 found: tuple[slices.OverviewSlice, ...] = ()
 if field is None:
     rows = tables.overview_rows(view, digits=2)

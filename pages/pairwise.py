@@ -8,6 +8,7 @@ from functools import partial
 import streamlit as st
 
 from dashboard import ui
+from dashboard.judging import Rubric
 from dashboard.review import annotation, votes
 from dashboard.review.votes import PairRequest, VoteError
 from dashboard.ui import keys, links, pair_labelling, pickers, standings, widgets
@@ -26,7 +27,7 @@ LINKS = (
 
 def _request(
     annotator: str, dataset: str | None, systems: Sequence[str]
-) -> tuple[PairRequest, annotation.Rubric] | None:
+) -> tuple[PairRequest, Rubric] | None:
     rubrics = {r.name: r for r in annotation.rubrics_of_kind("pairwise", ui.rubrics())}
     if not rubrics:
         return None
@@ -105,29 +106,29 @@ def _standings(dataset: str | None) -> None:
     standings.show_standings(found, key="pairwise_standings_raters")
 
 
-def run() -> None:
-    st.title("Pairwise")
-    st.caption(
-        "Which answer is better? Each answer's side is random (fixed by the seed) and "
-        "recorded with your vote. Keyboard: a, b or t picks A, B or Tie, Enter saves and "
-        "opens the next pair, s skips, u undoes your last vote."
+st.title("Pairwise")
+st.caption(
+    "Which answer is better? Each answer's side is random (fixed by the seed) and "
+    "recorded with your vote. Keyboard: a, b or t picks A, B or Tie, Enter saves and "
+    "opens the next pair, s skips, u undoes your last vote."
+)
+links.restore(LINKS)
+chosen = ui.filters()
+widgets.show_confirmation(pair_labelling.FLASH_KEY)
+systems = ui.dataset_systems(chosen.dataset)
+picked = None
+if len(systems) < 2:
+    st.info(
+        "Pairwise needs answers from two systems to the same questions: import a "
+        "second system's answers on the Data page."
     )
-    links.restore(LINKS)
-    chosen = ui.filters()
-    widgets.show_confirmation(pair_labelling.FLASH_KEY)
-    systems = ui.dataset_systems(chosen.dataset)
-    if len(systems) < 2:
-        st.info(
-            "Pairwise needs answers from two systems to the same questions: import a "
-            "second system's answers on the Data page."
-        )
-        return
+else:
     if not chosen.annotator:
         st.warning("Type your name in the sidebar's Annotator box: votes are saved with it.")
     picked = _request(chosen.annotator, chosen.dataset, systems)
     if picked is None:
         st.info("No pairwise rubric can be used: see the rubric files on the Run judges page.")
-        return
+if picked is not None:
     request, rubric = picked
     if st.session_state.setdefault("pairwise_last", request) != request:
         st.session_state["pairwise_last"] = request
@@ -142,17 +143,12 @@ def run() -> None:
         pair_labelling.form(current.view, request, rubric, mine)
     pair_labelling.your_votes(request, rubric)
     _standings(chosen.dataset)
-    keys.listen(
+    pair_labelling.KIT.listen(
         {
             "a": keys.pick("pairwise_choice_", CHOICES["left"]),
             "b": keys.pick("pairwise_choice_", CHOICES["right"]),
             "t": keys.pick("pairwise_choice_", CHOICES["tie"]),
-            "Enter": keys.click("pairwise_save_"),
-            "s": keys.click("pairwise_skip"),
-            "u": keys.click("pairwise_undo_button"),
         }
     )
 
-
-run()
 widgets.confirmation_shown(pair_labelling.FLASH_KEY)  # reached only when the run ended

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from scoring.stats import CI, bootstrap_ci, paired_bootstrap_diff, percentile_ci
+from scoring.stats import CI as CI, bootstrap_ci, paired_bootstrap_diff, percentile_ci
 
 _EMPTY = CI(math.nan, math.nan, math.nan)
 WORDS_PER_UNIT = 100.0

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from dashboard.campaigns import campaigns_sql as sql
-from dashboard.campaigns.campaigns_sql import Assignment, Campaign, PersonCount
+from dashboard.campaigns.campaigns_sql import Assignment, Campaign as Campaign, PersonCount
 from dashboard.ids import utc_now
 from dashboard.judging.rubrics import Rubric
 from dashboard.store import Store, transaction

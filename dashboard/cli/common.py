@@ -4,9 +4,13 @@ by --db, and the checks that a --dataset and a --rubric exist."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from dashboard.settings import resolve_db_path
 from dashboard.store import Store, StoreBusy
+
+if TYPE_CHECKING:
+    from dashboard.metrics.output import MetricsRequest
 
 
 class CommandError(Exception):
@@ -65,6 +69,31 @@ def require_panel(store: Store, name: str | None) -> None:
         raise CommandError(str(error)) from None
 
 
+def metrics_request(store: Store, args: argparse.Namespace) -> MetricsRequest:
+    """The numbers `judgeboard metrics` and `judgeboard report` are asked for (--dataset,
+    --rubric, --panel, --pool-raters, --by, --cluster and, for metrics, --target-half-width),
+    each name checked against the store."""
+    from dashboard.metrics.output import MetricsRequest
+
+    require_dataset(store, args.dataset)
+    require_rubric(store, args.rubric)
+    require_field(store, args.dataset, args.by)
+    require_field(store, args.dataset, args.cluster)
+    require_panel(store, args.panel)
+    target = getattr(args, "target_half_width", None)
+    if target is not None and not target > 0:
+        raise CommandError(f"--target-half-width must be > 0, got {target:g}")
+    return MetricsRequest(
+        dataset=args.dataset,
+        rubric=args.rubric,
+        panel=args.panel,
+        pool_raters=args.pool_raters,
+        by=args.by,
+        cluster=args.cluster,
+        **({} if target is None else {"target_half_width": target}),
+    )
+
+
 def add_panel_option(parser: argparse.ArgumentParser) -> None:
     """--panel and --cluster of the commands that compute metrics (metrics, report)."""
     parser.add_argument(
@@ -120,6 +149,7 @@ __all__ = [
     "add_panel_option",
     "add_pool_option",
     "add_rubric_option",
+    "metrics_request",
     "open_store",
     "require_dataset",
     "require_field",

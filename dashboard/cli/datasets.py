@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
 
 
 def _set_rules(store: Store, pairs: list[str]) -> None:
-    from dashboard.metrics.reference_rules import RuleError, set_reference_rule
+    from dashboard.metrics.reference import RuleError, set_reference_rule
 
     for pair in pairs:
         dataset, sep, rule = pair.partition("=")
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no datasets in {store.path}; add one with `judgeboard import PATH`")
         return 0
-    from dashboard.metrics.reference_rules import reference_rules
+    from dashboard.metrics.reference import reference_rules
 
     rules = {r.dataset: r for r in reference_rules(store)}
     print(

@@ -23,14 +23,11 @@ from dashboard.cli.common import (
     add_panel_option,
     add_pool_option,
     add_rubric_option,
+    metrics_request,
     open_store,
-    require_dataset,
-    require_field,
-    require_panel,
-    require_rubric,
 )
 from dashboard.metrics import registry
-from dashboard.metrics.gates import OVER, PARTS, UNDER, Gate, GateError, failures, parse_gate
+from dashboard.metrics.output import OVER, PARTS, UNDER, Gate, GateError, failures, parse_gate
 
 FAILED_STATUS = 1
 
@@ -157,26 +154,11 @@ def table_lines(data: dict[str, Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dashboard.metrics import metrics_json
-    from dashboard.metrics.selection import Selection
+    from dashboard.metrics import output
 
     gates = gates_of(args)
     store = open_store(args)
-    require_dataset(store, args.dataset)
-    require_rubric(store, args.rubric)
-    require_field(store, args.dataset, args.by)
-    require_field(store, args.dataset, args.cluster)
-    require_panel(store, args.panel)
-    if not args.target_half_width > 0:
-        raise CommandError(f"--target-half-width must be > 0, got {args.target_half_width:g}")
-    _, _, data = metrics_json.compute(
-        store,
-        Selection(args.dataset, args.rubric, panel=args.panel),
-        pool_raters=args.pool_raters,
-        by=args.by,
-        cluster=args.cluster,
-        target_half_width=args.target_half_width,
-    )
+    data = output.numbers(store, metrics_request(store, args)).json
     try:
         failed = failures(data["metrics"], gates)  # an unknown name fails before any output
     except GateError as error:

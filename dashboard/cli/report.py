@@ -14,11 +14,8 @@ from dashboard.cli.common import (
     add_panel_option,
     add_pool_option,
     add_rubric_option,
+    metrics_request,
     open_store,
-    require_dataset,
-    require_field,
-    require_panel,
-    require_rubric,
 )
 
 
@@ -49,22 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from dashboard.report import DEFAULT_WORST, write_report
 
     store = open_store(args)
-    require_dataset(store, args.dataset)
-    require_rubric(store, args.rubric)
-    require_field(store, args.dataset, args.by)
-    require_field(store, args.dataset, args.cluster)
-    require_panel(store, args.panel)
+    request = metrics_request(store, args)
     worst = DEFAULT_WORST if args.worst is None else max(0, args.worst)
-    path = write_report(
-        store,
-        args.out,
-        dataset=args.dataset,
-        rubric=args.rubric,
-        worst_n=worst,
-        pool_raters=args.pool_raters,
-        by=args.by,
-        panel=args.panel,
-        cluster=args.cluster,
-    )
+    path = write_report(store, args.out, request, worst_n=worst)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0

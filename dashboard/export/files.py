@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dashboard.export import export_sql
-from dashboard.export.export_sql import ExportCounts
+from dashboard.export.export_sql import ExportCounts as ExportCounts
 from dashboard.partials import clear_stale, partial_path
 from dashboard.store import Store, transaction
 

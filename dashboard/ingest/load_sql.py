@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -20,45 +20,13 @@ from dashboard.ingest.read_sql import columns_of, execute
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, fetch_one, scalar
 from dashboard.store.writes import STREAM_KEYS, mark_superseded
-from dashboard.types import ITEM_FIELDS
+from dashboard.types import ITEM_FIELDS, Preference, Rating
 
 ITEM_COLUMNS = tuple(f.name for f in ITEM_FIELDS)
 RESPONSE_COLUMNS = ("response_id", "item_id", "dataset", "system", "answer", "contexts", "metadata")
-JUDGEMENT_COLUMNS = (
-    "rater_kind",
-    "rater",
-    "rubric",
-    "rubric_version",
-    "unscored_reason",
-    "explanation",
-    "raw_output",
-    "comment",
-    "supersedes",
-    "call_id",
-    "created_utc",
-    "selection",
-    "inclusion_probability",
-    "campaign",
-    "blind",
-)
-RATING_COLUMNS = (
-    "rating_id",
-    "response_id",
-    "value",
-    "scale_low",
-    "scale_high",
-    "overrides",
-    *JUDGEMENT_COLUMNS,
-)
-PREFERENCE_COLUMNS = (
-    "preference_id",
-    "item_id",
-    "response_a",
-    "response_b",
-    "verdict",
-    "shown_first",
-    *JUDGEMENT_COLUMNS,
-)
+# The rating and preference stages carry their records' fields (those of `Judgement` shared).
+RATING_COLUMNS = tuple(f.name for f in fields(Rating))
+PREFERENCE_COLUMNS = tuple(f.name for f in fields(Preference))
 _STREAMS = STREAM_KEYS  # the same streams as every other writer
 _CURRENT = {"ratings": "current_ratings", "preferences": "current_preferences"}
 

@@ -30,9 +30,9 @@ from dashboard.ingest.errors import (
 from dashboard.ingest.generic import import_generic, read_error
 from dashboard.ingest.locate import locate
 from dashboard.ingest.mapping import FieldMap, as_field_maps
-from dashboard.ingest.plan import Columns, FilePlan, Imported
+from dashboard.ingest.plan import Columns, FilePlan, Imported, Readable
 from dashboard.ingest.report import TABLES, FileReport, ImportReport
-from dashboard.metrics import reference, reference_rules
+from dashboard.metrics import reference
 from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
 
@@ -76,7 +76,7 @@ class ImportRequest:
 
 def _describe(
     con: Connection, path: Path, kind: str, options: ImportRequest
-) -> tuple[list[read_sql.Column], bool, rejects.Readable | None]:
+) -> tuple[list[read_sql.Column], bool, Readable | None]:
     """The file's columns as DuckDB's reader sees them, whether it must be typed from every
     record, and (under --on-error skip) what of it DuckDB can read."""
     size = path.stat().st_size
@@ -256,9 +256,9 @@ def import_requests(
     Under `on_error="skip"` a request's bad records are left out and written, with what is
     wrong with each, to `<file>.rejects.jsonl` beside each file that has some.
     `reference_rule` becomes the rule of every dataset imported into, in the same
-    transaction (`metrics.reference_rules`)."""
+    transaction (`metrics.reference`)."""
     if reference_rule is not None:
-        reference_rules.check_rule(reference_rule)
+        reference.check_rule(reference_rule)
     with store.connection() as con, read_sql.bulk_write_settings(con), transaction(con):
         files: list[FileReport] = []
         ignored: list[str] = []
@@ -278,7 +278,7 @@ def import_requests(
             rejects.remove_copies(plans)
         if reference_rule is not None:
             for name in sorted({d for f in files for d in f.datasets}):
-                reference_rules.record_rule(con, name, reference_rule)
+                reference.record_rule(con, name, reference_rule)
         if on_progress:
             on_progress("committing", None)
     for name in ignored:

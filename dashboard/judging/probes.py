@@ -3,7 +3,7 @@ through the same runner and cache as a real run.
 
 - "padding" (a rating rubric): each answer with one fixed sentence added, irrelevant to any
   question and true. A judge that rates the padded copy differently is moved by length, not
-  content; the mean shift with its interval is the padding bias (`metrics/bias.py`).
+  content; the mean shift with its interval is the padding bias (`metrics/judge_qa/judge_bias.py`).
 - "order" (a pairwise rubric): each sampled pair judged in both presentation orders. The
   share of decided verdicts for the answer shown first is the position bias; the regular
   pairwise run asks the same prompts, so its calls are reused from the cache.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from scoring import classification, mcqa
@@ -113,6 +113,7 @@ def hallucinated(case: Case) -> float | None:
 
 # Standings per group of raters (`standings.py`); the pool keeps the names from before the split.
 _ONE_JUDGE = ".judge.<judge>"
+_JUDGE_GROUP = "judge."  # one judge's group of raters: "judge.<name>" (`standings.JUDGE_PREFIX`)
 _RATER_GROUPS = (
     (".judges", " (judges)", "; from the judges' verdicts"),
     (".people", " (people)", "; from people's verdicts"),
@@ -129,7 +130,24 @@ def per_rater(name: str, label: str, text: str, *, style: str = SCORE) -> tuple[
     )
 
 
-# A judge-corrected estimate (`corrected.py`) beside its judge-only and human-only twins.
+def declared_name(metrics: Iterable[Metric], ending: str, **values: str) -> str:
+    """The one name among `metrics` that ends with `ending` ("win_rate.corrected"), with its
+    placeholders filled: a computed name comes from its declaration, never spelled by hand."""
+    (found,) = (m for m in metrics if m.name.endswith(f".{ending}"))
+    return fill(found.name, **values)
+
+
+def rater_name(metrics: Iterable[Metric], statistic: str, raters: str, **values: str) -> str:
+    """The name of `statistic` ("win_rate", "bradley_terry") for one group of raters (the
+    judges, the people, one judge: "judge.<name>", or the pool: "pooled"), from its
+    `per_rater` declaration among `metrics`."""
+    tail = {"judges": ".judges", "people": ".people", "pooled": ""}.get(raters)
+    if tail is None:
+        tail, values = _ONE_JUDGE, {**values, "judge": raters.removeprefix(_JUDGE_GROUP)}
+    return declared_name(metrics, statistic + tail, **values)
+
+
+# A judge-corrected estimate (`corrected/`) beside its judge-only and human-only twins.
 _THREE = (
     ("judge_only", "judge-only", "the panel's mean over every unit it scored"),
     ("human_only", "human-only", "the weighted mean of the valid (random, census) labels"),

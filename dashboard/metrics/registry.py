@@ -2,7 +2,7 @@
 how its number is written, and, for the reference-based metrics, how it is computed.
 
 The Overview and report tables, `judgeboard metrics --json` and its gates, and the names table
-of docs/metrics.md all read these declarations (`python -m dashboard.metrics.registry` prints
+of docs/metrics.md all read these declarations (`python -m dashboard.metrics` prints
 that table; a test keeps the docs true). A name is a dotted pattern whose <placeholders> are
 filled with a system, a judge or a person when the metric is computed:
 
@@ -16,7 +16,6 @@ its row in docs/metrics.md.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable
 
 from dashboard.metrics import qa_rules
@@ -34,6 +33,7 @@ from dashboard.metrics.declarations import (
     Metric as Metric,
     ReferenceMetric as ReferenceMetric,
     corrected_triple,
+    declared_name as declared_name,
     fill as fill,
     hallucinated,
     has_options,
@@ -41,6 +41,7 @@ from dashboard.metrics.declarations import (
     mcqa_accuracy,
     mcqa_iou,
     per_rater,
+    rater_name as rater_name,
     rubric_version_metrics,
 )
 from dashboard.metrics.selection import SLICE_PREFIX, unsliced_names
@@ -307,7 +308,7 @@ _BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias
 BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
 VERSION_METRICS = rubric_version_metrics()
 
-# Judge-corrected estimates (`corrected.py`), each beside its judge-only and human-only twin.
+# Judge-corrected estimates (`corrected/`), each beside its judge-only and human-only twin.
 CORRECTED_METRICS: tuple[Metric, ...] = (
     *corrected_triple(_S, "", "mean normalized score"),
     *corrected_triple(_S, "pass rate ", "share of responses scored >= 0.5", name="pass_rate."),
@@ -373,9 +374,10 @@ def _declared_whole(name: str) -> Metric | None:
     return max(fits, key=lambda m: len(re.sub(r"<[a-z_]+>", "", m.name)), default=None)
 
 
-def row_key(metric: Metric) -> str:
-    """A system metric's name after "systems.<system>." ("win_rate.judges"): its row's key."""
-    return metric.name.removeprefix(f"{_S}.")
+def row_key(metric: Metric | str) -> str:
+    """A system metric's name (or pattern) after "systems.<system>." ("win_rate.judges"): its
+    row's key."""
+    return (metric if isinstance(metric, str) else metric.name).removeprefix(f"{_S}.")
 
 
 def stored_names(*, aggregate: str) -> tuple[str, ...]:
@@ -394,7 +396,3 @@ def docs_table(metrics: Iterable[Metric] = ALL_METRICS) -> str:
         better = m.better or "—"
         lines.append(f"| `{m.name}` | {m.description} | {better} |")
     return "\n".join(lines) + "\n"
-
-
-if __name__ == "__main__":
-    sys.stdout.write(docs_table())

@@ -1,6 +1,6 @@
 """The Overview's and the Calibration's numbers as display rows (one dict per table row).
 
-Pure functions over the records of `overview.py` and `calibration.py`. The columns and their
+Pure functions over the records of `overview/` and `calibration/`. The columns and their
 headers come from the declarations in `registry.py`, and every estimate reads "value [low,
 high]" the same way (`estimate_text`). A column with no data in the selection is left out.
 """
@@ -14,10 +14,9 @@ from typing import Any
 from dashboard.metrics import registry
 from dashboard.metrics.calibration import Calibration, RaterPair
 from dashboard.metrics.estimates import Estimate
-from dashboard.metrics.overview import Overview, SystemRow
+from dashboard.metrics.overview import Overview, Standings, SystemRow
 from dashboard.metrics.registry import COUNT, ELO, SIGNED, Metric
 from dashboard.metrics.selection import NO_VALUE
-from dashboard.metrics.standings import Standings
 
 Row = dict[str, Any]
 EMPTY = "—"

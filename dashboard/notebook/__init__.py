@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.metrics import metrics_json, reference, registry
+from dashboard.metrics import output, reference, registry
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.selection import Selection
 from dashboard.notebook import notebook_sql as sql
@@ -76,7 +76,7 @@ class Database:
 
     def metrics_json(self, *, dataset: str | None = None, rubric: str | None = None) -> dict:
         """The dict `judgeboard metrics --json` prints."""
-        return metrics_json.compute(self._store, Selection(dataset, rubric))[2]
+        return output.compute(self._store, Selection(dataset, rubric))[2]
 
     def metrics(self, *, dataset: str | None = None, rubric: str | None = None) -> pd.DataFrame:
         """Every metric as a row: its name, the declaration it fits, value, low, high, n."""

@@ -1,8 +1,9 @@
 """The HTML report: one self-contained file for reviews, built from the same numbers as
 `judgeboard metrics --json`.
 
-    html = build_report(store, dataset="eo-rag")           # str
-    write_report(store, "report.html", dataset="eo-rag")   # Path
+    request = MetricsRequest(dataset="eo-rag")             # what `judgeboard metrics` takes
+    html = build_report(store, request)                    # str
+    write_report(store, "report.html", request)            # Path
 
 It holds a summary table with intervals, rating histograms, calibration against people,
 pairwise win rates and Bradley–Terry ratings, the worst-rated answers with what the judges
@@ -16,6 +17,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from dashboard.metrics.output import MetricsRequest
 from dashboard.metrics.panels import panel_text
 from dashboard.partials import clear_stale, partial_path
 from dashboard.report import corrected, judge_qa, methods, sections, standings
@@ -100,64 +102,28 @@ def render(data: ReportData) -> str:
 
 def build_report(
     store: Store,
+    request: MetricsRequest | None = None,
     *,
-    dataset: str | None = None,
-    rubric: str | None = None,
     worst_n: int = DEFAULT_WORST,
     generated_utc: datetime | None = None,
-    pool_raters: bool = False,
-    by: str | None = None,
-    panel: str | None = None,
-    cluster: str | None = None,
 ) -> str:
-    """The report of `dataset` (None: every dataset) under `rubric` (None: the ratings of
-    the rubric with the most ratings and the verdicts of every rubric), with the `worst_n`
-    worst-rated answers; the standings pooled over people and judges too when
-    `pool_raters`; a section per slice of the items by the field `by`; the panel numbers
-    of `panel` (None: the default panel, `metrics.panels`), the paired comparisons
-    resampling `cluster`."""
-    return render(
-        gather(
-            store,
-            dataset=dataset,
-            rubric=rubric,
-            worst_n=worst_n,
-            generated_utc=generated_utc,
-            pool_raters=pool_raters,
-            by=by,
-            panel=panel,
-            cluster=cluster,
-        )
-    )
+    """The report of the numbers `request` asks for (None: every dataset; a section per
+    slice of the items with `by`), with the `worst_n` worst-rated answers."""
+    return render(gather(store, request, worst_n=worst_n, generated_utc=generated_utc))
 
 
 def write_report(
     store: Store,
     path: str | os.PathLike[str],
+    request: MetricsRequest | None = None,
     *,
-    dataset: str | None = None,
-    rubric: str | None = None,
     worst_n: int = DEFAULT_WORST,
     generated_utc: datetime | None = None,
-    pool_raters: bool = False,
-    by: str | None = None,
-    panel: str | None = None,
-    cluster: str | None = None,
 ) -> Path:
     """Build the report (see `build_report`) and write it to `path` (UTF-8); return the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    html = build_report(
-        store,
-        dataset=dataset,
-        rubric=rubric,
-        worst_n=worst_n,
-        generated_utc=generated_utc,
-        pool_raters=pool_raters,
-        by=by,
-        panel=panel,
-        cluster=cluster,
-    )
+    html = build_report(store, request, worst_n=worst_n, generated_utc=generated_utc)
     clear_stale(target)
     partial = partial_path(target)
     try:

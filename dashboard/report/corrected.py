@@ -1,7 +1,7 @@
 """The report's judge-corrected section: judge-only, human-only and corrected estimates side
 by side, the labels still needed, and the paired comparisons with Holm's correction. Every
-number is read from the metrics JSON by its flat name (`metrics/corrected.py`,
-`metrics/compare.py`)."""
+number is read from the metrics JSON by its flat name (`metrics/corrected/systems.py`,
+`metrics/corrected/compare.py`)."""
 
 from __future__ import annotations
 

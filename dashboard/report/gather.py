@@ -1,6 +1,6 @@
 """Everything the report shows, read once from the store into plain records.
 
-The numbers come from `dashboard.metrics.metrics_json.compute`, the same call `judgeboard
+The numbers come from `dashboard.metrics.output.numbers`, the same call `judgeboard
 metrics` makes; the rest (the worst answers, the methods facts) from `report_sql.py`, whose
 records this module re-exports for the sections.
 """
@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from dashboard.ids import utc_now
-from dashboard.metrics import metrics_json
+from dashboard.metrics import output
 from dashboard.metrics.calibration import Calibration
-from dashboard.metrics.metrics_json import SliceNumbers
+from dashboard.metrics.output import MetricsRequest, SliceNumbers
 from dashboard.metrics.overview import Overview
 from dashboard.metrics.selection import Selection
 from dashboard.report import report_sql as sql
@@ -40,7 +40,7 @@ class ReportData:
     selection: Selection
     overview: Overview
     calibration: Calibration
-    metrics: dict[str, Any]  # dashboard.metrics.metrics_json.metrics_json(...)
+    metrics: dict[str, Any]  # dashboard.metrics.output.metrics_json.metrics_json(...)
     worst: tuple[WorstAnswer, ...]
     calls: tuple[JudgeUse, ...]
     raters: tuple[RaterUse, ...]
@@ -50,25 +50,16 @@ class ReportData:
 
 def gather(
     store: Store,
+    request: MetricsRequest | None = None,
     *,
-    dataset: str | None = None,
-    rubric: str | None = None,
     worst_n: int = DEFAULT_WORST,
     generated_utc: datetime | None = None,
-    pool_raters: bool = False,
-    by: str | None = None,
-    panel: str | None = None,
-    cluster: str | None = None,
 ) -> ReportData:
-    """Read what a report of `dataset` (None: every dataset) shows; with `by` (an item
-    field), each slice's numbers too."""
-    found = metrics_json.compute_all(
-        store,
-        Selection(dataset, rubric, panel=panel),
-        pool_raters=pool_raters,
-        by=by,
-        cluster=cluster,
-    )
+    """Read what a report of the numbers `request` asks for shows (None: every dataset, as
+    `MetricsRequest()`), with the `worst_n` worst-rated answers."""
+    request = request or MetricsRequest()
+    dataset = request.dataset
+    found = output.numbers(store, request)
     view, cal, numbers = found.overview, found.calibration, found.json
     chosen = view.selection.rubric
     with store.connection() as con:

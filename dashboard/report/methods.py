@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from dashboard.metrics import estimates, reference_rules
+from dashboard.metrics import estimates, reference
 from dashboard.report.gather import JudgeUse, RaterUse, ReportData, cost_text
 from dashboard.report.html import EMPTY, esc, paragraph, section, table, tag, td, th_row
 
@@ -138,7 +138,7 @@ def _facts(data: ReportData) -> str:
 
 def _reference_rules(data: ReportData) -> str:
     rules = data.overview.reference_rules
-    return paragraph(reference_rules.describe(rules)) if rules else ""
+    return paragraph(reference.describe(rules)) if rules else ""
 
 
 def methods(data: ReportData) -> str:

@@ -8,8 +8,9 @@ when asked for); the charts are drawn for the rater kinds, a table for every gro
 from __future__ import annotations
 
 from dashboard import charts
-from dashboard.metrics.metrics_json import SliceNumbers
-from dashboard.metrics.standings import JUDGE_PREFIX, Standings
+from dashboard.metrics import registry
+from dashboard.metrics.output import SliceNumbers
+from dashboard.metrics.overview import JUDGE_PREFIX, Standings
 from dashboard.report.gather import ReportData
 from dashboard.report.html import (
     esc,
@@ -26,15 +27,16 @@ from dashboard.report.sections import Scope, agreement_table, header, summary_ta
 
 
 def _standings_table(scope: Scope, group: Standings) -> str:
-    tail = group.name_suffix
+    def name(statistic: str, system: str) -> str:
+        metrics = registry.SYSTEM_METRICS
+        return scope.name(registry.rater_name(metrics, statistic, group.raters, system=system))
+
     rows = [
         [
             th_row(s.system),
             td(s.n_battles, class_="num"),
-            metric_cell(
-                scope.numbers, scope.name(f"systems.{s.system}.bradley_terry{tail}"), "elo"
-            ),
-            metric_cell(scope.numbers, scope.name(f"systems.{s.system}.win_rate{tail}"), "score"),
+            metric_cell(scope.numbers, name("bradley_terry", s.system), "elo"),
+            metric_cell(scope.numbers, name("win_rate", s.system), "score"),
         ]
         for s in group.bradley_terry
     ]
@@ -65,7 +67,15 @@ def _head_to_head_table(scope: Scope) -> str:
                 for cell in (
                     metric_cell(
                         scope.numbers,
-                        scope.name(f"pairwise.{a}.{b}.win_rate{g.name_suffix}"),
+                        scope.name(
+                            registry.rater_name(
+                                registry.HEAD_TO_HEAD_METRICS,
+                                "win_rate",
+                                g.raters,
+                                system=a,
+                                opponent=b,
+                            )
+                        ),
                         "score",
                     ),
                     td(verdicts.get((g.raters, a, b), 0), class_="num"),

@@ -21,7 +21,8 @@ from dashboard.judging.rubrics import Rubric, list_rubrics
 from dashboard.review import queue_sql as sql
 from dashboard.review.detail import ResponseDetail, response_detail
 from dashboard.review.paging import paged
-from dashboard.review.queue_sql import QueueEntry, QueueRequest
+from dashboard.review.queue_sql import QueueEntry
+from dashboard.review.requests import QueueRequest as QueueRequest
 from dashboard.store import Store, WriteResult
 from dashboard.store.connection import Connection
 from dashboard.types import Preference, Rating

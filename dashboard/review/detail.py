@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from dashboard.review import detail_sql as sql
-from dashboard.review.detail_sql import RatingEntry, ResponseRow
+from dashboard.review.detail_sql import RatingEntry as RatingEntry, ResponseRow
 from dashboard.store import Store
 from dashboard.types import Item, Response
 

@@ -10,8 +10,9 @@ import math
 from dataclasses import dataclass
 
 from dashboard.review import failures_sql as sql
-from dashboard.review.failures_sql import FailureFilter, FailureRow, FilterOptions
+from dashboard.review.failures_sql import FailureRow, FilterOptions
 from dashboard.review.paging import paged
+from dashboard.review.requests import FailureFilter
 from dashboard.store import Store
 
 __all__ = [

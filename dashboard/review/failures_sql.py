@@ -14,36 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.metrics import scores_sql as scores
+from dashboard.review.requests import FailureFilter
 from dashboard.store.connection import Connection
 from dashboard.store.rows import Window, fetch_window, scalar
 
 # Scores compare within this tolerance, so that a bound of 0.25 keeps a rating of exactly 2/5.
 _EPSILON = 1e-9
-
-
-@dataclass(frozen=True)
-class FailureFilter:
-    """What the Failures list shows. None means "no filter".
-
-    With `judge` set, only responses that judge rated are listed, and the score range and the
-    order use that judge's score instead of the effective score. `search` matches question
-    or answer, case-insensitively, as plain text (no wildcards).
-    """
-
-    rubric: str | None
-    dataset: str | None = None
-    system: str | None = None
-    judge: str | None = None
-    min_score: float | None = None
-    max_score: float | None = None
-    task_type: str | None = None
-    min_disagreement: float | None = None
-    search: str | None = None
-    # The panel whose judges make the panel score, the spread and the judge count (None:
-    # every judge), at its rubric version (None: every version); `panels.with_panel`.
-    panel: str | None = None
-    panel_judges: tuple[str, ...] | None = None
-    panel_version: str | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 
 from dashboard.metrics import scores_sql as scores
 from dashboard.review.failures_sql import SCORED
+from dashboard.review.requests import QueueRequest
 from dashboard.store.connection import Connection
 from dashboard.store.rows import Window, fetch, fetch_window, scalar
 
@@ -24,20 +25,6 @@ QUEUE_ORDERS: dict[str, str] = {
     "unlabelled": "dataset, item_id, system, response_id",
     "random": "md5(concat_ws(chr(31), $seed, response_id)), response_id",
 }
-
-
-@dataclass(frozen=True)
-class QueueRequest:
-    """Which answers to label, and in what order. `task_types` empty = every task type."""
-
-    rubric: str
-    annotator: str
-    order: str = "random"
-    dataset: str | None = None
-    task_types: tuple[str, ...] = ()
-    seed: int = 0
-    # Answers passed over (skipped in this session): left out of the queue.
-    exclude: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,13 @@ import hashlib
 from dataclasses import dataclass
 
 from dashboard.ids import new_id, utc_now
+from dashboard.metrics.overview import Pairwise, pairwise_standings
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.standings import Pairwise, pairwise_standings
 from dashboard.review import detail_sql, votes_sql
 from dashboard.review.annotation import Saved
 from dashboard.review.detail import item_and_response
 from dashboard.review.paging import paged
-from dashboard.review.votes_sql import PairRequest
+from dashboard.review.requests import PairRequest as PairRequest
 from dashboard.store import Store
 from dashboard.types import Item, Preference, Response
 

@@ -8,21 +8,10 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
+from dashboard.review.requests import PairRequest
 from dashboard.store.connection import Connection
 from dashboard.store.rows import Window, fetch, fetch_window, scalar
 from dashboard.types import Preference
-
-
-@dataclass(frozen=True)
-class PairRequest:
-    """The pairs of `system_a` and `system_b` that `annotator` has not voted on; `seed` fixes
-    their order."""
-
-    system_a: str
-    system_b: str
-    annotator: str
-    dataset: str | None = None
-    seed: int = 0
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import ui
-from dashboard.metrics import calibration_cells
+from dashboard.metrics import calibration
 from dashboard.metrics.calibration import Calibration
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
@@ -15,7 +15,7 @@ KEY = "jb_cal_cell"
 DISAGREE = "every disagreement"
 
 
-def _rows(pairs: list[calibration_cells.CellPair]) -> list[dict[str, object]]:
+def _rows(pairs: list[calibration.CellPair]) -> list[dict[str, object]]:
     return [
         {
             "response": p.response_id,
@@ -46,11 +46,11 @@ def drilldown_section(result: Calibration, selection: Selection) -> None:
         disabled=judge_value == DISAGREE,
     )
     if judge_value == DISAGREE:
-        pairs = ui.cached(calibration_cells.disagreements, selection, judge)
+        pairs = ui.cached(calibration.disagreements, selection, judge)
         st.caption(f"{len(pairs):,} pairs where {ui.md_escape(judge)} and a person disagree.")
     else:
         pairs = ui.cached(
-            calibration_cells.cell_pairs,
+            calibration.cell_pairs,
             selection,
             judge,
             judge_value=float(judge_value),

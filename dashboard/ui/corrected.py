@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import ui
-from dashboard.metrics import compare, corrected, corrected_tables, panels
+from dashboard.metrics import corrected, panels
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
 
@@ -58,11 +58,11 @@ def _both(
     *,
     target_half_width: float = corrected.TARGET_HALF_WIDTH,
     wait_s: float = 1.0,
-) -> tuple[corrected.Corrected, compare.Comparisons] | None:
+) -> tuple[corrected.Corrected, corrected.Comparisons] | None:
     """Both, read in the background: None while they are still being read (a million
     responses take a few seconds; the rest of the page does not wait for them)."""
     return ui.soon(
-        compare.corrected_and_compared,
+        corrected.corrected_and_compared,
         selection,
         target_half_width=target_half_width,
         wait_s=wait_s,
@@ -101,9 +101,9 @@ def show_corrected(selection: Selection, *, key: str) -> float:
     )
     for note in found.notes:
         st.info(ui.md_escape(note))
-    if rows := corrected_tables.corrected_rows(found):
+    if rows := corrected.corrected_rows(found):
         pickers.table(rows)
-    if rows := corrected_tables.win_rate_rows(found):
+    if rows := corrected.win_rate_rows(found):
         st.caption("Head-to-head win rates of system A over system B (a tie counts half).")
         pickers.table(rows)
     return float(target)
@@ -120,7 +120,7 @@ def show_comparisons(selection: Selection, *, target_half_width: float) -> None:
     st.subheader("Paired comparisons")
     holm = (
         f" With more than two systems, Holm's correction runs over the pairs of each kind; "
-        f"a difference survives at p (Holm) ≤ {compare.ALPHA:g}."
+        f"a difference survives at p (Holm) ≤ {corrected.ALPHA:g}."
         if found.holm
         else ""
     )
@@ -130,4 +130,4 @@ def show_comparisons(selection: Selection, *, target_half_width: float) -> None:
         "and corrected; paired bootstrap 95% interval over items (the conversation for "
         f"conversational QA) and a bootstrap p-value.{holm}"
     )
-    pickers.table(corrected_tables.compare_rows(found))
+    pickers.table(corrected.compare_rows(found))

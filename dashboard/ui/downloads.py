@@ -8,7 +8,6 @@ store is captured before, on the page's thread, since the callable has no Stream
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import streamlit as st
 
@@ -21,6 +20,7 @@ from dashboard.export.files import (
     export_bytes,
     export_counts,
 )
+from dashboard.metrics.output import MetricsRequest
 from dashboard.store import Store
 
 
@@ -28,13 +28,11 @@ def report_file_name(dataset: str | None) -> str:
     return download_name("report", fmt="html", dataset=dataset)
 
 
-def _report_builder(
-    store: Store, dataset: str | None, options: dict[str, Any] | None = None
-) -> Callable[[], bytes]:
+def _report_builder(store: Store, request: MetricsRequest) -> Callable[[], bytes]:
     def build() -> bytes:
         from dashboard.report import build_report  # plotly.js is read only when asked for
 
-        return build_report(store, dataset=dataset, **(options or {})).encode("utf-8")
+        return build_report(store, request).encode("utf-8")
 
     return build
 
@@ -48,22 +46,13 @@ def _export_builder(
     return build
 
 
-def report_download_button(
-    dataset: str | None,
-    *,
-    rubric: str | None = None,
-    pool_raters: bool = False,
-    by: str | None = None,
-    panel: str | None = None,
-    key: str = "jb_report_download",
-) -> None:
-    """A button that downloads the HTML report of `dataset` (None: all datasets), under the
-    page's rubric, pooling and grouping (see `dashboard.report.build_report`)."""
-    options = {"rubric": rubric, "pool_raters": pool_raters, "by": by, "panel": panel}
+def report_download_button(request: MetricsRequest, *, key: str = "jb_report_download") -> None:
+    """A button that downloads the HTML report of the page's numbers: its dataset (None: all
+    datasets), rubric, panel, pooling and grouping (see `dashboard.report.build_report`)."""
     st.download_button(
         "Download report (HTML)",
-        data=_report_builder(ui.get_store(), dataset, options),
-        file_name=report_file_name(dataset),
+        data=_report_builder(ui.get_store(), request),
+        file_name=report_file_name(request.dataset),
         mime="text/html",
         on_click="ignore",
         icon=":material/download:",

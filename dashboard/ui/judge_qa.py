@@ -9,8 +9,8 @@ from dashboard import ui
 from dashboard.judging import PanelError, PlanError, RubricError, launcher
 from dashboard.judging.few_shot import MAX_EXAMPLES
 from dashboard.judging.probes import DEFAULT_SAMPLE, ORDER, PADDING, PADDING_SENTENCE, plan_probe
-from dashboard.metrics import bias, drift
-from dashboard.metrics.judge_qa_tables import bias_rows, drift_rows
+from dashboard.metrics import judge_qa
+from dashboard.metrics.judge_qa import bias_rows, drift_rows
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers, runs
 
@@ -44,10 +44,10 @@ def few_shot_inputs(*, key: str = "jb_run_few_shot") -> tuple[int, int]:
     return int(n), int(seed)
 
 
-def bias_section(selection: Selection) -> bias.Bias:
+def bias_section(selection: Selection) -> judge_qa.Bias:
     """Each judge's bias with its 95% interval and n, and the warnings that go with it."""
     st.subheader("Bias")
-    found = ui.cached(bias.bias, selection)
+    found = ui.cached(judge_qa.bias, selection)
     if not found.judges:
         st.info("No judge has rated or compared answers here; run one on **Run judges**.")
         return found
@@ -145,7 +145,7 @@ def probe_section(dataset: str | None, rubric: str | None) -> None:
 def drift_section(dataset: str | None, rubric: str | None) -> None:
     """Anchor items, and each judge's shift between its two latest versions."""
     st.subheader("Drift on anchor items")
-    found = ui.cached(drift.drift, rubric=rubric, dataset=dataset)
+    found = ui.cached(judge_qa.drift, rubric=rubric, dataset=dataset)
     st.caption(
         f"{found.n_anchors:,} anchor responses. Re-judge them whenever a judge, its model "
         "version or the rubric version changes (Run judges, or `judgeboard judge` with the "
@@ -154,7 +154,7 @@ def drift_section(dataset: str | None, rubric: str | None) -> None:
     )
     size = st.number_input("Seeded sample", min_value=1, value=30, key="jb_qa_anchor_size")
     if st.button("Add a seeded sample as anchors", key="jb_qa_anchor_add"):
-        ui.write(drift.add_anchors, dataset=dataset, sample_size=int(size))
+        ui.write(judge_qa.add_anchors, dataset=dataset, sample_size=int(size))
         st.rerun()
     if found.judges:
         pickers.table(drift_rows(found))

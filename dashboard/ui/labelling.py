@@ -1,11 +1,8 @@
 """The Annotate page's glue: which answer is open, the label form, skip, undo and withdraw.
 
-No race: the form's widgets are keyed by a token of the answer and of the person's label it
-was drawn on, and the save runs in the submit button's callback with that token and that
-answer bound to it. So a save applies only to the answer it was made on; a second click on
-the same form (a double click, or a click on a form left on the screen while the next one
-draws) finds its token spent and does nothing; and the run that follows the save draws the
-next answer at once, with no second run.
+No race (`labelling_kit`): the form's token is of the answer and of the person's label it was
+drawn on, so a save applies only to the answer it was made on, a second click on the same form
+does nothing, and the run that follows the save draws the next answer at once.
 
 Blind by default: until the person has saved a label of the answer, the judges' ratings and
 explanations and other people's labels are not on the page; after it they can be revealed.
@@ -15,29 +12,27 @@ Each label records whether it was given blind (and how its answer was chosen).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import streamlit as st
 
 from dashboard import ui
 from dashboard.campaigns import campaigns
+from dashboard.judging import Rubric
 from dashboard.review import annotation, edits
-from dashboard.review.annotation import AnnotationError, Provenance, QueueRequest, Rubric
+from dashboard.review.annotation import AnnotationError, Provenance, QueueRequest
 from dashboard.review.detail import ResponseDetail
 from dashboard.store import StoreError
 from dashboard.types import Rating
 from dashboard.ui import callbacks, widgets
+from dashboard.ui.labelling_kit import LabellingKit
 
-OPEN_KEY = "annotate_open"
+KIT = LabellingKit("annotate", "label")
+OPEN_KEY = KIT.open_key
 PASSED_KEY = "annotate_passed"
-UNDO_KEY = "annotate_undo"
-DONE_KEY = "annotate_done"
-FLASH_KEY = "annotate_saved"
+FLASH_KEY = KIT.flash_key
 REFUSED_KEY = "annotate_refused"  # a campaign refused the save: shown as a warning
-ERROR_KEY = "annotate_error"
 SETUP_KEY = "annotate_setup"
 KEY_HELP = (
     "Keyboard: a digit picks your rating, Enter saves and opens the next answer, "
@@ -111,8 +106,7 @@ def my_label(detail: ResponseDetail, person: str, rubric: str) -> Rating | None:
 
 
 def _token(item: OpenItem, mine: Rating | None) -> str:
-    state = f"{item.response_id}\x1f{mine.rating_id if mine else ''}"
-    return hashlib.md5(state.encode()).hexdigest()[:12]
+    return KIT.token(item.response_id, mine.rating_id if mine else "")
 
 
 def provenance_for(item: OpenItem, mine: Rating | None, setup: Setup) -> Provenance:
@@ -144,32 +138,11 @@ def reveal_toggle(setup: Setup, item: OpenItem, mine: Rating | None) -> None:
         )
 
 
-def _flash(text: str, pending: bool) -> None:
-    st.session_state[FLASH_KEY] = text + (widgets.PENDING_NOTE if pending else "")
-
-
-@st.cache_resource(show_spinner=False)
-def _claims_lock() -> threading.Lock:
-    return threading.Lock()
-
-
-def _claim(token: str) -> bool:
-    """True for the first save of a form. A second click can start a new run while the
-    first still saves (Streamlit stops the old run and starts the next one at once), so the
-    check and the claim are one step, under a lock, before the write."""
-    with _claims_lock():
-        done: set[str] = st.session_state.setdefault(DONE_KEY, set())
-        if token in done:
-            return False
-        done.add(token)
-        return True
-
-
 @callbacks.whole
 def _save(
     token: str, item: OpenItem, setup: Setup, detail: ResponseDetail, provenance: Provenance
 ) -> None:
-    if not _claim(token):
+    if not KIT.claim(token):
         return  # a second click on a form already saved, or being saved
     value = st.session_state.get(f"annotate_value_{token}")
     overrides = st.session_state.get(f"annotate_override_{token}")
@@ -186,36 +159,31 @@ def _save(
             provenance=provenance,
         )
     except AnnotationError as error:
-        _refused(token, error)
+        KIT.refuse(token, ui.md_escape(error))
         return
     # The page's state moves on before the write, so the run after it draws the next answer
     # (a click meanwhile cannot stop this callback half-way: `callbacks.whole`).
     kind = "override" if overrides else "rating"
-    _flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", False)
-    st.session_state.setdefault(UNDO_KEY, []).append(rating)
+    KIT.flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", False)
+    KIT.saves().append(rating)
     _passed().append(item.response_id)
     st.session_state[OPEN_KEY] = None
     try:
         result = ui.write(annotation.save_rating, rating, detail=detail)
     except annotation.LabelRefused as error:  # the campaign's rules: nothing saved, move on
-        st.session_state[UNDO_KEY].remove(rating)
+        KIT.saves().remove(rating)
         st.session_state.pop(FLASH_KEY, None)
         st.session_state[REFUSED_KEY] = str(error)
         return
     except (AnnotationError, StoreError) as error:  # a callback: app.py's handler is not around
-        st.session_state[UNDO_KEY].remove(rating)
+        KIT.saves().remove(rating)
         _passed().remove(item.response_id)
         st.session_state[OPEN_KEY] = item
         st.session_state.pop(FLASH_KEY, None)
-        _refused(token, error)
+        KIT.refuse(token, ui.md_escape(error))
         return
     if result.pending is not None:
-        _flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", True)
-
-
-def _refused(token: str, error: AnnotationError | StoreError) -> None:
-    st.session_state[DONE_KEY].discard(token)  # once fixed, the same form may be saved
-    st.session_state[ERROR_KEY] = (token, str(error))
+        KIT.flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", True)
 
 
 def label_form(
@@ -262,9 +230,7 @@ def label_form(
             on_click=_save,
             args=(token, item, setup, detail, provenance),
         )
-    error = st.session_state.get(ERROR_KEY)
-    if error and error[0] == token:
-        st.error(ui.md_escape(error[1]))
+    KIT.show_refusal(token)
 
 
 @callbacks.whole
@@ -277,56 +243,29 @@ def _skip(item: OpenItem, setup: Setup) -> None:
 
 @callbacks.whole
 def _undo() -> None:
-    stack: list[Rating] = st.session_state.get(UNDO_KEY, [])
-    if not stack:
+    saved = KIT.undo_last(edits.undo, refused=AnnotationError)
+    if saved is None:
         return
-    last = stack.pop()
-    try:
-        saved = ui.write(edits.undo, last)
-    except AnnotationError as error:
-        st.session_state[FLASH_KEY] = ui.md_escape(error)
-        return
-    restored = saved.record
+    restored: Rating = saved.record
     chosen = Provenance(restored.selection or "unknown", restored.inclusion_probability)
     chosen = dataclasses.replace(chosen, campaign=restored.campaign)
-    st.session_state[OPEN_KEY] = OpenItem(last.response_id, chosen, "Undone: the answer again")
+    st.session_state[OPEN_KEY] = OpenItem(restored.response_id, chosen, "Undone: the answer again")
     shown = "withdrawn" if restored.value is None else f"{restored.value:g}"
-    _flash(f"Undid your last label; this answer's label is now {shown}.", saved.pending)
-
-
-@callbacks.whole
-def _withdraw(mine: Rating) -> None:
-    saved = ui.write(edits.withdraw, mine)
-    st.session_state.setdefault(UNDO_KEY, []).append(saved.record)
-    st.session_state[OPEN_KEY] = None
-    _flash("Withdrew your label.", saved.pending)
+    KIT.flash(f"Undid your last label; this answer's label is now {shown}.", saved.pending)
 
 
 def actions(item: OpenItem | None, setup: Setup, mine: Rating | None) -> None:
     """Skip, Undo last and Withdraw, in one row with where the person is."""
-    skip, undo, withdraw, where = st.columns([1, 1, 1, 5])
-    button: Callable[..., bool] = st.button
-    with skip:
-        button(
-            "Skip", key="annotate_skip", disabled=item is None, on_click=_skip, args=(item, setup)
-        )
-    with undo:
-        button(
-            "Undo last",
-            key="annotate_undo_button",
-            disabled=not st.session_state.get(UNDO_KEY),
-            on_click=_undo,
-        )
-    with withdraw:
-        button(
-            "Withdraw",
-            key="annotate_withdraw",
-            disabled=mine is None or mine.value is None,
-            on_click=_withdraw,
-            args=(mine,),
-        )
-    if item is not None:
-        where.text(item.where)
+    KIT.actions(
+        item.where if item is not None else None,
+        skip=partial(_skip, item, setup) if item is not None else None,
+        withdraw=(
+            partial(KIT.withdraw, edits.withdraw, mine)
+            if mine is not None and mine.value is not None
+            else None
+        ),
+        undo=_undo,
+    )
 
 
 @callbacks.whole
@@ -335,28 +274,16 @@ def open_by_hand(response_id: str, where: str) -> None:
     st.session_state[OPEN_KEY] = OpenItem(response_id, None, where)
 
 
+def _open_label(label: edits.MyLabel | None) -> None:
+    if label is not None:
+        open_by_hand(label.response_id, "One of your labels")
+
+
 def your_labels(setup: Setup) -> None:
     """The person's labels on the rubric, newest first; one opens for a change."""
     labels = ui.cached(edits.my_labels, setup.request.annotator, setup.rubric.name)
-    with st.expander(f"Your labels on this rubric ({len(labels)} shown, newest first)"):
-        if not labels:
-            st.caption("None yet.")
-            return
-        by_id = {label.response_id: label for label in labels}
-        chosen = st.selectbox(
-            "Open one to change or withdraw it",
-            list(by_id),
-            index=None,
-            key="annotate_mine_pick",
-            format_func=lambda rid: _describe(by_id[rid]),
-        )
-        st.button(
-            "Open",
-            key="annotate_mine_open",
-            disabled=chosen is None,
-            on_click=open_by_hand,
-            args=(chosen, "One of your labels"),
-        )
+    by_id = {label.response_id: label for label in labels}
+    KIT.your_own(by_id, describe=_describe, on_open=_open_label)
 
 
 def _describe(label: edits.MyLabel) -> str:

@@ -10,8 +10,8 @@ import streamlit as st
 
 from dashboard import ui
 from dashboard.metrics import choices, panels
+from dashboard.metrics.overview import Pairwise, Standings
 from dashboard.metrics.selection import Selection
-from dashboard.metrics.standings import Pairwise, Standings
 
 # The rubric picked on one page is the default on the others (the widget's own state is
 # dropped by Streamlit when the page that drew it is left).

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dashboard import ui
-from dashboard.metrics import versions
-from dashboard.metrics.judge_qa_tables import disagreement_rows, version_rows
+from dashboard.metrics import judge_qa
+from dashboard.metrics.judge_qa import disagreement_rows, version_rows
 from dashboard.metrics.selection import Selection
 from dashboard.ui import links, pickers
 
@@ -18,7 +18,7 @@ KEY = "jb_qa_versions"
 DETAIL = "detail"
 
 
-def _with_links(found: versions.RubricVersions) -> list[dict[str, object]]:
+def _with_links(found: judge_qa.RubricVersions) -> list[dict[str, object]]:
     rubric, dataset = found.selection.rubric, found.selection.dataset
     return [
         {**row, DETAIL: links.detail_url(str(row["response"]), rubric=rubric, dataset=dataset)}
@@ -26,11 +26,11 @@ def _with_links(found: versions.RubricVersions) -> list[dict[str, object]]:
     ]
 
 
-def few_shot_examples(examples: Sequence[versions.UsedExample], selection: Selection) -> None:
+def few_shot_examples(examples: Sequence[judge_qa.UsedExample], selection: Selection) -> None:
     """Which of people's labels each few-shot version showed as examples (left out of its
     numbers): a caption with the count and an expander listing them, per version. Judge QA's
     versions section and Calibration both show them."""
-    by_version: dict[str, list[versions.UsedExample]] = {}
+    by_version: dict[str, list[judge_qa.UsedExample]] = {}
     for e in examples:
         by_version.setdefault(e.rubric_version, []).append(e)
     rubric, dataset = selection.rubric, selection.dataset
@@ -55,11 +55,11 @@ def few_shot_examples(examples: Sequence[versions.UsedExample], selection: Selec
 _LINK = st.column_config.LinkColumn(DETAIL, display_text="open detail")
 
 
-def versions_section(selection: Selection) -> versions.RubricVersions:
+def versions_section(selection: Selection) -> judge_qa.RubricVersions:
     """Agreement, kappa, alpha and bias of every (judge, rubric version) with 95% intervals
     and n, and the disagreements with people, one click from their detail."""
     st.subheader("Rubric versions")
-    found = ui.cached(versions.rubric_versions, selection)
+    found = ui.cached(judge_qa.rubric_versions, selection)
     if not found.versions:
         st.info(
             "No judge has rated responses people rated on this rubric. Label answers on "

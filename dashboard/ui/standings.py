@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import charts, ui
 from dashboard.metrics import tables
-from dashboard.metrics.standings import Pairwise
+from dashboard.metrics.overview import Pairwise
 from dashboard.ui import pickers
 
 

@@ -12,7 +12,8 @@ import pytest
 from playwright.sync_api import Locator, Page, TimeoutError as PlaywrightTimeout, expect
 
 from dashboard.judging import list_rubrics, load_panel
-from dashboard.metrics import calibration, calibration_cells
+from dashboard.metrics import calibration
+from dashboard.metrics.calibration import calibration_cells
 from dashboard.metrics.selection import Selection
 from dashboard.settings import PANELS_ENV
 from dashboard.store import Store

@@ -5,7 +5,7 @@ the part of each system's change that it accounts for."""
 from __future__ import annotations
 
 from dashboard.judging import BackgroundLoop, load_rubric, plan_run, run_plan
-from dashboard.metrics import drift as drift_module
+from dashboard.metrics.judge_qa import judge_drift as drift_module
 from dashboard.store import Store
 from tests.judging.conftest import judge, panel, seed
 from tests.support.judge_server import MARKER, JudgeServer, ModelScript

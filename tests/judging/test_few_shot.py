@@ -9,7 +9,8 @@ from typing import Any
 
 from dashboard.cli import main
 from dashboard.judging import few_shot, load_rubric
-from dashboard.metrics import calibration, versions
+from dashboard.metrics import calibration
+from dashboard.metrics.judge_qa import versions
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests import builders

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dashboard.judging import BackgroundLoop, load_rubric, plan_run, run_plan
 from dashboard.judging.plan import RunPlan
 from dashboard.judging.probes import PADDING_SENTENCE, plan_probe
-from dashboard.metrics import bias as bias_module, overview
+from dashboard.metrics import overview
+from dashboard.metrics.judge_qa import judge_bias as bias_module
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests.judging.conftest import judge, panel, query, seed

@@ -1,5 +1,5 @@
 """The metric declarations: the docs' names table is theirs, every computed name fits one,
-and the gates read the JSON as declared."""
+and win rates are named from them (the gates: output/test_gates.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import re
 
 import pytest
 
-from dashboard.metrics import gates, metrics_json, registry
-from dashboard.metrics.gates import OVER, UNDER, Gate, GateError
+from dashboard.metrics import registry
+from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection
-from tests import builders
 from tests.paths import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs" / "metrics.md"
@@ -21,7 +20,7 @@ def test_the_docs_names_table_is_the_registry() -> None:
     found = re.search(r"<!-- metric-names:[^>]*-->\n(.*?)<!-- /metric-names -->", text, re.S)
     assert found, "docs/metrics.md has no generated names table"
     assert found.group(1) == registry.docs_table(), (
-        "docs/metrics.md is out of date: paste `python -m dashboard.metrics.registry` there"
+        "docs/metrics.md is out of date: paste `python -m dashboard.metrics` there"
     )
 
 
@@ -54,57 +53,6 @@ def test_the_reference_metrics_are_the_declared_ones() -> None:
     stored = [r.stored for r in registry.REFERENCE_METRICS]
     assert stored == ["em", "f1", "mcqa_accuracy", "mcqa_iou", "halluc_pred"]
     assert registry.stored_names(aggregate="mean") == ("em", "f1", "mcqa_accuracy", "mcqa_iou")
-
-
-METRICS = {
-    "systems.a.effective": {"value": 0.7, "low": 0.6, "high": 0.8, "n": 40},
-    "systems.b.effective": {"value": 0.5, "low": 0.4, "high": 0.6, "n": 40},
-    "calibration.j.bias": {"value": -0.2, "low": -0.4, "high": 0.1, "n": 12},
-    "calibration.j.kappa_quadratic": {"value": None, "low": None, "high": None, "n": 1},
-}
-
-
-@pytest.mark.parametrize(
-    ("gate", "failed"),
-    [
-        (Gate("systems.a.effective", 0.7), []),  # at the threshold: passes
-        (Gate("systems.a.effective", 0.71), ["systems.a.effective = 0.7 is under"]),
-        (Gate("systems.*.effective", 0.6), ["systems.b.effective = 0.5 is under"]),
-        (Gate("systems.a.effective.low", 0.65), ["systems.a.effective.low = 0.6 is under"]),
-        (Gate("systems.a.effective.n", 40), []),
-        (Gate("calibration.j.bias", 0.0, OVER), []),
-        (Gate("calibration.j.bias.high", 0.0, OVER), ["calibration.j.bias.high = 0.1 is over"]),
-        (Gate("calibration.j.bias.low", -0.3, UNDER), ["calibration.j.bias.low = -0.4 is under"]),
-        (Gate("calibration.j.kappa_quadratic", 0.0), ["calibration.j.kappa_quadratic has no"]),
-        (Gate("calibration.j.kappa_quadratic", 1.0, OVER), ["calibration.j.kappa_quadratic has"]),
-    ],
-)
-def test_gates(gate: Gate, failed: list[str]) -> None:
-    messages = gates.failures(METRICS, [gate])
-    assert len(messages) == len(failed)
-    for message, start in zip(messages, failed):
-        assert message.startswith(start), message
-
-
-def test_a_gate_on_nothing_is_an_error_naming_the_closest_names() -> None:
-    with pytest.raises(GateError, match="close names: systems.a.effective"):
-        gates.failures(METRICS, [Gate("systems.a.efective", 0.5)])
-    with pytest.raises(GateError, match="no metric named 'systems.\\*.human'"):
-        gates.failures(METRICS, [Gate("systems.*.human", 0.5)])
-    with pytest.raises(GateError, match="expected NAME=NUMBER"):
-        gates.parse_gate("systems.a.effective", direction=OVER)
-
-
-def test_fail_over_gates_a_lower_is_better_metric_from_the_command_line(store, capsys) -> None:
-    from dashboard.cli import main
-
-    builders.two_systems(store)
-    args = ["--db", str(store.path), "metrics", "--dataset", "toy", "--json"]
-    # calibration.panel.bias is 0.375 on the toy set (tests/report/test_metrics_cli.py)
-    assert main([*args, "--fail-over", "calibration.panel.bias=0.4"]) == 0
-    assert main([*args, "--fail-over", "calibration.panel.bias=0.3"]) == 1
-    assert "calibration.panel.bias = 0.375 is over the threshold 0.3" in capsys.readouterr().err
-    assert main([*args, "--fail-under", "systems.good.effective.low=0"]) == 0
 
 
 def test_a_new_reference_metric_needs_only_its_declaration(store, monkeypatch) -> None:
@@ -145,3 +93,19 @@ def test_a_new_reference_metric_needs_only_its_declaration(store, monkeypatch) -
         metrics = data
 
     assert ("Answer words", "answer_words", "score") in summary_columns(Data)  # type: ignore[arg-type]
+
+
+def test_standings_names_come_from_their_declarations() -> None:
+    s, h2h = registry.SYSTEM_METRICS, registry.HEAD_TO_HEAD_METRICS
+    assert registry.rater_name(s, "win_rate", "judges", system="a") == "systems.a.win_rate.judges"
+    assert registry.rater_name(s, "bradley_terry", "pooled", system="a") == (
+        "systems.a.bradley_terry"
+    )
+    assert registry.rater_name(h2h, "win_rate", "judge.gpt-4", system="a", opponent="b") == (
+        "pairwise.a.b.win_rate.judge.gpt-4"
+    )
+    assert registry.declared_name(
+        registry.CORRECTED_METRICS, "win_rate.corrected", system="a", opponent="b"
+    ) == ("pairwise.a.b.win_rate.corrected")
+    with pytest.raises(ValueError):  # a statistic nobody declared has no name
+        registry.rater_name(s, "elo", "people", system="a")

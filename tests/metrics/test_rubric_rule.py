@@ -10,7 +10,8 @@ import pytest
 
 from dashboard.cli import main
 from dashboard.export.files import export
-from dashboard.metrics import calibration, choices, metrics_json
+from dashboard.metrics import calibration, choices
+from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection
 from tests import builders
 

@@ -10,7 +10,8 @@ import pytest
 
 from dashboard.cli import main
 from dashboard.ingest import import_path
-from dashboard.metrics import choices, metrics_json, overview, registry, slices
+from dashboard.metrics import choices, overview, registry, slices
+from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection, Slice
 from dashboard.store import Store
 from tests import builders

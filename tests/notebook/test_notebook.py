@@ -7,7 +7,7 @@ import pytest
 
 from dashboard import notebook
 from dashboard.ingest import import_path
-from dashboard.metrics import metrics_json
+from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests.conftest import TEST_WAIT_S

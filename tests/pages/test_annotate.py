@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import contextlib
 
-from dashboard import ui
 from dashboard.metrics import calibration, overview
 from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest
 from dashboard.review.detail import response_detail
-from dashboard.ui import widgets
+from dashboard.ui import session, widgets
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, page_path, texts
 from tests.support.locks import database_held
@@ -262,8 +261,8 @@ def test_an_annotator_name_is_never_read_as_markdown(app, sample_store):
 
 
 def test_a_label_is_kept_while_another_process_holds_the_database(app, sample_store, monkeypatch):
-    monkeypatch.setattr(ui, "WAIT_S", 1.0)
-    monkeypatch.setattr(ui, "FINGERPRINT_WAIT_S", 0.2)
+    monkeypatch.setattr(session, "WAIT_S", 1.0)
+    monkeypatch.setattr(session, "FINGERPRINT_WAIT_S", 0.2)
     _start(app, annotator="zoe")
     shown = _shown_answer(app)
     _widget(app, "radio", "annotate_value_").set_value(1.0)
@@ -291,22 +290,22 @@ def test_the_rubric_stays_the_one_picked_across_saves(app, sample_store):
 
 def test_the_saved_line_outlives_a_run_that_found_the_file_held(app, sample_store, monkeypatch):
     # the save lands; before the page draws the next answer another process takes the file
-    monkeypatch.setattr(ui, "WAIT_S", 0.2)
-    monkeypatch.setattr(ui, "FINGERPRINT_WAIT_S", 0.2)
+    monkeypatch.setattr(session, "WAIT_S", 0.2)
+    monkeypatch.setattr(session, "FINGERPRINT_WAIT_S", 0.2)
     _start(app, annotator="zoe")
     held = contextlib.ExitStack()
-    after_write = ui.after_write
+    after_write = session.after_write
 
     def then_held(**kwargs: bool) -> None:
         after_write(**kwargs)
         held.enter_context(database_held(sample_store.path))
 
-    monkeypatch.setattr(ui, "after_write", then_held)
+    monkeypatch.setattr(session, "after_write", then_held)
     _widget(app, "radio", "annotate_value_").set_value(2.0)
     with held:
         _submit(app)
         assert "is in use by process" in " ".join(texts(app, "warning"))  # in place of the page
-    monkeypatch.setattr(ui, "after_write", after_write)
+    monkeypatch.setattr(session, "after_write", after_write)
     app.run()
     assert not app.exception
     assert [r[1] for r in _rows(sample_store, "zoe")] == [2.0]

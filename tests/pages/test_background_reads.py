@@ -1,7 +1,7 @@
 """On a large database the Overview's judge-corrected section is read in the background: the
 rest of the page shows at once with a line saying it is on its way, and the next run shows it.
-The sample stands in for a large database by lowering `ui.LARGE_DATABASE`; the one background
-worker is kept busy by a job of the test's own until the test lets it go."""
+The sample stands in for a large database by lowering `ui.session.LARGE_DATABASE`; the one
+background worker is kept busy by a job of the test's own until the test lets it go."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import ui
+from dashboard.ui import session
 from tests.pages.helpers import open_page, page_path, texts
 
 PAGE = page_path("overview")
@@ -24,9 +24,9 @@ def _has_corrected_table(app: AppTest) -> bool:
 def test_a_large_database_shows_the_page_first_and_the_estimates_next(
     app: AppTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(ui, "LARGE_DATABASE", 0)
+    monkeypatch.setattr(session, "LARGE_DATABASE", 0)
     release = threading.Event()
-    pool, _, _ = ui._background()
+    pool, _, _ = session._background()
     busy = pool.submit(release.wait, 60)
     try:
         open_page(app, PAGE, dataset="eo-rag")

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import ui
 from dashboard.judging import BackgroundLoop, load_rubric, run_judges
 from dashboard.judging.few_shot import few_shot_rubric, record_examples
-from dashboard.metrics import versions
+from dashboard.metrics.judge_qa import versions
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.ui import links

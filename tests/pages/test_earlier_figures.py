@@ -1,7 +1,7 @@
 """On a large database that another process changes (a judge run merging every 1.5 s, an
 import), a page shows the figures of a moment ago at once, says so, and reads them again in
 the background; the next run shows the new ones. A person's own write is always read fresh.
-The sample stands in for a large database by lowering `ui.LARGE_DATABASE`."""
+The sample stands in for a large database by lowering `ui.session.LARGE_DATABASE`."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import ui
 from dashboard.store import Store
 from dashboard.types import Response
-from dashboard.ui import earlier
+from dashboard.ui import earlier, session
 from tests import builders
 from tests.pages.helpers import open_page, page_path, texts
 
@@ -46,7 +45,7 @@ def _background_done() -> None:
 
 @pytest.fixture(autouse=True)
 def _large(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ui, "LARGE_DATABASE", 0)
+    monkeypatch.setattr(session, "LARGE_DATABASE", 0)
     earlier.forget()
 
 

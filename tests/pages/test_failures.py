@@ -10,7 +10,7 @@ from dashboard.metrics import panels
 from dashboard.metrics.selection import Selection
 from dashboard.review import annotation, failures
 from dashboard.review.detail import response_detail
-from dashboard.review.failures_sql import FailureFilter
+from dashboard.review.failures import FailureFilter
 from dashboard.ui import md_escape
 from tests import builders
 from tests.pages.helpers import markdown_texts, open_page, page_path, texts

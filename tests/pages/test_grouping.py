@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.metrics import calibration, choices, overview, reference, slices, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
-from tests.metrics.test_standings import _tree
+from tests.metrics.overview.test_standings import _tree
 from tests.pages.helpers import open_page, texts
 
 fmt = partial(tables.estimate_text, digits=2)

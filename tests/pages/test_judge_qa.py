@@ -8,8 +8,7 @@ from collections.abc import Callable
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics import bias
-from dashboard.metrics.judge_qa_tables import bias_rows
+from dashboard.metrics.judge_qa import bias_rows, judge_bias as bias
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from tests.pages.helpers import open_page, page_path
@@ -55,7 +54,7 @@ def test_bias_table_probe_and_anchors(
 def test_rubric_versions_side_by_side_link_to_the_detail(
     store: Store, app_for: Callable[[Store], AppTest]
 ) -> None:
-    from tests.metrics.test_versions import DATASET, seed_versions
+    from tests.metrics.judge_qa.test_versions import DATASET, seed_versions
 
     ids = seed_versions(store)
     app = open_page(app_for(store), PAGE, dataset=DATASET)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from streamlit.testing.v1 import AppTest
 
 from dashboard.review import failures
-from dashboard.review.failures_sql import FailureFilter
+from dashboard.review.failures import FailureFilter
 from dashboard.store import Store
 from dashboard.ui import failure_list
 from tests.pages.helpers import page_path

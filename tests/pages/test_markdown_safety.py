@@ -18,10 +18,9 @@ from streamlit.testing.v1 import AppTest
 from dashboard import charts
 from dashboard.metrics.calibration import Confusion
 from dashboard.metrics.estimates import Estimate
-from dashboard.metrics.overview import Histogram
-from dashboard.metrics.standings import HeadToHead, Standing
+from dashboard.metrics.overview import HeadToHead, Histogram, Standing
 from dashboard.review import failures
-from dashboard.review.failures_sql import FailureFilter
+from dashboard.review.failures import FailureFilter
 from dashboard.store import Store
 from dashboard.ui import md_escape
 from tests import builders

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics import compare, corrected, corrected_tables, panels
+from dashboard.metrics import corrected, panels
+from dashboard.metrics.corrected import compare, corrected_tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.ui import md_escape

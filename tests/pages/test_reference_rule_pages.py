@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from dashboard.metrics import reference_rules
+from dashboard.metrics.reference import dataset_rules as reference_rules
 from dashboard.store import Store
 from tests.pages.helpers import open_page
 

@@ -12,7 +12,7 @@ import pytest
 
 from dashboard.export.files import export
 from dashboard.ingest import import_path
-from dashboard.metrics import metrics_json
+from dashboard.metrics.output import metrics_json
 from dashboard.metrics.reference import refresh_auto_scores
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store

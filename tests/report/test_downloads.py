@@ -6,13 +6,15 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dashboard.export.files import export_counts
+from dashboard.metrics.output import MetricsRequest
 from dashboard.ui import downloads
 
 
 def _page() -> None:
+    from dashboard.metrics.output import MetricsRequest
     from dashboard.ui import downloads
 
-    downloads.report_download_button("eo-rag")
+    downloads.report_download_button(MetricsRequest(dataset="eo-rag"))
     downloads.export_download_buttons("eo-rag")
 
 
@@ -35,7 +37,7 @@ def test_buttons_render_with_row_counts(judged_store, monkeypatch):
 
 
 def test_builders_make_the_files(judged_store):
-    html = downloads._report_builder(judged_store, "eo-rag")()
+    html = downloads._report_builder(judged_store, MetricsRequest(dataset="eo-rag"))()
     assert html.startswith(b"<!DOCTYPE html>") and b"judgeboard report: eo-rag" in html
     data = downloads._export_builder(judged_store, "ratings", "jsonl", "eo-rag")()
     assert data.count(b"\n") == 162

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from dashboard.metrics.output import MetricsRequest
 from dashboard.report import build_report
 from tests import builders
 
@@ -39,7 +40,7 @@ def nasty_store(store):
 
 
 def test_nasty_text_is_escaped_in_the_html(nasty_store):
-    html = build_report(nasty_store, dataset="xss")
+    html = build_report(nasty_store, MetricsRequest(dataset="xss"))
     body = html[html.index("<body>") :]
     for raw in (SCRIPT, IMG, "<script>window.__pwned=3", "<b>"):
         assert raw not in body
@@ -54,7 +55,7 @@ def test_nasty_text_is_escaped_in_the_html(nasty_store):
 @pytest.mark.browser
 def test_nothing_from_model_text_runs_in_chromium(nasty_store, chromium, tmp_path):
     path = tmp_path / "report.html"
-    path.write_text(build_report(nasty_store, dataset="xss"), encoding="utf-8")
+    path.write_text(build_report(nasty_store, MetricsRequest(dataset="xss")), encoding="utf-8")
     page = chromium.new_page()
     console, requests = [], []
     page.on("console", lambda m: console.append((m.type, m.text)))

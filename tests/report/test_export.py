@@ -18,7 +18,8 @@ from dashboard.export import export_sql
 from dashboard.export.export_sql import ExportCounts
 from dashboard.export.files import ExportError, export, export_bytes, export_paths, format_of
 from dashboard.ingest import import_path
-from dashboard.metrics import metrics_json, overview
+from dashboard.metrics import overview
+from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Rating

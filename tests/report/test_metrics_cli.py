@@ -8,7 +8,8 @@ import math
 import pytest
 
 from dashboard.cli import main
-from dashboard.metrics import calibration, estimates, metrics_json, overview, registry
+from dashboard.metrics import calibration, estimates, overview, registry
+from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection
 from tests import builders
 
@@ -64,7 +65,7 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
     # own, never a pooled number (no --pool-raters).
     assert [g.raters for g in view.pairwise.groups] == ["judges", "judge.baseline"]
     for group in view.pairwise.groups:
-        tail = group.name_suffix
+        tail = f".{group.raters}"  # never pooled here (no --pool-raters)
         for row in view.systems[:2]:
             _same(found[f"systems.{row.system}.win_rate{tail}"], row.score(f"win_rate{tail}"))
         for standing in group.bradley_terry:

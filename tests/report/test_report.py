@@ -15,6 +15,7 @@ import pytest
 from dashboard.cli import main
 from dashboard.ids import new_id
 from dashboard.metrics import registry
+from dashboard.metrics.output import MetricsRequest
 from dashboard.report import METRICS_ELEMENT_ID, build_report, report_sql, write_report
 from dashboard.report.gather import JudgeUse, cost_text
 from dashboard.report.html import metric_text
@@ -121,7 +122,7 @@ def test_report_numbers_are_those_of_metrics_json(judged_store, capsys, tmp_path
 
 
 def test_report_fetches_nothing_by_itself(judged_store):
-    html = build_report(judged_store, dataset="eo-rag", generated_utc=WHEN)
+    html = build_report(judged_store, MetricsRequest(dataset="eo-rag"), generated_utc=WHEN)
     parsed = parse(html)
     fetching = [(t, k, v) for t, k, v in parsed.urls if not (t == "a" and v.startswith("#"))]
     assert fetching == []
@@ -139,7 +140,7 @@ def test_report_fetches_nothing_by_itself(judged_store):
 
 
 def test_methods_section_names_the_panel_rubrics_calls_cost_and_date(judged_store):
-    html = build_report(judged_store, dataset="eo-rag", generated_utc=WHEN)
+    html = build_report(judged_store, MetricsRequest(dataset="eo-rag"), generated_utc=WHEN)
     methods = html[html.index('<section id="methods">') :]
     text = re.sub(r"<[^>]+>", " ", methods)
     with judged_store.connection() as con:
@@ -201,7 +202,7 @@ def test_methods_cost_is_unknown_when_no_call_was_priced(store):
             )
         ]
     )
-    html = build_report(store, dataset="toy", generated_utc=WHEN)
+    html = build_report(store, MetricsRequest(dataset="toy"), generated_utc=WHEN)
     text = re.sub(r"<[^>]+>", " ", html[html.index('<section id="methods">') :])
     assert "<dt>Cost</dt><dd>unknown</dd>" in html
     assert "openai/some-model" in text
@@ -217,7 +218,7 @@ def test_an_empty_database_gives_a_report_that_says_so(store):
 
 @pytest.mark.browser
 def test_report_opens_in_chromium_without_errors_or_requests(judged_store, chromium, tmp_path):
-    path = write_report(judged_store, tmp_path / "report.html", dataset="eo-rag")
+    path = write_report(judged_store, tmp_path / "report.html", MetricsRequest(dataset="eo-rag"))
     expected_figures = path.read_text(encoding="utf-8").count('class="plotly-graph-div"')
     page = chromium.new_page(viewport={"width": 1280, "height": 900})
     console, requests = [], []
@@ -343,10 +344,10 @@ def test_report_by_a_field_has_a_section_per_slice(judged_store, capsys, tmp_pat
 
 
 def test_report_says_where_the_rankings_disagree(store):
-    from tests.metrics.test_standings import _tree
+    from tests.metrics.overview.test_standings import _tree
 
     _tree(store)
-    html = build_report(store, dataset="tree", generated_utc=WHEN)
+    html = build_report(store, MetricsRequest(dataset="tree"), generated_utc=WHEN)
     assert "the win rate ranks a above b (0.700 against 0.600) but Bradley–Terry ranks b" in (
         html.replace("&#x27;", "'")
     )
@@ -364,7 +365,7 @@ def test_the_report_shows_each_judges_bias_from_the_metrics_json(tmp_path: pathl
     answers = [response(it, "s", " ".join(["w"] * (5 + 3 * n))) for n, it in enumerate(items)]
     store.add_items(items, answers)
     store.add_ratings([rating(r, "judge-x", 1 + n % 5) for n, r in enumerate(answers)])
-    html = render(gather(store, dataset="b"))
+    html = render(gather(store, MetricsRequest(dataset="b")))
     assert 'id="bias"' in html and 'data-metric="bias.judge-x.length"' in html
     assert "confounded" in html  # no person rated these answers: the raw slope is flagged
 
@@ -426,5 +427,5 @@ def test_a_call_that_failed_then_succeeded_counts_as_a_success(store):
         (use,) = report_sql.judge_calls_by_judge(con, dataset="toy")
     assert (use.calls, use.ok_calls, use.failed_calls) == (2, 1, 1)
     assert (use.prompt_tokens, use.completion_tokens, use.cost_unknown_calls) == (39, 4, 0)
-    html = build_report(store, dataset="toy", generated_utc=WHEN)
+    html = build_report(store, MetricsRequest(dataset="toy"), generated_utc=WHEN)
     assert "2 (1 failed)" in re.sub(r"<[^>]+>", " ", html[html.index('<section id="methods">') :])

@@ -19,7 +19,7 @@ from dashboard.metrics.selection import Selection
 from dashboard.review import annotation, failures, queue_sql, votes, votes_sql
 from dashboard.review.annotation import AnnotationError, QueueRequest
 from dashboard.review.detail import response_detail
-from dashboard.review.failures_sql import FailureFilter
+from dashboard.review.failures import FailureFilter
 from dashboard.review.votes import PairRequest, VoteError
 from dashboard.store import Store
 from tests import builders

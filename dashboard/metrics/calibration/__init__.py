@@ -1,0 +1,37 @@
+"""How far to trust each judge: agreement with people, per judge and for the panel, for
+ratings (`agreement.py`) and for pairwise verdicts under every published convention
+(`pairwise_calibration.py`), and the pairs behind one cell of a confusion table
+(`calibration_cells.py`). Their reads are in `calibration_sql.py`.
+"""
+
+from dashboard.metrics.calibration.agreement import (
+    PANEL,
+    Calibration,
+    Confusion,
+    RaterPair,
+    calibration,
+    rating_agreements,
+)
+from dashboard.metrics.calibration.calibration_cells import (
+    CellPair,
+    cell_pairs,
+    compared_pairs,
+    disagreements,
+)
+from dashboard.metrics.calibration.calibration_sql import LabelledRating
+from dashboard.metrics.calibration.pairwise_calibration import PreferenceAgreement
+
+__all__ = [
+    "PANEL",
+    "Calibration",
+    "CellPair",
+    "Confusion",
+    "LabelledRating",
+    "PreferenceAgreement",
+    "RaterPair",
+    "calibration",
+    "cell_pairs",
+    "compared_pairs",
+    "disagreements",
+    "rating_agreements",
+]

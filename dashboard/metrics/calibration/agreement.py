@@ -1,0 +1,278 @@
+"""How far to trust each judge: agreement with people, per judge and for the panel.
+
+The units are the responses that at least one person rated (and the pairs that at least one
+person judged): calibration is bounded by the number of human labels, so these per-unit rows
+are read whole and every statistic comes from `scoring.agreement`. Intervals are 95%
+percentile bootstraps over the compared (judge, person) pairs.
+
+Conventions:
+- Each (judge rating, human rating) of one response is one compared pair, so a response two
+  people rated counts twice. Intervals resample those pairs (alpha: the responses), drawn as
+  counts over their distinct cells (`scoring.agreement_ci`).
+- The panel's rating of a response is the mean of its judges' scored ratings. Agreement,
+  kappa and the confusion table use it rounded to the nearest scale point (halves up);
+  Spearman and the bias use the mean itself.
+- Alpha (ordinal) takes the judge and every person as raters of the labelled responses.
+- Pairwise: every published convention of a judge against the people's majority, and the
+  label-free ones on every pair judged in both orders; see `pairwise_calibration`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dashboard.metrics import selection_sql
+from dashboard.metrics.calibration import calibration_sql as sql
+from dashboard.metrics.calibration.pairwise_calibration import (
+    PANEL,
+    PreferenceAgreement,
+    preference_agreements,
+)
+from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
+from dashboard.metrics.panels import with_panel
+from dashboard.metrics.selection import Selection
+from dashboard.store import Store
+from scoring import agreement, agreement_ci
+
+__all__ = ["PANEL", "Calibration", "PreferenceAgreement", "calibration"]
+
+
+@dataclass(frozen=True)
+class Confusion:
+    labels: tuple[float, ...]  # rows: the judge's value; columns: the person's
+    counts: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    judge: str  # a judge's name, or "panel"
+    n_pairs: int
+    n_responses: int
+    exact: Estimate
+    within_one: Estimate
+    kappa_quadratic: Estimate
+    alpha_ordinal: Estimate
+    spearman: Estimate
+    bias: Estimate  # judge minus person, in scale points
+    confusion: Confusion
+
+
+@dataclass(frozen=True)
+class RaterPair:
+    """Agreement between two people (or two evaluators) on the units both labelled."""
+
+    rater_a: str
+    rater_b: str
+    n_units: int
+    exact: float
+    kappa: float
+
+
+@dataclass(frozen=True)
+class Calibration:
+    selection: Selection
+    scale: tuple[float, float] | None
+    judges: tuple[JudgeAgreement, ...]
+    alpha_all_raters: float
+    humans: tuple[RaterPair, ...]
+    preferences: tuple[PreferenceAgreement, ...]
+    human_preferences: tuple[RaterPair, ...]
+    n_human_labels: int
+    n_human_preferences: int
+
+
+def _judge_agreement(
+    name: str,
+    judge: np.ndarray,
+    human: np.ndarray,
+    units: np.ndarray,
+    unit_ratings: dict[str, dict[str, float]],
+    raters_of_alpha: list[str],
+    labels: list[float],
+) -> JudgeAgreement:
+    unit_ids = sorted(set(units.tolist()))
+    alpha_matrix = np.array(
+        [[unit_ratings[u].get(r, np.nan) for u in unit_ids] for r in raters_of_alpha], dtype=float
+    )
+    # A panel's mean (or a person's half point) onto the scale, as alpha needs.
+    alpha_matrix = agreement_ci.snap(alpha_matrix, labels)
+    paired = agreement_ci.paired_agreement_ci(
+        judge, human, labels=labels, n_resamples=N_RESAMPLES, seed=SEED
+    )
+    alpha = agreement_ci.krippendorff_alpha_ci(
+        alpha_matrix, level="ordinal", values=labels, n_resamples=N_RESAMPLES, seed=SEED
+    )
+    table = agreement.confusion_matrix(
+        agreement_ci.snap(judge, labels), agreement_ci.snap(human, labels), labels=labels
+    )
+    n = paired.n
+    return JudgeAgreement(
+        judge=name,
+        n_pairs=n,
+        n_responses=len(unit_ids),
+        exact=Estimate.of(paired.exact, n),
+        within_one=Estimate.of(paired.within_one, n),
+        kappa_quadratic=Estimate.of(paired.kappa_quadratic, n),
+        alpha_ordinal=Estimate.of(alpha, len(unit_ids)),
+        spearman=Estimate.of(paired.spearman, n),
+        bias=Estimate.of(paired.bias, n),
+        confusion=Confusion(tuple(labels), tuple(tuple(int(c) for c in row) for row in table)),
+    )
+
+
+def _unit_ratings(
+    rows: Sequence[sql.LabelledRating],
+) -> tuple[dict[str, dict[str, float]], list[str], list[str]]:
+    """response -> rater key -> value, with the judge and human rater keys. The panel's
+    value is the mean of the scored ratings of the selection's panel (`in_panel`)."""
+    units: dict[str, dict[str, float]] = defaultdict(dict)
+    panel: dict[str, list[float]] = defaultdict(list)
+    judges: set[str] = set()
+    humans: set[str] = set()
+    for row in rows:
+        key = f"{row.rater_kind}:{row.rater}"
+        (judges if row.rater_kind == "llm" else humans).add(key)
+        if row.value is not None:
+            units[row.response_id][key] = float(row.value)
+            if row.in_panel:
+                panel[row.response_id].append(float(row.value))
+    for unit, scored in panel.items():
+        units[unit][PANEL] = float(np.mean(scored))
+    return units, sorted(judges), sorted(humans)
+
+
+def _pairs(
+    units: dict[str, dict[str, float]], judge: str, humans: list[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    found = [
+        (ratings[judge], ratings[h], unit)
+        for unit, ratings in sorted(units.items())
+        if judge in ratings
+        for h in humans
+        if h in ratings
+    ]
+    if not found:
+        return np.empty(0), np.empty(0), np.empty(0, dtype=object)
+    j, h, u = zip(*found)
+    return np.array(j, dtype=float), np.array(h, dtype=float), np.array(u, dtype=object)
+
+
+def _rater_pairs(
+    units: dict[str, dict],
+    raters: list[str],
+    *,
+    labels: list | None,
+    weights: str | None,
+    snap_to_labels: bool = False,
+) -> tuple[RaterPair, ...]:
+    result = []
+    for i, a in enumerate(raters):
+        for b in raters[i + 1 :]:
+            shared = [(r[a], r[b]) for r in units.values() if a in r and b in r]
+            if not shared:
+                continue
+            x, y = (list(v) for v in zip(*shared))
+            if snap_to_labels and labels is not None:
+                x, y = list(agreement_ci.snap(x, labels)), list(agreement_ci.snap(y, labels))
+            scale = labels if labels is not None else sorted(set(x) | set(y))
+            result.append(
+                RaterPair(
+                    a.split(":", 1)[1],
+                    b.split(":", 1)[1],
+                    len(shared),
+                    agreement.percent_agreement(x, y),
+                    agreement.cohen_kappa(x, y, labels=scale, weights=weights),
+                )
+            )
+    return tuple(result)
+
+
+# Agreement statistics take one category per label; a scale with more steps than this (a wide
+# or continuous one) is compared on the values its ratings use, or on this many even steps.
+MAX_LABELS = 101
+
+
+def _labels(rows: Sequence[sql.LabelledRating], scale: tuple[float, float]) -> list[float]:
+    """The categories of the scale: its whole steps, unless there are too many of them."""
+    low, high = scale
+    if high - low + 1 <= MAX_LABELS:
+        return [float(v) for v in np.arange(low, high + 1)]
+    used = sorted({float(r.value) for r in rows if r.value is not None})
+    if len(used) <= MAX_LABELS:
+        return used
+    return [float(v) for v in np.linspace(low, high, MAX_LABELS)]
+
+
+def _rating_calibration(
+    rows: Sequence[sql.LabelledRating], scale: tuple[float, float]
+) -> tuple[list[JudgeAgreement], float, tuple[RaterPair, ...], int]:
+    labels = _labels(rows, scale)
+    units, judges, humans = _unit_ratings(rows)
+    results = []
+    for judge in [*judges, PANEL]:
+        j, h, u = _pairs(units, judge, humans)
+        if len(j):
+            name = judge.split(":", 1)[1] if judge != PANEL else PANEL
+            alpha_raters = [judge if judge != PANEL else PANEL, *humans]
+            results.append(_judge_agreement(name, j, h, u, units, alpha_raters, labels))
+    all_raters = [*judges, *humans]
+    matrix = np.array(
+        [[units[u].get(r, np.nan) for u in sorted(units)] for r in all_raters], dtype=float
+    )
+    alpha = (
+        agreement.krippendorff_alpha(
+            agreement_ci.snap(matrix, labels), level="ordinal", values=labels
+        )
+        if matrix.size
+        else math.nan
+    )
+    n_labels = sum(1 for r in rows if r.rater_kind == "human" and r.value is not None)
+    return (
+        results,
+        alpha,
+        _rater_pairs(units, humans, labels=labels, weights="quadratic", snap_to_labels=True),
+        n_labels,
+    )
+
+
+def rating_agreements(
+    rows: Sequence[sql.LabelledRating], scale: tuple[float, float]
+) -> tuple[list[JudgeAgreement], list[float]]:
+    """Each judge's agreement with people over labelled rows, as calibration computes it
+    (the Judge QA page's rubric versions reuse it), and the scale's categories."""
+    return _rating_calibration(rows, scale)[0], _labels(rows, scale)
+
+
+def _preference_calibration(
+    reads: sql.PairwiseReads,
+) -> tuple[list[PreferenceAgreement], tuple[RaterPair, ...], int]:
+    results, people = preference_agreements(reads.labelled, reads.judges, reads.panel)
+    human_units = {
+        pair: {f"human:{person}": v for person, v in verdicts.items()}
+        for pair, verdicts in people.items()
+    }
+    humans = sorted({r for v in human_units.values() for r in v})
+    pairs = _rater_pairs(human_units, humans, labels=["A", "B", "tie"], weights=None)
+    return results, pairs, sum(len(v) for v in human_units.values())
+
+
+def calibration(store: Store, selection: Selection) -> Calibration:
+    """Every number of the Calibration page for one selection."""
+    selection = with_panel(store, selection)
+    with store.connection() as con:
+        scale = selection_sql.rubric_scale(con, selection.rubric) if selection.rubric else None
+        rating_rows = sql.labelled_ratings(con, selection) if selection.rubric else []
+        pairwise = sql.pairwise_reads(con, selection)
+    judges: list[JudgeAgreement] = []
+    alpha, humans, n_labels = math.nan, tuple[RaterPair, ...](), 0
+    if scale and rating_rows:
+        judges, alpha, humans, n_labels = _rating_calibration(rating_rows, scale)
+    prefs, human_prefs, n_prefs = _preference_calibration(pairwise)
+    return Calibration(
+        selection, scale, tuple(judges), alpha, humans, tuple(prefs), human_prefs, n_labels, n_prefs
+    )

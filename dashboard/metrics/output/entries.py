@@ -1,0 +1,125 @@
+"""A metric's entry in the JSON (`{"value", "low", "high", "n"}`, null for what JSON cannot
+hold), and the entries of the whole selection's own estimates: each judge's bias, the
+judge-corrected estimates and the paired comparisons (`metrics_json.py` assembles them)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from dashboard.metrics import corrected as corrected_module, judge_qa, registry
+from dashboard.metrics.corrected import Comparisons, Corrected
+from dashboard.metrics.estimates import Estimate
+
+Entry = dict[str, float | int | None]
+_KINDS = ("judge_only", "human_only", "corrected")
+
+
+def _number(value: float | int | None) -> float | int | None:
+    """JSON has no NaN: an undefined number is null. Counts stay whole numbers."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return int(value) if isinstance(value, int) else float(value)
+
+
+def entry(
+    value: float | int | None,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    n: int | None = None,
+) -> Entry:
+    return {
+        "value": _number(value),
+        "low": _number(low),
+        "high": _number(high),
+        "n": None if n is None else int(n),
+    }
+
+
+def estimate_entry(e: Estimate) -> Entry:
+    return entry(e.value, low=e.low, high=e.high, n=e.n)
+
+
+def count_entry(n: int) -> Entry:
+    return entry(int(n), n=n)
+
+
+def bias_metrics(found: judge_qa.Bias) -> dict[str, Entry]:
+    """Each judge's bias measures that have data (`judge_qa/judge_bias.py`)."""
+    metrics: dict[str, Entry] = {}
+    for judge in found.judges:
+        for metric in registry.BIAS_METRICS:
+            value = getattr(judge, metric.key)
+            if value is not None:
+                metrics[registry.fill(metric.name, judge=judge.judge)] = estimate_entry(value)
+    return metrics
+
+
+def version_metrics(found: judge_qa.RubricVersions) -> dict[str, Entry]:
+    """`versions.<judge>.<version>.<agreement|kappa|alpha|bias>` of `metrics --json`."""
+    metrics: dict[str, Entry] = {}
+    for v in found.versions:
+        for metric in registry.VERSION_METRICS:
+            name = registry.fill(metric.name, judge=v.judge, version=v.version)
+            metrics[name] = estimate_entry(getattr(v, metric.key))
+    return metrics
+
+
+def _triple_entries(name: str, triple: corrected_module.Triple) -> dict[str, Entry]:
+    """`name.judge_only`, `name.human_only`, `name.corrected` of one quantity (name is
+    "systems.x" for the score, "systems.x.pass_rate" ...), for the estimates there are."""
+    found = {}
+    for kind in _KINDS:
+        if (estimate := getattr(triple, kind)) is not None:
+            found[f"{name}.{kind}"] = estimate_entry(estimate)
+    return found
+
+
+def corrected_metrics(found: Corrected) -> dict[str, Entry]:
+    """The judge-corrected estimates under their registry names."""
+    entries: dict[str, Entry] = {}
+    for s in found.systems:
+        base = registry.fill("systems.<system>", system=s.system)
+        entries.update(_triple_entries(base, s.score))
+        entries.update(_triple_entries(f"{base}.pass_rate", s.pass_rate))
+        if s.n_valid_labels:  # without a valid label there is nothing to say it from
+            entries[f"{base}.labels_needed"] = entry(s.labels_needed, n=s.n_valid_labels)
+    for h in found.head_to_head:
+        for kind in _KINDS:
+            if (estimate := getattr(h.win_rate, kind)) is not None:
+                name = registry.declared_name(
+                    registry.CORRECTED_METRICS,
+                    f"win_rate.{kind}",
+                    system=h.system_a,
+                    opponent=h.system_b,
+                )
+                entries[name] = estimate_entry(estimate)
+    return entries
+
+
+def compare_metrics(found: Comparisons) -> dict[str, Entry]:
+    """`compare.<a>.<b>.<kind>`: the difference b - a with `p_value` and `p_holm` added."""
+    entries: dict[str, Entry] = {}
+    for d in found.differences:
+        name = f"compare.{d.system_a}.{d.system_b}.{d.kind}"
+        entries[name] = {
+            **estimate_entry(d.estimate),
+            "p_value": _number(d.p_value),
+            "p_holm": _number(d.p_holm),
+        }
+    return entries
+
+
+def compare_notes(found: Comparisons) -> dict[str, Any]:
+    """The paired comparisons' conventions and, with more than two systems, which
+    differences survive Holm's correction at level `compare.ALPHA`."""
+    survive = [
+        f"compare.{d.system_a}.{d.system_b}.{d.kind}" for d in found.differences if d.survives
+    ]
+    return {
+        "cluster": found.cluster or "item (the conversation for conversational QA)",
+        "holm": found.holm,
+        "alpha": corrected_module.ALPHA,
+        "survive_holm": survive if found.holm else None,
+    }

@@ -1,0 +1,67 @@
+"""The sidebar every page shares: the dataset filter and who labels (the signed-in person, or
+a name typed in), kept across pages and in the address bar; and what a labeller may not do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from dashboard.ui import auth, links
+from dashboard.ui.session import dataset_names
+
+ALL = "All datasets"
+DATASET_KEY = "jb_dataset"
+ANNOTATOR_KEY = "jb_annotator"
+DATASET_LINK = links.Link(DATASET_KEY, links.DATASET_PARAM, default=ALL)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the sidebar holds; it persists across pages. `annotator` is the signed-in
+    person's name, or (with no sign-in) the name typed in the sidebar; `signed_in` says which."""
+
+    dataset: str | None
+    annotator: str
+    signed_in: bool = False
+
+
+def show_sidebar() -> Filters:
+    """Render the dataset filter and who labels; call once per run, from app.py."""
+    options = [ALL, *dataset_names()]
+    links.restore([DATASET_LINK])
+    if st.session_state.get(DATASET_KEY) not in options:
+        st.session_state[DATASET_KEY] = ALL
+    user = auth.current_user()
+    with st.sidebar:
+        st.selectbox("Dataset", options, key=DATASET_KEY)
+        if user is None:
+            st.text_input(
+                "Annotator",
+                key=ANNOTATOR_KEY,
+                placeholder="your name",
+                help="Stored with every rating and vote you give.",
+            )
+        auth.show_identity(user)
+    links.publish([DATASET_LINK])
+    return filters()
+
+
+def filters() -> Filters:
+    dataset = st.session_state.get(DATASET_KEY, ALL)
+    user = auth.current_user()
+    return Filters(
+        None if dataset in (None, ALL) else dataset,
+        user.name if user else (st.session_state.get(ANNOTATOR_KEY) or "").strip(),
+        signed_in=user is not None,
+    )
+
+
+def may_administer(what: str) -> bool:
+    """True for an admin, or with no sign-in; otherwise says that a labeller may not do
+    `what` (e.g. "import or delete data")."""
+    user = auth.current_user()
+    if user is None or user.is_admin:
+        return True
+    st.info(f"Signed in as a labeller: only an admin may {what}.")
+    return False
