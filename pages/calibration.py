@@ -4,13 +4,20 @@ import math
 
 import streamlit as st
 
-from dashboard import charts, ui
+from dashboard import ui
 from dashboard.metrics import calibration, judge_qa, panels, registry, slices, tables
 from dashboard.metrics.selection import Selection
-from dashboard.ui import calibration_cells, links, pickers, rubric_versions, tables_fit
+from dashboard.ui import (
+    calibration_cells,
+    calibration_sections as sections,
+    links,
+    pickers,
+    rubric_versions,
+    tables_fit,
+)
 from dashboard.ui.links import Link
 
-HEATMAPS_PER_ROW = 3
+HEATMAPS_PER_ROW = sections.HEATMAPS_PER_ROW
 AGREEMENT = registry.JUDGE_AGREEMENT_METRICS
 
 LINKS = (
@@ -66,21 +73,15 @@ else:
         )
         examples = ui.cached(judge_qa.calibration_examples, result.selection)
         rubric_versions.few_shot_examples(examples, result.selection)
-        columns = st.columns(HEATMAPS_PER_ROW)
-        for index, judge in enumerate(result.judges):
-            with columns[index % HEATMAPS_PER_ROW]:
-                st.plotly_chart(
-                    charts.confusion_heatmap(judge.confusion, judge=judge.judge), width="stretch"
-                )
+        sections.confusion_heatmaps(result)
         calibration_cells.drilldown_section(result, selection)
+        sections.against_people_mean(result)
     else:
         st.info(
             "No judge has rated the responses people labelled; run the judges on the "
             "**Run judges** page."
         )
-    if result.humans:
-        st.markdown("**People with one another** (responses both rated)")
-        pickers.table(tables.rater_pair_rows(result.humans, statistic="kappa (quadratic)"))
+    sections.people_section(result)
 
 st.subheader("Pairwise verdicts against people")
 headline: str | None = None

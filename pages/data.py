@@ -68,7 +68,7 @@ if ui.may_administer("import or delete data"):
         staged, preview = uploaded
         imports.show_preview(staged, preview)
         left, middle, right = st.columns(3)
-        dataset = left.text_input("Dataset", placeholder=f"default: {staged.path.stem}")
+        dataset = left.text_input("Dataset", placeholder=uploads.dataset_hint(staged))
         system = middle.text_input("System", placeholder="default: from the file")
         detected = f"{DETECT} ({preview.detected or 'none found'})"
         fmt_choice = right.selectbox("Format", [detected, *ALL_FORMATS], key="jb_upload_format")
@@ -87,6 +87,12 @@ if ui.may_administer("import or delete data"):
             help="Import the good records; the bad ones, with what is wrong with each, are "
             "offered for download.",
         )
+        replace = st.checkbox(
+            "Replace an earlier import of this file",
+            key="jb_upload_replace",
+            help="When this file was imported before with other columns picked, remove what "
+            "that import brought instead of keeping both (the command line's --replace).",
+        )
         if st.button("Import", type="primary", key="jb_upload_import"):
             bar = st.progress(0.0, text=f"importing {ui.md_escape(staged.name)}")
             try:
@@ -98,6 +104,7 @@ if ui.may_administer("import or delete data"):
                     fmt=None if fmt_choice == detected else fmt_choice,
                     mapping=mapping,
                     on_error="skip" if skip else "fail",
+                    replace=replace,
                     on_progress=lambda stage, f: bar.progress(
                         f if f is not None else 1.0, text=ui.md_escape(stage)
                     ),

@@ -89,6 +89,7 @@ def _filters(dataset: str | None) -> FailureFilter | None:
         panel=panel.panel,
         panel_judges=panel.panel_judges,
         panel_version=panel.panel_version,
+        panel_versions=panel.panel_versions,
     )
 
 

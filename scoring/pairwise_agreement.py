@@ -15,7 +15,9 @@ conventions against the label resample the scored labelled pairs; the label-free
 (consistency, flip rate, position bias) resample the pairs judged and scored in both orders.
 
 A pair with an order that did not parse is in no convention's pairs, labelled or not: it is
-only counted (`unscored_pairs`, and its verdicts in `unscored_verdicts`).
+only counted (`unscored_pairs`, and its verdicts in `unscored_verdicts`). The one exception is
+`accuracy`, LLMBar's Acc, which counts an unparsed verdict as wrong, as LLMBar's own
+evaluate.py does; `accuracy_scored` is the same per-order accuracy over the scored pairs.
 """
 
 from __future__ import annotations
@@ -73,6 +75,11 @@ class _Weights:
     """Per cell: 1 where the cell belongs to a set of pairs (or verdicts), else 0."""
 
     labelled: np.ndarray  # scored pairs with a label
+    labelled_all: np.ndarray  # pairs with a label, an unparsed verdict or not (LLMBar's Acc)
+    first_judged_all: np.ndarray  # labelled_all, the A-first order judged (parsed or not)
+    first_hit_all: np.ndarray  # ... and equal to the label
+    second_judged_all: np.ndarray
+    second_hit_all: np.ndarray
     both: np.ndarray  # pairs judged and scored in both orders, labelled or not
     first_judged: np.ndarray  # labelled, the A-first order scored
     first_hit: np.ndarray  # ... and equal to the label
@@ -100,6 +107,13 @@ def _weights() -> _Weights:
     ):
         cell = (i, j, k)
         w["unscored_verdicts"][cell] = (f is None) + (s is None)
+        if label is not None and not f == s == NOT_JUDGED:
+            # LLMBar counts every labelled pair, a verdict it could not parse as wrong.
+            w["labelled_all"][cell] = 1
+            w["first_judged_all"][cell] = f != NOT_JUDGED
+            w["first_hit_all"][cell] = f == label
+            w["second_judged_all"][cell] = s != NOT_JUDGED
+            w["second_hit_all"][cell] = s == label
         if is_unscored_pair(f, s) or f == s == NOT_JUDGED:
             w["unscored_pairs"][cell] = is_unscored_pair(f, s)
             continue
@@ -138,17 +152,36 @@ def _ratio(table: np.ndarray, numerator: np.ndarray, denominator: np.ndarray) ->
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
-def accuracy(table: np.ndarray) -> np.ndarray:
-    """Per-order accuracy: the mean over the two presentation orders of the share of that
-    order's verdicts that equal the label, over the scored labelled pairs (LLMBar's "Acc",
-    `correct_average` in its LLMEvaluator/evaluate.py). An order no pair was judged in is
-    left out of the mean, so on one order it is that order's share (Auto-J's single-order
-    accuracy). No labelled pair gives nan."""
-    w = _weights()
-    first = _ratio(table, w.first_hit, w.first_judged)
-    second = _ratio(table, w.second_hit, w.second_judged)
+def _per_order(
+    table: np.ndarray, hits: tuple[np.ndarray, np.ndarray], judged: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """The mean over the two orders of each order's share of hits; an order no pair was
+    judged in is left out of the mean."""
+    first = _ratio(table, hits[0], judged[0])
+    second = _ratio(table, hits[1], judged[1])
     both = (first + second) / 2
     return np.where(np.isnan(first), second, np.where(np.isnan(second), first, both))
+
+
+def accuracy(table: np.ndarray) -> np.ndarray:
+    """LLMBar's "Acc" (`correct_average` in LLMBar's LLMEvaluator/evaluate.py): for each
+    presentation order, correct / judged over every labelled pair, a verdict that did not
+    parse counting as wrong (LLMBar compares the parsed winner, None when its parsing found
+    none, with the label); then the mean over the two orders. An order no pair was judged in
+    is left out of the mean, so on one order it is that order's share (Auto-J's single-order
+    accuracy). No labelled pair gives nan. `accuracy_scored` leaves unparsed pairs out."""
+    w = _weights()
+    return _per_order(
+        table, (w.first_hit_all, w.second_hit_all), (w.first_judged_all, w.second_judged_all)
+    )
+
+
+def accuracy_scored(table: np.ndarray) -> np.ndarray:
+    """Per-order accuracy as `accuracy`, over the scored labelled pairs only: a pair with a
+    verdict that did not parse is left out (judgeboard's rule for every other convention),
+    so it equals `accuracy` when every verdict parsed. No scored labelled pair gives nan."""
+    w = _weights()
+    return _per_order(table, (w.first_hit, w.second_hit), (w.first_judged, w.second_judged))
 
 
 def accuracy_both_orders(table: np.ndarray) -> np.ndarray:
@@ -243,6 +276,7 @@ class PairwiseAgreement:
     at least one such verdict, labelled or not."""
 
     accuracy: Convention
+    accuracy_scored: Convention
     accuracy_both_orders: Convention
     agreement: Convention
     accuracy_vote: Convention
@@ -258,8 +292,10 @@ class PairwiseAgreement:
 
 # Each convention: its function, and the cells its n counts.
 Rule = tuple[Callable[[np.ndarray], np.ndarray], str]
+# LLMBar's Acc counts the labelled pairs with an unparsed verdict too: resampled apart.
+_EVERY_LABELLED: dict[str, Rule] = {"accuracy": (accuracy, "labelled_all")}
 _AGAINST_LABEL: dict[str, Rule] = {
-    "accuracy": (accuracy, "labelled"),
+    "accuracy_scored": (accuracy_scored, "labelled"),
     "accuracy_both_orders": (accuracy_both_orders, "both_labelled"),
     "agreement": (agreement, "labelled"),
     "accuracy_vote": (accuracy_vote, "labelled"),
@@ -315,8 +351,9 @@ def pairwise_agreement(
 ) -> PairwiseAgreement:
     """Every convention of a judge's count table (`count_table`) with its interval and n.
 
-    n counts the pairs behind each number: the scored labelled pairs (accuracy, agreement,
-    accuracy_vote, kappa, coverage_without_ties), those judged in both orders
+    n counts the pairs behind each number: every labelled pair (accuracy, LLMBar's), the
+    scored labelled pairs (accuracy_scored, agreement, accuracy_vote, kappa,
+    coverage_without_ties), those judged in both orders
     (accuracy_both_orders), those without a tie (agreement_without_ties), the pairs judged
     in both orders (consistency, flip_rate), and for position_bias its non-tie verdicts. An
     empty table gives nan estimates with n = 0, and zero unscored counts.
@@ -330,7 +367,11 @@ def pairwise_agreement(
     found: dict[str, Convention] = {}
     # Each population is resampled on its own: the label-free conventions use every pair
     # judged in both orders, the others the scored labelled pairs.
-    for rules, population in ((_AGAINST_LABEL, w.labelled), (_LABEL_FREE, w.both)):
+    for rules, population in (
+        (_EVERY_LABELLED, w.labelled_all),
+        (_AGAINST_LABEL, w.labelled),
+        (_LABEL_FREE, w.both),
+    ):
         replicates = _replicates(t, population, n_resamples, seed)
         for name, rule in rules.items():
             found[name] = _convention(t, replicates, rule, confidence)

@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import shutil
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,16 @@ DB_NAME = "judgeboard.duckdb"
 # Short enough that a test which holds the file by mistake fails fast, long enough for a
 # loaded machine.
 TEST_WAIT_S = 30.0
+
+
+@pytest.fixture(autouse=True)
+def _main_module_back() -> Iterator[None]:
+    """Put pytest's `__main__` back after each test. Streamlit's script runner (AppTest) makes
+    the page script `__main__` and leaves it there; a process started with `spawn` afterwards
+    would run that page as its own main module and never reach its target."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
 
 
 @pytest.fixture

@@ -77,7 +77,7 @@ def _population_params(rubric: str, dataset: str | None, task_types: list[str] |
         "pattern": None,
         "annotator": None,
         "panel_judges": None,  # worst first and disagreement by every judge's ratings
-        "panel_version": None,
+        "panel_versions": None,
     }
 
 

@@ -26,7 +26,8 @@ EPILOG = """\
   maps the value to nothing (error:). A value the mapping does not name is an error.
 
 The dataset is --dataset, else the file's name (for a folder: the folder's name), for the
-published sets too. See docs/formats.md for every format and field.
+published sets too; a file with a name many files share (dataset.json, result.json) takes its
+folder's name. See docs/formats.md for every format and field.
 """
 
 
@@ -87,6 +88,13 @@ def register(subparsers: Any) -> None:
         help="how EM and F1 combine several references for the datasets imported into: max "
         "(SQuAD, NQ-open) or leave-one-out (CoQA, TopiOCQA); default: max for open QA, "
         "leave-one-out for conversational QA",
+    )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="when this file's content was imported into the dataset before and gave other "
+        "items or responses (another --map), remove what that import brought instead of "
+        "refusing to hold the file twice",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument(
@@ -158,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
             on_progress=bars,
             score=not args.no_score,
             reference_rule=args.reference_rule,
+            replace=args.replace,
         )
     except IngestError as error:
         raise CommandError(f"{error} (nothing was imported)", status=BAD_INPUT_STATUS) from None

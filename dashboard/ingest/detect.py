@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from dashboard.ingest.adapters import ADAPTERS
+from dashboard.ingest.adapters.llmbar import EVALUATORS
 from dashboard.ingest.errors import IngestError, Remedy
 from dashboard.ingest.formats import FORMATS, TEXT
 from dashboard.ingest.mapping import FieldMap
@@ -132,11 +134,14 @@ def near_miss(columns: Columns, detected: str | None) -> str | None:
     more general format, losing its ratings or preferences; None when it lacks nothing."""
     specific = dict(_key_sets())
     floor = max((len(keys) for keys in specific.get(detected or "", ())), default=0)
+    # Keys the detected format documents are no sign of another format: a pairwise file with
+    # rater, rater_kind and rubric fits `pairwise` exactly and is no damaged ratings file.
+    own = {f.name for f in FORMATS[detected].fields} if detected in FORMATS else set()
     for name, key_sets in _key_sets():
         if name == detected:
             return None
         for keys in key_sets:
-            if len(keys) < max(_SPECIFIC_KEYS, floor + 1):
+            if len(keys) < max(_SPECIFIC_KEYS, floor + 1) or keys & columns.names <= own:
                 continue
             missing = sorted(keys - columns.names)
             has = ", ".join(sorted(keys & columns.names))
@@ -149,9 +154,70 @@ def near_miss(columns: Columns, detected: str | None) -> str | None:
     return None
 
 
-def dataset_default(path: Path, *, directory: Path | None) -> str:
-    """A dataset name for a file when the user gives none: its folder's or its own name."""
-    return directory.name if directory is not None else path.stem
+# File names that say what a file is, not which data it holds: the LLMBar repository keeps
+# every subset as <subset>/dataset.json with its judges' <...>/result.json, so two subsets'
+# files named so must never merge into one dataset called "dataset".
+GENERIC_STEMS = frozenset(
+    {
+        "annotations",
+        "data",
+        "dataset",
+        "dev",
+        "eval",
+        "input",
+        "judgments",
+        "output",
+        "outputs",
+        "predictions",
+        "result",
+        "results",
+        "sample",
+        "test",
+        "train",
+        "validation",
+    }
+)
+
+
+_RESULTS = frozenset({"result", "results"})
+
+
+def is_generic(path: Path) -> bool:
+    return path.stem.lower() in GENERIC_STEMS
+
+
+def home_folder(path: Path) -> Path:
+    """The folder a file's data belongs to: its own, or for an LLMBar result file in LLMBar's
+    layout (<subset>/evaluators/<LLM>/<method>/result.json) the subset's."""
+    parent = path.absolute().parent
+    if len(parent.parts) >= 4 and parent.parts[-3] == EVALUATORS:
+        return parent.parents[2]
+    return parent
+
+
+def dataset_default(path: Path, *, directory: Path | None, split: bool = False) -> str:
+    """A dataset name for a file when the user gives none: the folder's name for a folder's
+    files, else the file's own name; but a file with a generic name (dataset.json) takes its
+    home folder's name (`home_folder`), and so does a folder's file whose home is `split` off
+    (`split_homes`)."""
+    if directory is not None:
+        return home_folder(path).name if split else directory.name
+    return home_folder(path).name if is_generic(path) else path.stem
+
+
+def split_homes(files: Sequence[Path]) -> set[Path]:
+    """The home folders of a folder's files that go into datasets of their own: where files
+    with one generic name (dataset.json) sit in several folders, each is a subset, imported
+    with the result files of its evaluators/ into its own folder's name."""
+    homes: dict[str, set[Path]] = {}
+    for path in files:
+        # Result files are judges, each named from its folders (`llmbar.check_judges`
+        # refuses two under one name), not subsets.
+        if path.stem.lower() in _RESULTS:
+            continue
+        if is_generic(path) and home_folder(path) == path.absolute().parent:
+            homes.setdefault(path.name, set()).add(path.absolute().parent)
+    return {home for found in homes.values() if len(found) > 1 for home in found}
 
 
 def list_files(directory: Path) -> list[Path]:
@@ -166,6 +232,29 @@ def list_files(directory: Path) -> list[Path]:
         if path.is_file() and file_kind_or_none(path):
             found.append(path)
     return sorted(found, key=lambda p: p.relative_to(directory).parts)
+
+
+# A summary is small; a bigger file that DuckDB cannot read is reported, never skipped.
+_SUMMARY_MAX_BYTES = 16 * 1024 * 1024
+
+
+def is_summary(path: Path) -> bool:
+    """Whether a .json file holds one JSON object over several lines, not records: a summary
+    published beside the data (LLMBar's evaluators/*/*/statistics.json), which a folder's
+    import skips and lists. A file of one record on one line is JSONL, and data."""
+    if path.suffix.lower() != ".json" or path.stat().st_size > _SUMMARY_MAX_BYTES:
+        return False
+    text = path.read_text(encoding="utf-8", errors="replace")
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        json.loads(first)
+        return False  # its first line is a record: JSONL
+    except ValueError:
+        pass
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def file_kind_or_none(path: Path) -> str | None:

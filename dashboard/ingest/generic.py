@@ -291,10 +291,19 @@ def import_generic(
     datasets = tuple(load_sql.datasets_of(con, "_stage"))
     counts = insert_stage(con, plan, fmt, datasets)
     counts.duplicates = counts_sql.exact_duplicates(con, "_stage", key=_DUPLICATE_KEYS[fmt.shape])
+    if fmt.shape in _JUDGED:
+        table, id_column, value_column = _JUDGED[fmt.shape]
+        counts.unscored[table] = counts_sql.unscored(con, "_stage", id_column, value_column)
     read_sql.drop(con, "_stage")
     return Imported(counts, records, datasets, tuple(unreadable))
 
 
+# The table a shape's judgements go to, and their id in the stage.
+_JUDGED = {
+    RATING: ("ratings", "rating_id", "value"),
+    PAIR: ("preferences", "preference_id", "verdict"),
+    PREFERENCE: ("preferences", "preference_id", "verdict"),
+}
 # Records that are exact duplicates share these ids (a cheap first test; see exact_duplicates).
 _DUPLICATE_KEYS = {
     SINGLE: "response_id",

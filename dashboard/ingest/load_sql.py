@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
+from dashboard.ingest import imports_sql
 from dashboard.ingest.read_sql import columns_of, execute
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, fetch_one, scalar
@@ -238,6 +239,7 @@ def _insert_new(
             {"now": now},
         )
     )
+    imports_sql.note_rows(con, table, rows_sql, id_column)
     return Inserted(int(added), int(counted.ids))
 
 
@@ -338,6 +340,9 @@ def _insert_judgements(
             mark_superseded(con, table, relation="_fresh")
     finally:
         con.execute("DROP TABLE IF EXISTS _fresh")
+    imports_sql.note_rows(
+        con, table, f"SELECT {id_column} FROM {relation} s WHERE {where}", id_column
+    )
     return Inserted(int(added), int(distinct), int(superseded))
 
 

@@ -213,7 +213,7 @@ class _BadRecord(json.JSONDecodeError):
         self.record_index = record_index
 
 
-class _TooDeep(Exception):
+class _TooDeep(RecursionError):
     """A record of a JSON array nested too deeply for Python's own parser."""
 
     def __init__(self, record_index: int) -> None:

@@ -72,6 +72,7 @@ class FilePlan:
     skip_bad: bool = False  # --on-error skip: reject bad records instead of failing
     # Under skip_bad, when DuckDB cannot read some records: a copy without them.
     readable: Readable | None = None
+    replace: bool = False  # --replace: an earlier import of the same content gives way
 
     @property
     def read_path(self) -> Path:
@@ -121,6 +122,8 @@ class Counts:
     # (stored, or earlier in the file) without saying so (no `supersedes` in the record).
     superseded: dict[str, int] = field(default_factory=dict)
     duplicates: int = 0  # records equal to an earlier record of the file, dropped
+    # The file's ratings / preferences that hold no value (with their unscored_reason).
+    unscored: dict[str, int] = field(default_factory=dict)
 
     def add(self, table: str, inserted: load_sql.Inserted) -> None:
         self.added[table] = self.added.get(table, 0) + inserted.added

@@ -22,7 +22,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from dashboard.ingest.errors import IngestError
+from dashboard.ingest.errors import NESTED_TOO_DEEP, IngestError
 from dashboard.ingest.locate import (
     array_items,
     csv_cells,
@@ -60,6 +60,8 @@ def _jsonl_rejects(path: Path, data: bytes) -> Iterator[tuple[int, int, int, Rej
             problem = f"invalid UTF-8 (byte {bad_bytes.start + 1} of the line)"
         except json.JSONDecodeError as bad_json:
             problem = f"malformed JSON: {bad_json.msg} (column {bad_json.colno})"
+        except RecursionError:
+            problem = NESTED_TOO_DEEP
         else:
             found = record_problem(value, None, {})
             problem = found[1] if found else None
@@ -108,8 +110,8 @@ def readable_copy(path: Path, kind: str) -> Readable | None:
         return None
     try:
         scanned = list(scan(path, data))
-    except json.JSONDecodeError:  # a malformed record of a JSON array: not skippable
-        return None
+    except (json.JSONDecodeError, RecursionError):  # a malformed record of a JSON array, or
+        return None  # one too deep for Python's parser: where it ends is unknown, not skippable
     bad = [(record, reject) for record, _, _, reject in scanned if reject is not None]
     if not bad:
         return None

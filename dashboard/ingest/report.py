@@ -4,11 +4,14 @@ rejected; and the lines `judgeboard import` and the Data page print."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from dashboard.ingest.replacing import Replaced
 
 TABLES = ("items", "responses", "ratings", "preferences")
 _SINGULAR = {"ratings": "rating", "preferences": "preference"}
+_UNSCORED = {"ratings": "rating", "preferences": "verdict"}
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,10 @@ class FileReport:
     duplicates: int = 0  # records equal to an earlier record of the file, dropped
     rejected: int = 0  # bad records left out under --on-error skip
     rejects_file: str | None = None  # where they were written
+    # The file's ratings / preferences that hold no value, each with its unscored_reason.
+    unscored: Mapping[str, int] = field(default_factory=dict)
+    # What replacing an earlier import of the same content removed (`--replace`).
+    replaced: Replaced = Replaced()
 
     def line(self, *, names_only: bool = False) -> str:
         added = ", ".join(f"{n:,} {t}" for t, n in self.added.items() if n) or "nothing new"
@@ -32,6 +39,10 @@ class FileReport:
         if self.duplicates:
             plural = "s" if self.duplicates != 1 else ""
             notes.append(f"{self.duplicates:,} exact duplicate record{plural} dropped")
+        for table, n in self.unscored.items():
+            if n:
+                noun = f"{_UNSCORED[table]}{'s' if n != 1 else ''}"
+                notes.append(f"{n:,} {noun} with no value, each kept with its reason")
         for table, n in self.superseded.items():
             if n:
                 noun = _SINGULAR.get(table, table) if n == 1 else table
@@ -42,6 +53,13 @@ class FileReport:
             f"{name}: {self.records:,} records as {self.format} into "
             f"{', '.join(self.datasets)}: added {added}{note}"
         )
+        if self.replaced.imports:
+            r = self.replaced
+            line += (
+                f"; replaced the earlier import of this content (removed {r.items:,} items, "
+                f"{r.responses:,} responses, {r.ratings:,} ratings, {r.preferences:,} "
+                "preferences)"
+            )
         if self.rejected:
             where = self.rejects_file or ""
             shown = Path(where).name if names_only else where

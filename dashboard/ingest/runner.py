@@ -9,16 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from dashboard.ingest import adapters, read_sql, rejects
+from dashboard.ingest import adapters, imports_sql, nesting_sql, read_sql, rejects, replacing
 from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.detect import (
     ALL_FORMATS,
     dataset_default,
     detect_format,
     file_kind,
+    home_folder,
+    is_summary,
     list_files,
     mapped_columns,
     near_miss,
+    split_homes,
 )
 from dashboard.ingest.errors import (
     IngestError,
@@ -68,6 +71,7 @@ class ImportRequest:
     fmt: str | None = None
     mapping: Mapping[str, str | FieldMap] = field(default_factory=dict)
     on_error: str = "fail"
+    replace: bool = False  # an earlier import of the same content gives way (`replacing`)
 
     @property
     def directory(self) -> Path | None:
@@ -84,7 +88,10 @@ def _describe(
     # A failed statement would abort the import's transaction: whether DuckDB reads every
     # record is found out on a connection of its own.
     readable = None
-    if options.on_error == "skip" and not read_sql.reads_whole(kind, path, size_bytes=size):
+    if options.on_error == "skip" and (
+        not read_sql.reads_whole(kind, path, size_bytes=size)
+        or _too_deep(con, kind, path, size, None) is not None
+    ):
         readable = rejects.readable_copy(path, kind)
     read = readable.path if readable else path
     try:
@@ -92,6 +99,7 @@ def _describe(
         full_sample = read_sql.needs_full_sample(kind, described, size_bytes=size)
         if full_sample:
             described = read_sql.describe(con, kind, str(read), size_bytes=size, full_sample=True)
+        deep = _too_deep(con, kind, read, size, described)
     except DatabaseError as error:
         if readable is not None:
             rejects.remove_copy(readable)
@@ -99,7 +107,26 @@ def _describe(
         if options.on_error == "skip" and kind == "json" and found.remedy is None:
             found = with_remedy(found, SKIP_IN_ARRAY)
         raise found from None
+    if deep is not None:
+        if readable is not None:
+            rejects.remove_copy(readable)
+        raise deep
     return described, full_sample, readable
+
+
+def _too_deep(
+    con: Connection,
+    kind: str,
+    path: Path,
+    size: int,
+    described: Sequence[read_sql.Column] | None,
+) -> IngestError | None:
+    """A record nested past the documented limit, named (DuckDB 1.5 reads any depth)."""
+    if kind not in ("json", "jsonl"):
+        return None
+    described = described or read_sql.describe(con, kind, str(path), size_bytes=size)
+    reader = read_sql.reader_sql(kind, size_bytes=size, full_sample=True)
+    return nesting_sql.too_deep(con, kind, path, reader, [(c.name, c.sql_type) for c in described])
 
 
 def _format(path: Path, columns: Columns, options: ImportRequest) -> str | None:
@@ -129,11 +156,16 @@ def _format(path: Path, columns: Columns, options: ImportRequest) -> str | None:
     return fmt
 
 
-def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | None:
-    """What one file is; None when a folder's file is in no known format."""
+def _plan(
+    con: Connection, path: Path, options: ImportRequest, *, split: bool = False
+) -> FilePlan | None:
+    """What one file is; None when a folder's file is in no known format (`split`: it goes
+    into its own folder's dataset, `detect.split_homes`)."""
     kind = file_kind(path)
     if kind is None:
         raise IngestError("not a file judgeboard reads (JSON, JSONL, CSV or Parquet)", file=path)
+    if options.directory is not None and kind == "jsonl" and is_summary(path):
+        return None  # a summary beside the data, not records: skipped and listed
     described, full_sample, readable = _describe(con, path, kind, options)
     if [column.name for column in described] == ["json"]:
         # DuckDB reads a file whose records are not all objects as one column `json`.
@@ -161,12 +193,13 @@ def _plan(con: Connection, path: Path, options: ImportRequest) -> FilePlan | Non
         columns,
         fmt,
         options.dataset,
-        dataset_default(path, directory=options.directory),
+        dataset_default(path, directory=options.directory, split=split),
         options.system,
         mapping,
         full_sample,
         skip_bad=options.on_error == "skip",
         readable=readable,
+        replace=options.replace,
     )
 
 
@@ -181,9 +214,10 @@ def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], lis
     if options.on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {options.on_error!r}")
     files = list_files(path) if path.is_dir() else [path]
+    split = split_homes(files) if path.is_dir() else set()
     plans, ignored = [], []
     for file in files:
-        plan = _plan(con, file, options)
+        plan = _plan(con, file, options, split=home_folder(file) in split)
         if plan is None:
             ignored.append(str(file))
         else:
@@ -201,6 +235,7 @@ def _import_file(
     name = plan.path.name
     if on_progress:
         on_progress(f"reading {name}", 0.0)
+    imports_sql.start_file(con)
     if plan.fmt in ADAPTERS:  # small files, read in a few statements: done is all we say
         imported = adapters.import_adapter(con, plan)
         if on_progress:
@@ -209,6 +244,7 @@ def _import_file(
         fraction = (lambda f: on_progress(f"reading {name}", f)) if on_progress else None
         imported = import_generic(con, plan, on_progress=fraction)
     counts = imported.counts
+    replaced = replacing.track(con, plan, imported.datasets)
     report = FileReport(
         str(plan.path),
         plan.fmt,
@@ -220,6 +256,8 @@ def _import_file(
         counts.duplicates,
         len(imported.rejects),
         str(rejects.rejects_path(plan.path)) if imported.rejects else None,
+        MappingProxyType(counts.unscored),
+        replaced,
     )
     return report, imported
 
@@ -303,16 +341,21 @@ def import_path(
     on_progress: ProgressCallback | None = None,
     score: bool = True,
     reference_rule: str | None = None,
+    replace: bool = False,
 ) -> ImportReport:
     """Import a file, or every file of a folder (and its subfolders) we know the format of,
-    in one transaction.
+    in one transaction. With `replace`, an earlier import of a file's content into the same
+    dataset that gave other items or responses gives way (`replacing`); without, such an
+    import is refused.
 
     Any bad record raises IngestError naming the file, the record and the field, and the
     database is left as it was; unless `on_error="skip"`, which leaves the bad records out
     and writes them to `<file>.rejects.jsonl`. Ids derive from content, so importing a file
     twice adds nothing. `on_progress(stage, fraction)` is called on the caller's thread.
     """
-    request = ImportRequest(Path(path), dataset, system, fmt, dict(mapping or {}), on_error)
+    request = ImportRequest(
+        Path(path), dataset, system, fmt, dict(mapping or {}), on_error, replace
+    )
     return import_requests(
         store, [request], on_progress=on_progress, score=score, reference_rule=reference_rule
     )

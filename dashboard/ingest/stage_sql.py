@@ -37,6 +37,8 @@ from dashboard.types import ITEM_CONTENT_FIELDS
 
 # The item's fields (`dashboard.types.Item`, its id and metadata aside), each as the normalized
 # value of its kind.
+# The unscored reason of a judge's pairwise row whose file gives no winner.
+NO_WINNER = "no winner in the file for this judge"
 ITEM_STAGE_COLUMNS = {f.name: VALUE_TYPES[f.kind] for f in ITEM_CONTENT_FIELDS}
 _ONE = {"system": "VARCHAR", "answer": "VARCHAR", "contexts": "VARCHAR[]"}
 _TWO = {"system_a": "VARCHAR", "answer_a": "VARCHAR", "system_b": "VARCHAR", "answer_b": "VARCHAR"}
@@ -291,6 +293,10 @@ def _layer2(plan: StagePlan, below: str) -> str:
         )
     if plan.shape == PAIR:
         replace += [
+            # A judge's row without a winner is a verdict that did not parse, counted as
+            # unscored; a pair nobody judged (no judge named) is a pair alone.
+            f"CASE WHEN verdict IS NULL AND rater_kind = 'llm' THEN '{NO_WINNER}' "
+            "ELSE unscored_reason END AS unscored_reason",
             "coalesce(rater_kind, 'human') AS rater_kind",
             "coalesce(rater, $rater_default) AS rater",
             "coalesce(rubric, 'preference') AS rubric",

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 from dashboard.ingest import ImportReport, IngestError, ProgressCallback, import_path
 from dashboard.ingest.adapters import ADAPTERS
-from dashboard.ingest.detect import detect_format, file_kind, mapped_columns
+from dashboard.ingest.detect import detect_format, file_kind, is_generic, mapped_columns
 from dashboard.ingest.formats import (
     FLAG,
     FORMATS,
@@ -253,6 +253,16 @@ def value_mapping(
     return FieldMap(field.name, source=column, values=tuple(chosen.items()))
 
 
+def dataset_hint(staged: StagedUpload) -> str:
+    """What the Dataset box holds when left empty: the file's name, unless that name is one
+    many files share (dataset.json), which says nothing of its data."""
+    return (
+        "required for this file's name"
+        if is_generic(staged.path)
+        else f"default: {staged.path.stem}"
+    )
+
+
 def cli_options(mapping: Mapping[str, FieldMap]) -> list[str]:
     """The `--map` options of the same mapping, for the page to show."""
     return [f"--map '{m.spec()}'" for m in mapping.values()]
@@ -268,9 +278,16 @@ def import_staged(
     mapping: Mapping[str, str | FieldMap] | None = None,
     on_error: str = "fail",
     on_progress: ProgressCallback | None = None,
+    replace: bool = False,
 ) -> UploadResult:
     """Import an upload in one transaction; raises UploadError and writes nothing when the
-    file is bad (unless on_error is "skip": then the bad records' rejects file comes back)."""
+    file is bad (unless on_error is "skip": then the bad records' rejects file comes back).
+    `replace` is `--replace` (`ingest.replacing`)."""
+    if not (dataset or "").strip() and is_generic(staged.path):
+        raise UploadError(
+            f"{staged.name}: a file named so says nothing of which data it holds (two "
+            "subsets' files may share its name): type a name in Dataset" + NOTHING_IMPORTED
+        )
     try:
         report = import_path(
             store,
@@ -281,6 +298,7 @@ def import_staged(
             mapping=as_field_maps(mapping),
             on_error=on_error,
             on_progress=on_progress,
+            replace=replace,
         )
     except IngestError as error:
         raise UploadError(str(_page_error(error, staged)) + NOTHING_IMPORTED) from error

@@ -16,6 +16,9 @@ from scoring import stats
 
 N_RESAMPLES = 1000
 SEED = 0
+# A response passes when its normalized score is at least this (3 on a 1-5 scale): the
+# corrected estimates' pass rate and the prevalence-corrected pass rate read it.
+PASS_AT = 0.5
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 
 A panel is a panel file of data/panels/ (its judges' names), the comma-separated judge names
 the Run judges page runs as model strings, or `ALL_JUDGES`, every judge. Its ratings count
-at one rubric version: the newest version its judges rated the rubric under. Only the
+at the rubric versions in use, found per dataset (`panels_sql.versions_in_use`): every
+version its judges rated the rubric under there, but one a newer version replaced by rating a
+response it rated. Versions used side by side on responses of their own (FastChat's four
+single-answer prompts) all count. Only the
 panel's judges make the panel score, the effective score, the calibration's panel row and
 the judge-corrected estimates; any other judge still shows in a column of its own and never
 changes those numbers.
@@ -122,16 +125,44 @@ def with_panel(store: Store, selection: Selection) -> Selection:
     elif selection.panel_judges is None and selection.panel != ALL_JUDGES:
         name, judges = resolve_panel(selection.panel)
         selection = dataclasses.replace(selection, panel=name, panel_judges=judges)
-    if selection.panel_version is None and selection.rubric is not None:
+    if (
+        selection.panel_version is None
+        and selection.panel_versions is None
+        and selection.rubric is not None
+    ):
         with store.connection() as con:
-            version = sql.newest_version(con, selection)
-        selection = dataclasses.replace(selection, panel_version=version)
+            in_use = sql.versions_in_use(con, selection)
+        versions = tuple(sorted({v for found in in_use.values() for v in found}))
+        selection = dataclasses.replace(
+            selection,
+            panel_version=versions[0] if len(versions) == 1 else None,
+            panel_versions=versions or None,
+            panel_versions_by_dataset=tuple((d, tuple(v)) for d, v in sorted(in_use.items())),
+        )
     return selection
+
+
+def versions_text(selection: Selection) -> str:
+    """The rubric versions a panel's numbers use: "v1", or per dataset when there are
+    several: "mt_bench: single-math-v1, single-v1, ..."."""
+    by_dataset = [(d, v) for d, v in selection.panel_versions_by_dataset if v]
+    versions = selection.panel_versions or (
+        (selection.panel_version,) if selection.panel_version else ()
+    )
+    if len(versions) == 1:
+        return f"v{versions[0]}"
+    if len(by_dataset) == 1:
+        return "versions " + ", ".join(by_dataset[0][1])
+    return "; ".join(f"{d}: versions {', '.join(v)}" for d, v in by_dataset) or "every version"
 
 
 def panel_text(selection: Selection) -> str:
     """The panel as pages and the report name it: "offline (baseline; likert-rag v1)"."""
     who = "every judge" if selection.panel_judges is None else ", ".join(selection.panel_judges)
-    version = f"; {selection.rubric} v{selection.panel_version}" if selection.panel_version else ""
+    version = (
+        f"; {selection.rubric} {versions_text(selection)}"
+        if selection.panel_versions or selection.panel_version
+        else ""
+    )
     default = ", the default" if selection.panel_is_default else ""
     return f"{selection.panel or ALL_JUDGES} ({who}{version}{default})"

@@ -1,25 +1,21 @@
 """What the panel choice reads: each judge's current ratings of the rubric on the selection,
-and the newest rubric version a panel's judges rated under."""
+and the rubric versions a panel's judges rated under that are in use, per dataset."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.selection_sql import RATED, RATED_PARAMS
 from dashboard.store.connection import Connection
-from dashboard.store.rows import fetch, fetch_one
+from dashboard.store.rows import fetch
 
 
 @dataclass(frozen=True)
 class JudgeCount:
     rater: str
     n_ratings: int
-
-
-@dataclass(frozen=True)
-class Version:
-    rubric_version: str | None
 
 
 def judge_counts(con: Connection, sel: Selection) -> list[JudgeCount]:
@@ -53,19 +49,77 @@ def judge_names(con: Connection) -> list[str]:
     return [str(row[0]) for row in cursor.fetchall()]
 
 
-def newest_version(con: Connection, sel: Selection) -> str | None:
-    """The rubric version of the newest rating by one of the panel's judges (every judge
-    when `$panel_judges` is NULL) of the selection's rubric; None when there is none. The
-    newest rating of a stream is its current one, so the table is read without the view."""
-    found = fetch_one(
-        con.execute(
-            """
-            SELECT rubric_version FROM ratings
-            WHERE rubric = $rubric AND rater_kind = 'llm'
-              AND ($panel_judges IS NULL OR list_contains($panel_judges, rater))
-            ORDER BY created_utc DESC, rubric_version DESC LIMIT 1""",
-            sel.params("rubric", "panel_judges"),
-        ),
-        Version,
+@dataclass(frozen=True)
+class DatasetVersion:
+    """A rubric version the panel's judges rated on a dataset, and when they last did."""
+
+    dataset: str
+    rubric_version: str
+    newest_utc: datetime
+
+
+def _versions(con: Connection, sel: Selection) -> list[DatasetVersion]:
+    """Every rubric version the panel's judges (every judge when `$panel_judges` is NULL)
+    rated the selection's rubric under, per dataset of the selection (superseded ratings too:
+    a newer version's rating of a response supersedes the older one's)."""
+    cursor = con.execute(
+        """
+        SELECT r.dataset, g.rubric_version, max(g.created_utc) AS newest_utc
+        FROM ratings g JOIN responses r USING (response_id)
+        WHERE g.rubric = $rubric AND g.rater_kind = 'llm'
+          AND ($panel_judges IS NULL OR list_contains($panel_judges, g.rater))
+          AND ($dataset IS NULL OR r.dataset = $dataset)
+        GROUP BY ALL ORDER BY ALL""",
+        sel.params("rubric", "panel_judges", "dataset"),
     )
-    return found.rubric_version if found else None
+    return fetch(cursor, DatasetVersion)
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Two versions of a dataset that rated one response: the older gave way."""
+
+    dataset: str
+    older: str
+    newer: str
+
+
+def _overlaps(con: Connection, sel: Selection, datasets: list[str]) -> list[Overlap]:
+    """The pairs of versions of these datasets that rated a common response."""
+    cursor = con.execute(
+        """
+        WITH rated AS (
+            SELECT DISTINCT r.dataset, g.rubric_version, g.response_id
+            FROM ratings g JOIN responses r USING (response_id)
+            WHERE g.rubric = $rubric AND g.rater_kind = 'llm'
+              AND ($panel_judges IS NULL OR list_contains($panel_judges, g.rater))
+              AND list_contains($datasets, r.dataset))
+        SELECT DISTINCT a.dataset, a.rubric_version AS older, b.rubric_version AS newer
+        FROM rated a JOIN rated b ON a.dataset = b.dataset AND a.response_id = b.response_id
+            AND a.rubric_version < b.rubric_version
+        ORDER BY ALL""",
+        {**sel.params("rubric", "panel_judges"), "datasets": datasets},
+    )
+    return fetch(cursor, Overlap)
+
+
+def versions_in_use(con: Connection, sel: Selection) -> dict[str, list[str]]:
+    """Per dataset, the rubric versions the panel's ratings count at: every version its
+    judges rated there but those a newer version replaced, one that rated a response the
+    older one rated (a rubric changed and run again). Versions used side by side, each on
+    responses of its own (FastChat's four single-answer prompts), all count. Newer: rated
+    last, then the greater name."""
+    found = _versions(con, sel)
+    newest = {(v.dataset, v.rubric_version): (v.newest_utc, v.rubric_version) for v in found}
+    by_dataset: dict[str, list[str]] = {}
+    for v in found:
+        by_dataset.setdefault(v.dataset, []).append(v.rubric_version)
+    several = [d for d, versions in by_dataset.items() if len(versions) > 1]
+    retired = set()
+    for o in _overlaps(con, sel, several) if several else []:
+        one, two = (o.dataset, o.older), (o.dataset, o.newer)
+        retired.add(one if newest[one] < newest[two] else two)
+    return {
+        dataset: [v for v in versions if (dataset, v) not in retired]
+        for dataset, versions in by_dataset.items()
+    }

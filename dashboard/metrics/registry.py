@@ -24,9 +24,13 @@ from dashboard.metrics.declarations import (
     ELO as ELO,
     HALLUCINATION_TASKS as HALLUCINATION_TASKS,
     HIGHER as HIGHER,
+    JUDGE_LEVEL_METRICS as JUDGE_LEVEL_METRICS,
     LOWER as LOWER,
     MCQA_TASKS as MCQA_TASKS,
+    PEOPLE_ALPHA_METRICS as PEOPLE_ALPHA_METRICS,
+    PREFERENCE_AGREEMENT_METRICS as PREFERENCE_AGREEMENT_METRICS,
     QA_TASKS as QA_TASKS,
+    ROGAN_GLADEN_METRIC as ROGAN_GLADEN_METRIC,
     SCORE as SCORE,
     SIGNED as SIGNED,
     Case as Case,
@@ -197,96 +201,6 @@ PEOPLE_METRICS: tuple[Metric, ...] = (
     ),
 )
 
-_P = "calibration.pairwise.<judge>"
-# Each judge (and the panel) against the label of a pair: people's strict majority (or gold).
-# The conventions and their sources are described in docs/metrics.md and
-# `scoring/pairwise_agreement.py`.
-PREFERENCE_AGREEMENT_METRICS: tuple[Metric, ...] = (
-    Metric(
-        f"{_P}.accuracy",
-        "accuracy (per order)",
-        "per-order accuracy: the mean over the two presentation orders of the share of "
-        "verdicts equal to the label (LLMBar's Acc, `correct_average`; judged in one order "
-        "only, Auto-J's single-order accuracy)",
-        n_label="labelled pairs",
-    ),
-    Metric(
-        f"{_P}.accuracy_both_orders",
-        "accuracy (both orders)",
-        "share of the labelled pairs judged in both orders whose two verdicts both equal the "
-        "label (LLMBar's `correct_both`, Auto-J's agreement)",
-        n_label="labelled pairs in both orders",
-    ),
-    Metric(
-        f"{_P}.agreement",
-        "agreement (with ties)",
-        "the judge's verdict, both orders reconciled (an order-inconsistent pair is a tie), "
-        "against the label, ties included (FastChat's MT-Bench agreement); it rewards "
-        "inconsistency wherever the label is a tie",
-    ),
-    Metric(
-        f"{_P}.accuracy_vote",
-        "accuracy (vote)",
-        "the two orders vote (the same verdict stands, A or B with a tie leans to it, A "
-        "against B is a tie) and the vote is compared with the label (JudgeBench)",
-    ),
-    Metric(
-        f"{_P}.kappa",
-        "kappa",
-        "Cohen's kappa (unweighted; classes A, B and tie) of the reconciled verdict against "
-        "the label",
-    ),
-    Metric(
-        f"{_P}.agreement_without_ties",
-        "agreement (without ties)",
-        "the reconciled verdict against the label on the pairs where neither is a tie; gate "
-        "it together with coverage_without_ties",
-        n_label="pairs without ties",
-    ),
-    Metric(
-        f"{_P}.coverage_without_ties",
-        "coverage without ties",
-        "share of the scored labelled pairs that agreement_without_ties covers",
-    ),
-    Metric(
-        f"{_P}.consistency",
-        "consistency",
-        "share of the pairs judged in both orders, labelled or not, whose two verdicts agree "
-        "(LLMBar's positional agreement, `equal`)",
-        n_label="pairs in both orders",
-    ),
-    Metric(
-        f"{_P}.flip_rate",
-        "flip rate",
-        "1 − consistency: share of the pairs judged in both orders whose verdict changed "
-        "when the order was swapped",
-        LOWER,
-    ),
-    Metric(
-        f"{_P}.position_bias",
-        "position bias",
-        "among the non-tie verdicts of pairs judged in both orders, the share that chose the "
-        "answer shown first (0.5 is none); `n` counts those verdicts",
-        None,
-        n_label="non-tie verdicts",
-    ),
-    Metric(
-        f"{_P}.unscored_verdicts",
-        "unscored verdicts",
-        "the judge's verdicts on the selection's pairs that did not parse (a count)",
-        LOWER,
-        COUNT,
-    ),
-    Metric(
-        f"{_P}.unscored_pairs",
-        "unscored pairs",
-        "pairs with at least one verdict that did not parse: unscored under every "
-        "convention, never a disagreement (a count)",
-        LOWER,
-        COUNT,
-    ),
-)
-
 PEOPLE_PREFERENCE_METRICS: tuple[Metric, ...] = (
     Metric(
         "calibration.people_pairwise.<a>.<b>.exact",
@@ -312,6 +226,7 @@ VERSION_METRICS = rubric_version_metrics()
 CORRECTED_METRICS: tuple[Metric, ...] = (
     *corrected_triple(_S, "", "mean normalized score"),
     *corrected_triple(_S, "pass rate ", "share of responses scored >= 0.5", name="pass_rate."),
+    ROGAN_GLADEN_METRIC,
     Metric(
         f"{_S}.labels_needed",
         "labels needed",
@@ -348,7 +263,9 @@ ALL_METRICS: tuple[Metric, ...] = (
     *COMPARE_METRICS,
     *HEAD_TO_HEAD_METRICS,
     *JUDGE_AGREEMENT_METRICS,
+    *JUDGE_LEVEL_METRICS,
     *CALIBRATION_TOTALS,
+    *PEOPLE_ALPHA_METRICS,
     *PEOPLE_METRICS,
     *PREFERENCE_AGREEMENT_METRICS,
     *PEOPLE_PREFERENCE_METRICS,

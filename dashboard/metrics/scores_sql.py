@@ -19,15 +19,15 @@ NORMALIZED = f"""
     SELECT response_id, rubric, rater_kind, rater, value, {NORM} AS norm FROM current_ratings"""
 
 # The same with the panel of the selection: only its judges' ratings (`$panel_judges`, NULL:
-# every judge) at its rubric version (`$panel_version`, NULL: every version) make the panel's
-# score. Aggregate `PANEL_NORMALIZED` rows with these.
+# every judge) at its rubric versions in use (`$panel_versions`, NULL: every version) make the
+# panel's score. Aggregate `PANEL_NORMALIZED` rows with these.
 IN_PANEL = """rater_kind = 'llm'
     AND ($panel_judges IS NULL OR list_contains($panel_judges, rater))
-    AND ($panel_version IS NULL OR rubric_version = $panel_version)"""
+    AND ($panel_versions IS NULL OR list_contains($panel_versions, rubric_version))"""
 PANEL_OF = f"avg(norm) FILTER (WHERE {IN_PANEL})"
 EFFECTIVE_OF = f"coalesce({HUMAN}, {PANEL_OF})"
 PANEL_NORMALIZED = f"""
     SELECT response_id, rubric, rubric_version, rater_kind, rater, value, selection,
            inclusion_probability, {NORM} AS norm
     FROM current_ratings"""
-PANEL_PARAMS = ("panel_judges", "panel_version")
+PANEL_PARAMS = ("panel_judges", "panel_versions")

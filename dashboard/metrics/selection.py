@@ -50,6 +50,13 @@ def unsliced_names(name: str) -> list[str]:
     return [name[i + 1 :] for i, c in enumerate(name) if c == "." and i > start]
 
 
+def panel_versions_param(versions: tuple[str, ...] | None, version: str | None) -> list[str] | None:
+    """`$panel_versions`: the rubric versions the panel's ratings count at (None: every)."""
+    if versions is not None:
+        return list(versions)
+    return [version] if version is not None else None
+
+
 @dataclass(frozen=True)
 class Selection:
     """What a metric is computed over. None means every dataset, every system, the default
@@ -60,12 +67,17 @@ class Selection:
     systems: tuple[str, ...] | None = None
     slice: Slice | None = None
     rubric_is_default: bool = False
-    # The panel: its name, its judges (None: every judge) and the rubric version its
-    # ratings count at (None: every version); filled in by `panels.with_panel`.
+    # The panel: its name, its judges (None: every judge) and the rubric versions its
+    # ratings count at (None: every version); filled in by `panels.with_panel`, which finds
+    # the versions in use per dataset (`panel_versions_by_dataset`, (dataset, versions)
+    # pairs). `panel_version` is the one version when one is in use (as before several
+    # could be); a caller may set it alone.
     panel: str | None = None
     panel_judges: tuple[str, ...] | None = None
     panel_version: str | None = None
     panel_is_default: bool = False
+    panel_versions: tuple[str, ...] | None = None
+    panel_versions_by_dataset: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def selects_every_response(self) -> bool:
@@ -88,6 +100,6 @@ class Selection:
             "slice_value": self.slice.value if self.slice else None,
             "preference_rubric": self.preference_rubric,
             "panel_judges": list(self.panel_judges) if self.panel_judges is not None else None,
-            "panel_version": self.panel_version,
+            "panel_versions": panel_versions_param(self.panel_versions, self.panel_version),
         }
         return {name: values[name] for name in names}

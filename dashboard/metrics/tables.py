@@ -121,6 +121,37 @@ def standings_rows(standings: Standings, *, digits: int = 2) -> list[Row]:
     ]
 
 
+def judge_level_rows(calibration: Calibration, *, digits: int = 3) -> list[Row]:
+    """Each judge and the panel against the mean of people: a column per statistic of the
+    registry (item level, system level, and as a pass/fail judge), with its n."""
+    rows = []
+    for levels in calibration.levels:
+        cells: Row = {"judge": levels.judge}
+        for m in registry.JUDGE_LEVEL_METRICS:
+            value: Estimate = getattr(levels, m.key)
+            cells[m.label] = estimate_text(value, m.style, digits=digits)
+        cells["items"] = levels.item_pearson.n
+        cells["systems"] = levels.system_pearson.n
+        rows.append(cells)
+    return rows
+
+
+def people_alpha_texts(calibration: Calibration) -> list[tuple[str, str, str]]:
+    """(label, value, "95% interval [low, high], n = N responses") of people's own alpha,
+    ordinal and interval; none when fewer than two people rated a response in common."""
+    found = calibration.people_alpha
+    if found is None:
+        return []
+    texts = []
+    for m in registry.PEOPLE_ALPHA_METRICS:
+        e: Estimate = getattr(found, m.key)
+        interval = estimate_text(e, digits=3).partition(" ")[2] or EMPTY
+        texts.append(
+            (m.label, number_text(e.value, digits=3), f"95% interval {interval}, n = {e.n}")
+        )
+    return texts
+
+
 def judge_agreement_rows(calibration: Calibration, *, digits: int = 3) -> list[Row]:
     """Each judge and the panel against people: a column per statistic of the registry."""
     return [

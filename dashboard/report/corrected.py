@@ -24,6 +24,7 @@ def _system_table(data: ReportData, numbers: dict) -> str:
                 th_row(system),
                 *(metric_cell(numbers, f"{base}.{k}", registry.SCORE) for k in _THREE),
                 *(metric_cell(numbers, f"{base}.pass_rate.{k}", registry.SCORE) for k in _THREE),
+                metric_cell(numbers, f"{base}.pass_rate.rogan_gladen", registry.SCORE),
                 td(needed.get("n") if needed else 0),
                 metric_cell(numbers, f"{base}.labels_needed", registry.COUNT),
             ]
@@ -32,6 +33,7 @@ def _system_table(data: ReportData, numbers: dict) -> str:
         "System",
         *(f"Score: {h}" for h in _HEADERS),
         *(f"Pass rate: {h}" for h in _HEADERS),
+        "Pass rate: Rogan–Gladen",
         "Valid labels",
         "Labels needed",
     ]
@@ -68,7 +70,11 @@ def corrected(data: ReportData) -> str:
         "on every response plus the valid labels). Normal 95% intervals. A response passes "
         "with a normalized score of at least 0.5. Labels needed: more random labels that "
         f"bring the corrected half-width to {data.metrics['corrected']['target_half_width']:g}. "
-        "The effective score of the summary is descriptive, not an estimate."
+        "Pass rate Rogan–Gladen: the panel's pass rate p corrected by its true positive and "
+        "true negative rates against the valid labels, (p + TNR − 1) / (TPR + TNR − 1) "
+        "clipped to [0, 1], with a 95% bootstrap interval over the labelled and the "
+        "unlabelled responses apart. The effective score of the summary is descriptive, not "
+        "an estimate."
     )
     body = intro + "".join(paragraph(n, class_="note") for n in notes.get("corrected", []))
     body += _system_table(data, numbers)

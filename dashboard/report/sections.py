@@ -140,6 +140,37 @@ def agreement_table(scope: Scope) -> str:
     return table(headers, rows, caption="Each judge (and the panel) against people")
 
 
+def _levels_table(data: ReportData) -> str:
+    """Each judge against the mean of people, item and system level, and TPR and TNR."""
+    numbers = _numbers(data)
+    rows = [
+        [
+            th_row(lv.judge),
+            td(lv.item_pearson.n, class_="num"),
+            td(lv.system_pearson.n, class_="num"),
+            *(
+                metric_cell(numbers, registry.fill(m.name, judge=lv.judge), m.style)
+                for m in registry.JUDGE_LEVEL_METRICS
+            ),
+        ]
+        for lv in data.calibration.levels
+    ]
+    headers = [
+        "Judge",
+        "Responses",
+        "Systems",
+        *(header(m.label) for m in registry.JUDGE_LEVEL_METRICS),
+    ]
+    intro = paragraph(
+        "Each judge against the mean of people's ratings of a response, as the summarization "
+        "and G-Eval literature reports it: Pearson, Spearman and Kendall's tau-b over the "
+        "responses (item level) and over the systems' means (system level, three systems or "
+        "more), and as a pass/fail judge (0.5 normalized passes) its true positive and true "
+        "negative rates. Intervals: 95% bootstrap over the responses (within each system)."
+    )
+    return intro + table(headers, rows, caption="Each judge against the mean of people")
+
+
 def _people_table(data: ReportData) -> str:
     numbers = _numbers(data)
     rows = [
@@ -198,6 +229,10 @@ def _calibration_counts(data: ReportData) -> str:
         ("Human labels", "calibration.human_labels", "count"),
         ("Human pairwise verdicts", "calibration.human_preferences", "count"),
         ("Alpha (ordinal), all raters", "calibration.all_raters.alpha_ordinal", "score"),
+        *(
+            (f"{header(m.label)}, among people alone", m.name, m.style)
+            for m in registry.PEOPLE_ALPHA_METRICS
+        ),
     ]
     return tag(
         "dl",
@@ -227,6 +262,8 @@ def calibration(data: ReportData) -> str:
             for n, j in enumerate(cal.judges)
         )
         parts.append(tag("div", heatmaps, class_="figures"))
+        if cal.levels:
+            parts.append(_levels_table(data))
     else:
         parts.append(
             paragraph(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.metrics import scores_sql as scores
+from dashboard.metrics.selection import panel_versions_param
 from dashboard.review.requests import FailureFilter
 from dashboard.store.connection import Connection
 from dashboard.store.rows import Window, fetch_window, scalar
@@ -133,7 +134,7 @@ def _failure_params(f: FailureFilter) -> dict[str, Any]:
         "max_score": f.max_score,
         "min_disagreement": f.min_disagreement,
         "panel_judges": list(f.panel_judges) if f.panel_judges is not None else None,
-        "panel_version": f.panel_version,
+        "panel_versions": panel_versions_param(f.panel_versions, f.panel_version),
     }
 
 

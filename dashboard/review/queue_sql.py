@@ -50,7 +50,7 @@ def _queue_params(request: QueueRequest) -> dict[str, Any]:
         "unlabelled": request.order == "unlabelled",
         "exclude": list(request.exclude),
         "panel_judges": None,  # worst first by every judge's ratings
-        "panel_version": None,
+        "panel_versions": None,
     }
 
 

@@ -58,3 +58,4 @@ class FailureFilter:
     panel: str | None = None
     panel_judges: tuple[str, ...] | None = None
     panel_version: str | None = None
+    panel_versions: tuple[str, ...] | None = None  # the versions in use (`Selection`'s)

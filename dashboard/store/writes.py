@@ -164,7 +164,7 @@ def mark_superseded(
     con: Connection, table: str, *, ids: Sequence[str] | None = None, relation: str | None = None
 ) -> None:
     """Set `superseded` on the rows of `table` ("ratings", "preferences") that a row names in
-    `supersedes`, after a write: the current views (`migrations.m010_superseded_flag`) read
+    `supersedes`, after a write: the current views (`migrations_late.m010_superseded_flag`) read
     the flag, so every writer of those tables calls this in the write's transaction.
 
     Only rows named by or naming the rows written can change: `ids` are those rows' ids and

@@ -96,8 +96,11 @@ def show_corrected(selection: Selection, *, key: str) -> float:
         "random labels weighted by their inverse inclusion probability, and census labels; "
         "targeted and unknown labels never count), and judge-corrected by PPI++. Normal 95% "
         "intervals; a response passes at a normalized score of 0.5 or more. *Labels "
-        "needed*: more random labels that bring the corrected interval to ± the target. The "
-        "effective score above is descriptive, not an estimate."
+        "needed*: more random labels that bring the corrected interval to ± the target. "
+        "*Pass rate Rogan–Gladen*: the panel's pass rate p corrected by its true positive and "
+        "true negative rates against the valid labels, (p + TNR − 1) / (TPR + TNR − 1) "
+        "clipped to [0, 1], with a bootstrap interval. The effective score above is "
+        "descriptive, not an estimate."
     )
     for note in found.notes:
         st.info(ui.md_escape(note))

@@ -53,7 +53,11 @@ TABLE_COLUMNS = {
 def panel_line(selection: failures.FailureFilter) -> str:
     """Which judges make the list's panel column, the spread and the judge count."""
     judges = ", ".join(selection.panel_judges) if selection.panel_judges else "every judge"
-    version = f", rubric version {selection.panel_version}" if selection.panel_version else ""
+    versions = selection.panel_versions or (
+        (selection.panel_version,) if selection.panel_version else ()
+    )
+    plural = "s" if len(versions) > 1 else ""
+    version = f", rubric version{plural} {', '.join(versions)}" if versions else ""
     name = ui.md_escape(selection.panel or ALL_JUDGES)
     return f"Panel **{name}**: {ui.md_escape(judges)}{version}."
 

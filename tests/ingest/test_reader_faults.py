@@ -45,6 +45,25 @@ def test_deeply_nested_json_is_named_by_record(store: Store, tmp_path: Path, dep
     _refused(store, array, f"{array}: record 2 (index 1): {NESTED}")
 
 
+@pytest.mark.parametrize("depth", [200, 5000])
+def test_a_deeply_nested_record_is_left_out_under_skip(
+    store: Store, tmp_path: Path, depth: int
+) -> None:
+    """The limit holds whichever DuckDB reads the file (1.5 reads any depth): under
+    `--on-error skip` the record goes to the rejects, named, and the others import."""
+    path = tmp_path / "deep.jsonl"
+    path.write_text(
+        '{"question": "q1", "answer": "a"}\n'
+        f'{{"question": "q2", "answer": "a", "m": {_deep(depth)}}}\n'
+        '{"question": "q3", "answer": "a"}\n'
+    )
+    report = import_path(store, path, on_error="skip")
+    assert query(store, "SELECT question FROM items ORDER BY 1") == [("q1",), ("q3",)]
+    assert report.files[0].rejected == 1
+    reject = json.loads((tmp_path / "deep.jsonl.rejects.jsonl").read_text())
+    assert (reject["line"], reject["problem"]) == (2, NESTED)
+
+
 def test_json_nested_to_the_limit_imports(store: Store, tmp_path: Path) -> None:
     path = tmp_path / "deep.jsonl"  # the record, then 126 lists around a string: 127 levels
     path.write_text(f'{{"question": "q", "answer": "a", "m": {_deep(126)}}}\n')

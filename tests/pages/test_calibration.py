@@ -18,6 +18,7 @@ from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Rating
 from scoring import agreement
+from tests.metrics.calibration.test_calibration_levels import build_levels
 from tests.pages.helpers import page_path
 from tests.paths import SHARED_DATA
 
@@ -99,7 +100,10 @@ def test_pandalm_gpt35_agreement_on_the_page_equals_scoring(app_for, pandalm_db:
     app = _open(app_for(Store(pandalm_db, wait_s=30)), "pandalm")
 
     shown = _table(app, "agreement (with ties)").set_index("judge").loc["gpt-3.5-turbo"]
-    assert shown["labelled pairs"] == expected["n"]
+    # LLMBar's Acc counts every labelled pair, the unscored ones as wrong (issue 28); the
+    # scored ones are what "labelled pairs" counted before.
+    assert shown["scored labelled pairs"] == expected["n"]
+    assert shown["labelled pairs"] == expected["n"] + expected["unscored"]
     assert shown["unscored pairs"] == shown["unscored verdicts"] == expected["unscored"]
     assert shown["agreement (with ties)"].startswith(f"{expected['with_ties']:.3f} [")
     assert shown["agreement (without ties)"].startswith(f"{expected['without_ties']:.3f} [")
@@ -223,3 +227,18 @@ def test_the_headline_convention_selector(app_for, llmbar_db: Path) -> None:
     table = _table(app, "consistency")
     assert list(table.columns[:3]) == ["judge", "consistency", "pairs in both orders"]
     assert any("positional agreement" in c.value for c in app.caption)
+
+
+def test_people_alpha_and_the_mean_of_people_on_the_page(app_for, store: Store) -> None:
+    """Issue 28: people's alpha among themselves, and each judge against the mean of people
+    at the item and system level with its TPR and TNR (the numbers are checked against the
+    krippendorff package and scipy in tests/metrics/calibration/test_calibration_levels)."""
+    build_levels(store)
+    app = _open(app_for(store), "lv")
+    labels = {m.label for m in app.metric}
+    assert {"people's alpha (ordinal)", "people's alpha (interval)"} <= labels
+    levels = _table(app, "Kendall tau-b, system level").set_index("judge")
+    cal = calibration.calibration(store, Selection("lv"))
+    (judge,) = [lv for lv in cal.levels if lv.judge == "j"]
+    assert levels.loc["j", "TPR (pass)"] == tables.estimate_text(judge.tpr, digits=3)
+    assert levels.loc["j", "systems"] == 3

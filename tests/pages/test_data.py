@@ -280,3 +280,28 @@ def test_fixed_value_fields_offer_what_the_importer_reads() -> None:
     label = next(f for f in uploads.target_fields("hallucination") if f.name == "label")
     assert uploads.default_target(label, "faithful") == "false"
     assert uploads.target_fields("llmbar") == ()  # a published set: imported as published
+
+
+def test_an_upload_imported_again_with_other_picks_can_replace_the_first(
+    app_for, store: Store
+) -> None:
+    """The same file with a corrected pick is refused (it would double the dataset), and
+    "Replace an earlier import of this file" replaces the first import (issue 28)."""
+    data = b"prompt,reference,out\nq1,r1,a1\nq2,r2,a2\n"
+    app = _upload(app_for(store), "answers.csv", data)
+    app.selectbox(key="jb_upload_format").set_value("rag").run()
+    _pick(app, "question", "reference", fmt="rag")
+    _pick(app, "answer", "out", fmt="rag")
+    app.button(key="jb_upload_import").click().run()
+    assert any(s.value == "Imported." for s in app.success)
+    app = _upload(app_for(store), "answers.csv", data)
+    app.selectbox(key="jb_upload_format").set_value("rag").run()
+    _pick(app, "question", "prompt", fmt="rag")
+    _pick(app, "answer", "out", fmt="rag")
+    app.button(key="jb_upload_import").click().run()
+    assert any("nothing was written" in e.value for e in app.error)
+    assert "tick 'Replace an earlier import of this file'" in app.code[-1].value
+    app.checkbox(key="jb_upload_replace").check().run()
+    app.button(key="jb_upload_import").click().run()
+    assert not app.exception, app.exception
+    assert query(store, "SELECT question FROM items ORDER BY 1") == [("q1",), ("q2",)]

@@ -50,6 +50,7 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
         "panel": "offline",  # the default panel: the panel file whose judges rated most
         "panel_judges": ["baseline"],
         "panel_version": "1",
+        "panel_versions": {"eo-rag": ["1"]},  # per dataset, the versions the numbers use
         "panel_is_default": True,
     }
     assert data["scale"] == [1.0, 5.0]

@@ -41,8 +41,15 @@ def test_every_convention_on_hand_built_pairs() -> None:
     found = pa.pairwise_agreement(_table(), n_resamples=200)
     # Scored labelled pairs: 1-6 and 8 (7 and 11 are unscored; 9 and 10 have no label).
     # A first: 7 verdicts, 6 right (all but 6); B first: 6 verdicts (1-6), 3 right (1, 3, 5).
-    assert found.accuracy.estimate == pytest.approx((6 / 7 + 3 / 6) / 2)  # = 19/28
-    assert found.accuracy.n == 7
+    # (Before issue 28 this was `accuracy`; LLMBar's own Acc is below.)
+    assert found.accuracy_scored.estimate == pytest.approx((6 / 7 + 3 / 6) / 2)  # = 19/28
+    assert found.accuracy_scored.n == 7
+    # LLMBar's Acc: every labelled pair, 1-8 and 11, an unparsed verdict counting as wrong.
+    # A first: 9 judged (1-8, 11), right: 1, 2, 3, 4, 5, 7, 8 = 7 (6 wrong, 11 unparsed);
+    # B first: 8 judged (1-7, 11), right: 1, 3, 5 = 3 (7 and 11 unparsed).
+    # (7/9 + 3/8) / 2 = (56/72 + 27/72) / 2 = 83/144
+    assert found.accuracy.estimate == pytest.approx(83 / 144)
+    assert found.accuracy.n == 9
     # both orders and labelled: 1-6; both right: 1, 3, 5
     assert (found.accuracy_both_orders.estimate, found.accuracy_both_orders.n) == (0.5, 6)
     # reconciled: A, tie, B, tie, tie, tie, B against A, A, B, A, tie, tie, B: 1, 3, 5, 6, 8
@@ -64,7 +71,7 @@ def test_every_convention_on_hand_built_pairs() -> None:
     assert (found.position_bias.estimate, found.position_bias.n) == (pytest.approx(7 / 11), 11)
     # pair 7 has one unparsed verdict and pair 11 two
     assert (found.unscored_verdicts, found.unscored_pairs) == (3, 2)
-    for name in pa._AGAINST_LABEL | pa._LABEL_FREE:
+    for name in pa._EVERY_LABELLED | pa._AGAINST_LABEL | pa._LABEL_FREE:
         c = getattr(found, name)
         assert c.low <= c.estimate <= c.high, name
 
@@ -112,6 +119,7 @@ def test_one_order_only_is_auto_js_single_order_accuracy() -> None:
     table = pa.count_table([("A", NJ, "A", 2), ("B", NJ, "A", 1)])
     found = pa.pairwise_agreement(table)
     assert found.accuracy.estimate == pytest.approx(2 / 3) == found.agreement.estimate
+    assert found.accuracy_scored.estimate == found.accuracy.estimate  # every verdict parsed
     assert found.accuracy_both_orders.n == 0 and math.isnan(found.accuracy_both_orders.estimate)
     assert found.consistency.n == 0
 
@@ -166,6 +174,7 @@ def test_llmbar_natural_from_its_own_definitions(judge: str, published: tuple) -
         found.accuracy_both_orders.estimate,
         found.consistency.estimate,
     ) == pytest.approx(published)
+    assert found.accuracy_scored.estimate == found.accuracy.estimate  # nothing unparsed
     assert found.flip_rate.estimate == pytest.approx(1 - published[2])
 
 

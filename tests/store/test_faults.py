@@ -179,13 +179,16 @@ def test_a_database_of_a_newer_schema_is_refused(sample_store: Store, cli: Cli) 
 
 
 def _make_older(store: Store) -> None:
-    """The schema as it was before the last migration (10, the `superseded` flag)."""
+    """The schema as it was before the last two migrations (10, the `superseded` flag; 11,
+    the record of imports)."""
     with store.connection() as con:
         for table, id_column in (("ratings", "rating_id"), ("preferences", "preference_id")):
             con.execute(f"""CREATE OR REPLACE VIEW current_{table} AS SELECT r.* FROM {table} r
                 ANTI JOIN {table} s ON s.supersedes = r.{id_column}""")
             con.execute(f"ALTER TABLE {table} DROP COLUMN superseded")
-        con.execute("DELETE FROM _migrations WHERE version = 10")
+        con.execute("DROP TABLE imports")
+        con.execute("DROP TABLE import_rows")
+        con.execute("DELETE FROM _migrations WHERE version >= 10")
 
 
 def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cli: Cli) -> None:
@@ -195,7 +198,7 @@ def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cl
     assert status == SCHEMA_STATUS
     assert _one_line(err, "datasets") == (
         f"The database {sample_store.path} is read-only and has an older schema (version 9; "
-        "this judgeboard needs version 10), which cannot be upgraded on a read-only file. Make "
+        "this judgeboard needs version 11), which cannot be upgraded on a read-only file. Make "
         "it writable once (chmod u+w) and open it to upgrade it, or open a writable copy of it."
     )
     # Writable again, it is upgraded on first use.

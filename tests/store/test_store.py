@@ -59,6 +59,17 @@ def test_migrations_produce_the_record_columns(store: Store) -> None:
         "seed",
         "created_utc",
     ]
+    assert _columns(store, "imports") == [
+        "import_id",
+        "file_name",
+        "file_sha256",
+        "format",
+        "mapping",
+        "datasets",
+        "replaces",
+        "created_utc",
+    ]
+    assert _columns(store, "import_rows") == ["import_id", "kind", "row_id"]
     with store.connection() as con:
         names = [
             r[0] for r in con.execute("SELECT name FROM _migrations ORDER BY version").fetchall()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from dashboard.ids import utc_now
-from dashboard.ingest import load_sql, read_sql, scales_sql
+from dashboard.ingest import counts_sql, load_sql, read_sql, scales_sql
 from dashboard.ingest.errors import IngestError
 from dashboard.ingest.fields_sql import is_null_type
 from dashboard.ingest.formats import KEY, NUMBER, SCALAR_TEXT, STRINGS, TEXT, Field, Format
@@ -169,7 +169,12 @@ def write(
             if table == "ratings":
                 _check_scales(con, plan, relation)
             counts.add(table, insert(con, relation, now=now))
+            if table in _JUDGED:
+                counts.unscored[table] = counts_sql.unscored(con, relation, *_JUDGED[table])
     return counts
+
+
+_JUDGED = {"ratings": ("rating_id", "value"), "preferences": ("preference_id", "verdict")}
 
 
 def _check_scales(con: Connection, plan: FilePlan, relation: str) -> None:

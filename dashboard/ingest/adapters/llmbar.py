@@ -64,13 +64,14 @@ def stage_file(con: Connection, path: str, *, dataset: str, judge: str | None) -
     )
     parts = [gold]
     for n, (swap, side) in enumerate((("swap = False", "A"), ("swap = True", "B")), start=1):
-        winner = f"result ->> '$.\"{swap}\".winner'"
+        # Parenthesized: DuckDB 1.5 binds `->>` more loosely than OR and IS NULL.
+        winner = f"(result ->> '$.\"{swap}\".winner')"
         parts.append(
             f"SELECT item_id, response_a, response_b, 'llm', $rater, 'llmbar', '1', "
             f"CASE {winner} WHEN '1' THEN 'A' WHEN '2' THEN 'B' END, '{side}', "
             f"CASE WHEN {winner} IS NULL OR {winner} NOT IN ('1', '2') THEN "
             f"'the judge''s output named no winner' END, NULL, "
-            f"result ->> '$.\"{swap}\".completion[0]', rowid * 3 + {n} FROM _stage "
+            f"(result ->> '$.\"{swap}\".completion[0]'), rowid * 3 + {n} FROM _stage "
             f"WHERE result IS NOT NULL"
         )
     union = " UNION ALL ".join(parts)

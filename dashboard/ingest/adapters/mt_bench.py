@@ -1,6 +1,7 @@
 """FastChat MT-Bench single judgments: the judge's raw text, rated by our own parser.
 
-Items come from FastChat's `question.jsonl` beside the judgments; turn 2 carries turn 1 as
+Items come from FastChat's `question.jsonl` beside the judgments or one folder up (FastChat's
+data/mt_bench/ holds it above model_judgment/); turn 2 carries turn 1 as
 history, and the assistant's own turn-1 reply is kept in the response's metadata.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -180,14 +182,25 @@ def stage_ratings(
         con.unregister("_parsed")
 
 
-def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
-    questions = plan.path.with_name("question.jsonl")
-    if not questions.is_file():
+QUESTIONS = "question.jsonl"
+
+
+def questions_file(plan: FilePlan) -> Path:
+    """FastChat's question.jsonl for a judgment file: beside it, or one level up, where
+    FastChat keeps it (data/mt_bench/question.jsonl beside model_judgment/gpt-4_pair.jsonl)."""
+    places = (plan.path.parent / QUESTIONS, plan.path.parent.parent / QUESTIONS)
+    found = next((place for place in places if place.is_file()), None)
+    if found is None:
         raise IngestError(
-            f"MT-Bench judgments need FastChat's question.jsonl beside them "
-            f"({questions} is missing)",
+            f"MT-Bench judgments need FastChat's {QUESTIONS} beside them or one folder up, as "
+            f"FastChat keeps it in data/mt_bench/ (neither {places[0]} nor {places[1]} is there)",
             file=plan.path,
         )
+    return found
+
+
+def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
+    questions = questions_file(plan)
     try:
         stage_items(con, str(questions), dataset=dataset)
     except DatabaseError as error:

@@ -9,9 +9,9 @@ mapped back to the canonical names (`g1_map = {"A": "model_1", "B": "model_2"}`,
 A is model_1: game 1 is a verdict shown A first, game 2 one shown B first, and an `error` game
 is an unscored verdict (its judgment kept as the raw output), never a tie.
 
-Items come from `question.jsonl` beside the file, as for the single-answer judgments
-(`mt_bench.py`), so both kinds of judgment of one benchmark share their items. The answers are
-read from game 1's prompt (FastChat's pair templates put them between fixed markers; the
+Items come from `question.jsonl` beside the file (or one folder up), as for the single-answer
+judgments (`mt_bench.py`), so both kinds of judgment of one benchmark share their items. The
+answers are read from game 1's prompt (FastChat's pair templates put them between fixed markers; the
 multi-turn ones show both conversations, the judged answer being each one's last turn), and
 game 2's prompt must show the same two answers the other way round.
 """
@@ -27,7 +27,7 @@ from dashboard.ingest.adapters.common import (
     run_stage,
     write,
 )
-from dashboard.ingest.adapters.mt_bench import stage_items
+from dashboard.ingest.adapters.mt_bench import questions_file, stage_items
 from dashboard.ingest.errors import IngestError
 from dashboard.ingest.formats import KEY, NUMBER, STRINGS, TEXT
 from dashboard.ingest.generic import check_stage
@@ -149,13 +149,7 @@ def stage_games(con: Connection) -> None:
 
 
 def import_file(con: Connection, plan: FilePlan, dataset: str) -> tuple[Counts, int]:
-    questions = plan.path.with_name("question.jsonl")
-    if not questions.is_file():
-        raise IngestError(
-            f"MT-Bench judgments need FastChat's question.jsonl beside them "
-            f"({questions} is missing)",
-            file=plan.path,
-        )
+    questions = questions_file(plan)
     try:
         stage_items(con, str(questions), dataset=dataset)
     except DatabaseError:

@@ -13,6 +13,9 @@ Conventions:
   kappa and the confusion table use it rounded to the nearest scale point (halves up);
   Spearman and the bias use the mean itself.
 - Alpha (ordinal) takes the judge and every person as raters of the labelled responses.
+- Beside them (`calibration_levels`): alpha among people alone, each judge against the mean
+  of people per item at the item and the system level, and its TPR and TNR as a pass/fail
+  judge.
 - Pairwise: every published convention of a judge against the people's majority, and the
   label-free ones on every pair judged in both orders; see `pairwise_calibration`.
 """
@@ -28,6 +31,12 @@ import numpy as np
 
 from dashboard.metrics import selection_sql
 from dashboard.metrics.calibration import calibration_sql as sql
+from dashboard.metrics.calibration.levels import (
+    JudgeLevels,
+    PeopleAlpha,
+    judge_levels,
+    people_alpha,
+)
 from dashboard.metrics.calibration.pairwise_calibration import (
     PANEL,
     PreferenceAgreement,
@@ -84,6 +93,8 @@ class Calibration:
     human_preferences: tuple[RaterPair, ...]
     n_human_labels: int
     n_human_preferences: int
+    levels: tuple[JudgeLevels, ...] = ()  # each judge (and the panel) against people's mean
+    people_alpha: PeopleAlpha | None = None  # agreement among people alone
 
 
 def _judge_agreement(
@@ -240,6 +251,20 @@ def _rating_calibration(
     )
 
 
+def _levels(
+    rows: Sequence[sql.LabelledRating], scale: tuple[float, float]
+) -> tuple[tuple[JudgeLevels, ...], PeopleAlpha | None]:
+    """Each judge and the panel against the mean of people, and people's own alpha."""
+    units, judges, humans = _unit_ratings(rows)
+    systems = {r.response_id: r.system or "" for r in rows}
+    found = []
+    for judge in [*judges, PANEL]:
+        name = judge.split(":", 1)[1] if judge != PANEL else PANEL
+        if (levels := judge_levels(name, units, judge, humans, systems, scale)) is not None:
+            found.append(levels)
+    return tuple(found), people_alpha(units, humans, _labels(rows, scale))
+
+
 def rating_agreements(
     rows: Sequence[sql.LabelledRating], scale: tuple[float, float]
 ) -> tuple[list[JudgeAgreement], list[float]]:
@@ -270,9 +295,22 @@ def calibration(store: Store, selection: Selection) -> Calibration:
         pairwise = sql.pairwise_reads(con, selection)
     judges: list[JudgeAgreement] = []
     alpha, humans, n_labels = math.nan, tuple[RaterPair, ...](), 0
+    levels: tuple[JudgeLevels, ...] = ()
+    people: PeopleAlpha | None = None
     if scale and rating_rows:
         judges, alpha, humans, n_labels = _rating_calibration(rating_rows, scale)
+        levels, people = _levels(rating_rows, scale)
     prefs, human_prefs, n_prefs = _preference_calibration(pairwise)
     return Calibration(
-        selection, scale, tuple(judges), alpha, humans, tuple(prefs), human_prefs, n_labels, n_prefs
+        selection,
+        scale,
+        tuple(judges),
+        alpha,
+        humans,
+        tuple(prefs),
+        human_prefs,
+        n_labels,
+        n_prefs,
+        levels,
+        people,
     )

@@ -29,6 +29,7 @@ class LabelledRating:
     rater: str
     value: float | None
     in_panel: bool = False  # a rating by one of the selection's panel, at its rubric version
+    system: str | None = None  # the response's system (system-level correlations)
 
 
 @dataclass(frozen=True)
@@ -190,15 +191,16 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
     cursor = con.execute(
         f"""
         WITH rated AS NOT MATERIALIZED ({RATED})
-        SELECT response_id, rater_kind, rater, value,
+        SELECT response_id, system, rater_kind, rater, value,
                coalesce(rater_kind = 'llm'
                    AND ($panel_judges IS NULL OR list_contains($panel_judges, rater))
-                   AND ($panel_version IS NULL OR rubric_version = $panel_version), false)
+                   AND ($panel_versions IS NULL
+                        OR list_contains($panel_versions, rubric_version)), false)
                    AS in_panel
         FROM rated
         WHERE response_id IN (SELECT response_id FROM rated WHERE rater_kind = 'human')
           AND NOT (rater_kind = 'llm' AND {NOT_AN_EXAMPLE.format(table="rated")})
         ORDER BY ALL""",
-        sel.params(*RATED_PARAMS, "panel_judges", "panel_version"),
+        sel.params(*RATED_PARAMS, "panel_judges", "panel_versions"),
     )
     return fetch(cursor, LabelledRating)

@@ -40,6 +40,7 @@ class PreferenceAgreement:
 
     judge: str
     accuracy: Estimate
+    accuracy_scored: Estimate
     accuracy_both_orders: Estimate
     agreement: Estimate
     accuracy_vote: Estimate

@@ -13,7 +13,6 @@ from dashboard.metrics.corrected.compare import (
 from dashboard.metrics.corrected.corrected_tables import compare_rows, corrected_rows, win_rate_rows
 from dashboard.metrics.corrected.systems import (
     METHOD,
-    PASS_AT,
     TARGET_HALF_WIDTH,
     Corrected,
     LabelsNeeded,
@@ -21,6 +20,7 @@ from dashboard.metrics.corrected.systems import (
     corrected,
     labels_needed,
 )
+from dashboard.metrics.estimates import PASS_AT
 
 __all__ = [
     "ALPHA",

@@ -84,9 +84,29 @@ class PairCell:
     count: int
 
 
-# A verdict's score for response_a. This is the one place the corrected win rates read
-# verdicts: the mean over the panel's verdicts in both orders (and over people's).
-_VERDICT_SCORE = "CASE p.verdict WHEN 'A' THEN 1.0 WHEN 'tie' THEN 0.5 WHEN 'B' THEN 0.0 END"
+# A rater's score of a pair for response_a: its verdict on the pair by the one rule of the
+# standings and calibration (`scoring.pairwise.pair_verdict`): both orders reconciled, a
+# disagreement being a tie; one order judged, that order's; an order judged that did not
+# parse makes the pair unscored for that rater (left out, never half a win). This is the one
+# place the corrected win rates read verdicts.
+_SCORE = "CASE {v} WHEN 'A' THEN 1.0 WHEN 'tie' THEN 0.5 WHEN 'B' THEN 0.0 END"
+_PAIR_SCORE = f"""CASE
+    WHEN judged_first AND judged_second
+        THEN CASE WHEN first = second THEN {_SCORE.format(v="first")} ELSE 0.5 END
+    WHEN judged_first THEN {_SCORE.format(v="first")}
+    ELSE {_SCORE.format(v="second")} END"""
+# Each rater's orders of a pair, as `selection_sql.PREFERENCE_PAIRS` reads them.
+_PER_RATER = """
+            SELECT p.response_a, p.response_b, p.rater_kind, p.rater,
+                   any_value(p.verdict) FILTER (WHERE p.shown_first = 'A') AS first,
+                   bool_or(p.shown_first = 'A') AS judged_first,
+                   any_value(p.verdict) FILTER (WHERE p.shown_first = 'B') AS second,
+                   bool_or(p.shown_first = 'B') AS judged_second,
+                   any_value(p.selection) AS selection,
+                   any_value(p.inclusion_probability) AS inclusion_probability
+            FROM current_preferences p {joins}
+            WHERE ($preference_rubric IS NULL OR p.rubric = $preference_rubric)
+            GROUP BY ALL"""
 
 
 def _selected_pairs(sel: Selection) -> str:
@@ -106,12 +126,13 @@ def pair_cells(con: Connection, sel: Selection) -> list[PairCell]:
     joins = _selected_pairs(sel)
     cursor = con.execute(
         f"""
-        WITH scored AS (
-            SELECT p.response_a, p.response_b, {_VERDICT_SCORE} AS score, p.rater_kind,
-                   p.rater, p.selection, p.inclusion_probability
-            FROM current_preferences p {joins}
-            WHERE ($preference_rubric IS NULL OR p.rubric = $preference_rubric)
-              AND p.verdict IS NOT NULL),
+        WITH per_rater AS ({_PER_RATER.format(joins=joins)}),
+        scored AS (
+            SELECT response_a, response_b, {_PAIR_SCORE} AS score, rater_kind, rater,
+                   selection, inclusion_probability
+            FROM per_rater
+            WHERE NOT (judged_first AND first IS NULL)
+              AND NOT (judged_second AND second IS NULL)),
         per_pair AS (
             SELECT response_a, response_b,
                    avg(score) FILTER (WHERE rater_kind = 'llm' AND ($panel_judges IS NULL

@@ -29,6 +29,7 @@ def corrected_rows(found: Corrected) -> list[Row]:
             "system": s.system,
             **_three("", s.score),
             **_three("pass rate ", s.pass_rate),
+            "pass rate Rogan–Gladen": estimate_text(s.pass_rate_rogan_gladen),
             "valid labels": s.n_valid_labels,
             # Text, so that a column of counts may hold the dash of "cannot be said".
             f"labels needed (±{found.target_half_width:g})": (

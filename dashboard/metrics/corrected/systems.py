@@ -13,7 +13,10 @@ read side by side. Conventions (named in docs/metrics.md and the JSON's `correct
   targeted and unknown labels never count. A unit the panel did not score is left out of
   the judge-only and corrected estimates.
 - A response passes when its score is at least PASS_AT (0.5 normalized: 3 on a 1–5 scale);
-  the pass rates are the same estimators on the 0/1 pass indicators.
+  the pass rates are the same estimators on the 0/1 pass indicators. Beside them stands the
+  Rogan–Gladen pass rate (`scoring.prevalence`): the panel's pass rate corrected for its
+  TPR and TNR against the valid labels, pooled over the selection's systems, with a
+  percentile bootstrap interval over the labelled and the unlabelled responses apart.
 - Every interval here is the normal 95% interval (estimate ± 1.96 se): PPI's own for the
   corrected estimate, the classical one for the judge-only and human-only means. The
   judge-only interval reflects sampling only, never the judge's bias.
@@ -24,6 +27,7 @@ read side by side. Conventions (named in docs/metrics.md and the JSON's `correct
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -33,13 +37,12 @@ from statistics import NormalDist
 import numpy as np
 
 from dashboard.metrics.corrected import corrected_sql as sql
-from dashboard.metrics.estimates import Estimate
+from dashboard.metrics.estimates import N_RESAMPLES, PASS_AT, SEED, Estimate
 from dashboard.metrics.panels import with_panel
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
-from scoring import ppi
+from scoring import ppi, prevalence
 
-PASS_AT = 0.5
 TARGET_HALF_WIDTH = 0.05
 CONFIDENCE = 0.95
 _Z = NormalDist().inv_cdf(1 - (1 - CONFIDENCE) / 2)
@@ -67,6 +70,7 @@ class SystemCorrected:
     pass_rate: Triple
     n_valid_labels: int
     labels_needed: int | None  # more random labels to the target; None: cannot be said
+    pass_rate_rogan_gladen: Estimate | None = None  # None: no valid label anywhere
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,40 @@ def _system(
     return SystemCorrected(system, score, pass_rate, int(y.size), needed)
 
 
+def _with_rogan_gladen(
+    systems: tuple[SystemCorrected, ...],
+    labelled: dict[str, list[sql.EstimateRow]],
+    totals: dict[str, sql.EstimateRow],
+) -> tuple[SystemCorrected, ...]:
+    """Each system with its Rogan–Gladen pass rate: its panel pass rate p over every unit the
+    panel scored, corrected by the panel's TPR and TNR against the valid labels of every
+    system (`scoring.prevalence.rogan_gladen_by_group`)."""
+    if not any(s.n_valid_labels for s in systems):
+        return systems
+    groups, judge, human, weights = [], [], [], []
+    for index, s in enumerate(systems):
+        y, f, w = _arrays(labelled.get(s.system, []))
+        groups += [index] * y.size
+        judge += np.where(np.isnan(f), np.nan, (f >= PASS_AT).astype(float)).tolist()
+        human += (y >= PASS_AT).astype(float).tolist()
+        weights += w.tolist()
+    sums = [totals.get(s.system) for s in systems]
+    found = prevalence.rogan_gladen_by_group(
+        groups,
+        judge,
+        human,
+        weights,
+        [int(t.a or 0) if t else 0 for t in sums],
+        [float(t.d or 0) if t else 0.0 for t in sums],
+        n_resamples=N_RESAMPLES,
+        seed=SEED,
+    )
+    return tuple(
+        dataclasses.replace(s, pass_rate_rogan_gladen=Estimate(r.estimate, r.low, r.high, r.n))
+        for s, r in zip(systems, found)
+    )
+
+
 def _head_to_head(cells: Sequence[sql.PairCell]) -> tuple[HeadToHeadCorrected, ...]:
     grouped: dict[tuple[str, str], list[sql.PairCell]] = defaultdict(list)
     for cell in cells:
@@ -232,6 +270,7 @@ def corrected_from(
         _system(name, by_system.get(name, []), totals.get(name), target=target_half_width)
         for name in sorted(set(by_system) | set(totals))
     )
+    systems = _with_rogan_gladen(systems, by_system, totals)
     pairs = _head_to_head(cells)
     return Corrected(selection, systems, pairs, target_half_width, tuple(_notes(systems, pairs)))
 

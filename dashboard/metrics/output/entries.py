@@ -83,6 +83,8 @@ def corrected_metrics(found: Corrected) -> dict[str, Entry]:
         base = registry.fill("systems.<system>", system=s.system)
         entries.update(_triple_entries(base, s.score))
         entries.update(_triple_entries(f"{base}.pass_rate", s.pass_rate))
+        if s.pass_rate_rogan_gladen is not None:
+            entries[f"{base}.pass_rate.rogan_gladen"] = estimate_entry(s.pass_rate_rogan_gladen)
         if s.n_valid_labels:  # without a valid label there is nothing to say it from
             entries[f"{base}.labels_needed"] = entry(s.labels_needed, n=s.n_valid_labels)
     for h in found.head_to_head:

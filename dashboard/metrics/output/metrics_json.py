@@ -155,6 +155,10 @@ def _calibration_metrics(cal: Calibration) -> dict[str, Entry]:
         found[alpha.name] = entry(cal.alpha_all_raters)
     found[labels.name] = count_entry(cal.n_human_labels)
     found[verdicts.name] = count_entry(cal.n_human_preferences)
+    for levels in cal.levels:
+        found.update(_per(registry.JUDGE_LEVEL_METRICS, levels, judge=levels.judge))
+    if cal.people_alpha is not None:
+        found.update(_per(registry.PEOPLE_ALPHA_METRICS, cal.people_alpha))
     found.update(_people(registry.PEOPLE_METRICS, cal.humans))
     for p in cal.preferences:
         found.update(_preference_metrics(p))
@@ -269,6 +273,7 @@ def metrics_json(
             "panel": selection.panel,
             "panel_judges": list(selection.panel_judges) if selection.panel_judges else None,
             "panel_version": selection.panel_version,
+            "panel_versions": {d: list(v) for d, v in selection.panel_versions_by_dataset},
             "panel_is_default": selection.panel_is_default,
         },
         "scale": list(view.scale) if view.scale else None,

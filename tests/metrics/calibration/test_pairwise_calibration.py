@@ -61,7 +61,12 @@ def test_every_convention_per_judge_and_for_the_panel(duel: Store) -> None:
     j1, j2, panel = found["j1"], found["j2"], found["panel"]
     # j1, labelled pairs 0 (label A) and 2 (tie); pair 1 has an unparsed order: unscored.
     # A first: A right, B wrong; B first: A right, tie right -> (1/2 + 2/2) / 2
-    assert (j1.accuracy.value, j1.accuracy.n) == (0.75, 2)
+    # (`accuracy` before issue 28; it is now LLMBar's Acc, just below.)
+    assert (j1.accuracy_scored.value, j1.accuracy_scored.n) == (0.75, 2)
+    # LLMBar's Acc counts pair 1 (label A: ana's A; ben gave none) with its unparsed verdict
+    # as wrong: A first: 0 right, 1 right, 2 wrong (B against tie) = 2/3; B first: 0 right,
+    # 1 wrong (unparsed), 2 right = 2/3; (2/3 + 2/3) / 2 over 3 pairs
+    assert (j1.accuracy.value, j1.accuracy.n) == (pytest.approx(2 / 3), 3)
     assert j1.accuracy_both_orders.value == 0.5  # pair 0 only
     assert j1.agreement.value == 1.0  # pair 2's inconsistent B/tie is a "tie": rewarded
     assert j1.accuracy_vote.value == 0.5  # pair 2's B + tie leans B
@@ -106,12 +111,13 @@ def test_the_json_names_every_convention(duel: Store) -> None:
                 continue
             assert name in numbers, name
             assert registry.declared(name) is metric
-    assert numbers["calibration.pairwise.j1.accuracy"] == {
+    assert numbers["calibration.pairwise.j1.accuracy_scored"] == {
         "value": 0.75,
-        "low": numbers["calibration.pairwise.j1.accuracy"]["low"],
-        "high": numbers["calibration.pairwise.j1.accuracy"]["high"],
+        "low": numbers["calibration.pairwise.j1.accuracy_scored"]["low"],
+        "high": numbers["calibration.pairwise.j1.accuracy_scored"]["high"],
         "n": 2,
     }
+    assert numbers["calibration.pairwise.j1.accuracy"]["n"] == 3  # LLMBar's: pair 1 too
     assert numbers["calibration.pairwise.j1.unscored_pairs"]["value"] == 1
     conventions = found["notes"]["conventions"]["calibration.pairwise"]
     assert set(conventions) == {m.name for m in registry.PREFERENCE_AGREEMENT_METRICS}
@@ -285,8 +291,13 @@ def test_pandalm_judges_against_the_annotators_majority(published: Store, judge:
     accuracy, n, unscored, kappa = _pandalm_expected(judge)
     found = _judge(calibration.calibration(published, Selection("pandalm")), judge)
     # one order only: per-order accuracy, agreement and the vote are the same number
-    for estimate in (found.accuracy, found.agreement, found.accuracy_vote):
+    for estimate in (found.accuracy_scored, found.agreement, found.accuracy_vote):
         assert (estimate.value, estimate.n) == (pytest.approx(accuracy), n)
+    # LLMBar's Acc counts the unparsed verdicts as wrong: hits / (scored + unscored)
+    assert (found.accuracy.value, found.accuracy.n) == (
+        pytest.approx(accuracy * n / (n + unscored)),
+        n + unscored,
+    )
     assert found.kappa.value == pytest.approx(kappa)
     assert found.unscored_pairs == found.unscored_verdicts == unscored
     # nothing was judged in both orders

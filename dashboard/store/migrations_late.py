@@ -1,0 +1,114 @@
+"""The later migrations (8 on), kept apart so that each module stays small; `migrations.py`
+lists them all, in order. Never edit a migration that has shipped: add a new one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def m008_campaigns(con: Any) -> None:
+    # Labelling campaigns (`dashboard/campaigns`): a named set of responses to rate on one
+    # rubric, each by `overlap` different people; the responses in their order with how each
+    # was chosen; and the holds that keep a response for the person labelling it (append-only:
+    # the latest hold of a person on a response is the one in force, until `expires_utc`).
+    con.execute("""
+        CREATE TABLE campaigns (
+            name         VARCHAR PRIMARY KEY,
+            rubric       VARCHAR NOT NULL,
+            dataset      VARCHAR,
+            rule         VARCHAR NOT NULL CHECK (rule IN ('random', 'worst', 'disagreement')),
+            size         INTEGER NOT NULL,
+            seed         INTEGER NOT NULL,
+            overlap      INTEGER NOT NULL CHECK (overlap >= 1),
+            hold_minutes DOUBLE NOT NULL,
+            population   INTEGER NOT NULL,
+            created_by   VARCHAR,
+            created_utc  TIMESTAMP NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE campaign_items (
+            campaign              VARCHAR NOT NULL,
+            response_id           VARCHAR NOT NULL,
+            position              INTEGER NOT NULL,
+            selection             VARCHAR NOT NULL,
+            inclusion_probability DOUBLE
+        )""")
+    con.execute("""
+        CREATE TABLE campaign_holds (
+            campaign    VARCHAR NOT NULL,
+            response_id VARCHAR NOT NULL,
+            person      VARCHAR NOT NULL,
+            held_utc    TIMESTAMP NOT NULL,
+            expires_utc TIMESTAMP NOT NULL
+        )""")
+
+
+def m009_few_shot(con: Any) -> None:
+    # Few-shot rubric versions (`dashboard/judging/few_shot.py`): the people's labels a rubric
+    # version put into its prompt as examples, so that its agreement with people is reported
+    # on the other (held-out) labels only. The version string names the draw, so the rows of a
+    # version are written once (by the first run of it) and never change.
+    con.execute("""
+        CREATE TABLE few_shot_examples (
+            rubric         VARCHAR NOT NULL,
+            rubric_version VARCHAR NOT NULL,
+            position       INTEGER NOT NULL,
+            response_id    VARCHAR NOT NULL,
+            rating_id      VARCHAR NOT NULL,
+            rater          VARCHAR NOT NULL,
+            value          DOUBLE NOT NULL,
+            seed           INTEGER NOT NULL,
+            created_utc    TIMESTAMP NOT NULL
+        )""")
+
+
+_FLAGGED = (("ratings", "rating_id"), ("preferences", "preference_id"))
+
+
+def m010_superseded_flag(con: Any) -> None:
+    # Whether a later row names the row in `supersedes`, kept on the row by every writer
+    # (`writes.mark_superseded`), so that a current view is a filter: the anti-join of 4M
+    # ratings with themselves was half of every read of the current ratings. Each step is
+    # safe to run again, since the two run in transactions of their own (`m010_not_null`).
+    for table, id_column in _FLAGGED:
+        con.execute(
+            f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS superseded BOOLEAN DEFAULT false"
+        )
+        con.execute(f"""UPDATE {table} SET superseded = true WHERE {id_column} IN (
+            SELECT supersedes FROM {table} WHERE supersedes IS NOT NULL)""")
+        con.execute(f"""CREATE OR REPLACE VIEW current_{table} AS
+            SELECT * EXCLUDE (superseded) FROM {table} WHERE NOT superseded""")
+
+
+def m010_not_null(con: Any) -> None:
+    # A transaction of its own: DuckDB 1.5 refuses a NOT NULL constraint on a column that the
+    # same transaction has updated ("Cannot create index with outstanding updates").
+    for table, _ in _FLAGGED:
+        con.execute(f"ALTER TABLE {table} ALTER COLUMN superseded SET NOT NULL")
+
+
+def m011_imports(con: Any) -> None:
+    # What each import of a file did (`dashboard/ingest/imports_sql.py`): the file's content
+    # hash, name, format and column mapping, the datasets it went into, and the ids of the
+    # items, responses, ratings and preferences it holds. A file imported again with another
+    # mapping (the same content giving other items) is then told from a new file, and
+    # `--replace` removes what the earlier import brought. Append-only: a replacement is a new
+    # row naming the imports it `replaces`.
+    con.execute("""
+        CREATE TABLE imports (
+            import_id   VARCHAR NOT NULL,
+            file_name   VARCHAR NOT NULL,
+            file_sha256 VARCHAR NOT NULL,
+            format      VARCHAR NOT NULL,
+            mapping     VARCHAR NOT NULL,
+            datasets    VARCHAR[] NOT NULL,
+            replaces    VARCHAR[],
+            created_utc TIMESTAMP NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE import_rows (
+            import_id VARCHAR NOT NULL,
+            kind      VARCHAR NOT NULL
+                CHECK (kind IN ('items', 'responses', 'ratings', 'preferences')),
+            row_id    VARCHAR NOT NULL
+        )""")

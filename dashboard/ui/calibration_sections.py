@@ -1,0 +1,53 @@
+"""Sections of the Calibration page: each judge's confusion heatmap, people's alpha among
+themselves, and each judge against the mean of people (item and system level, TPR and TNR)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts
+from dashboard.metrics import tables
+from dashboard.metrics.calibration import Calibration
+from dashboard.ui import pickers
+
+HEATMAPS_PER_ROW = 3
+
+
+def confusion_heatmaps(result: Calibration) -> None:
+    """Each judge's (and the panel's) confusion table against people, as heatmaps."""
+    columns = st.columns(HEATMAPS_PER_ROW)
+    for index, judge in enumerate(result.judges):
+        with columns[index % HEATMAPS_PER_ROW]:
+            st.plotly_chart(
+                charts.confusion_heatmap(judge.confusion, judge=judge.judge), width="stretch"
+            )
+
+
+def people_section(result: Calibration) -> None:
+    """Krippendorff's alpha among the people alone, ordinal and interval, when two people
+    rated a response in common; then each two people on the responses both rated."""
+    if alphas := tables.people_alpha_texts(result):
+        st.markdown("**People among themselves** (no judge among the raters)")
+        for column, (label, value, detail) in zip(st.columns(len(alphas)), alphas):
+            column.metric(label, value, help=detail)
+            column.caption(detail)
+    if result.humans:
+        st.markdown("**People with one another** (responses both rated)")
+        pickers.table(tables.rater_pair_rows(result.humans, statistic="kappa (quadratic)"))
+
+
+def against_people_mean(result: Calibration) -> None:
+    """Each judge and the panel against the mean of people, at the item and system level,
+    and as a pass/fail judge."""
+    rows = tables.judge_level_rows(result)
+    if not rows:
+        return
+    st.markdown("**Against the mean of people** (per response, and per system)")
+    st.caption(
+        "Each judge's rating of a response against the mean of its people's ratings, as the "
+        "summarization and G-Eval literature reports it: over the responses (item level) and "
+        "over the systems' means on those responses (system level, 3 systems or more), and "
+        "as a pass/fail judge (a normalized score of 0.5 passes) its true positive and true "
+        "negative rates. Estimate [95% bootstrap interval]."
+    )
+    pickers.table(rows)
