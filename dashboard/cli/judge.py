@@ -15,9 +15,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dashboard.cli.common import CommandError, open_store
+
+if TYPE_CHECKING:
+    from dashboard.judging.panel import Panel
 
 # Flags that override a field of every judge of the panel (flag, field, type, metavar, help);
 # a flag not given keeps the panel's value.
@@ -104,6 +107,17 @@ def _progress_bar(total: int, *, enabled: bool) -> Any:
     return tqdm(total=total, unit="call", file=sys.stderr, dynamic_ncols=True)
 
 
+def _key_lines(panel: Panel) -> list[str]:
+    """Which key (by variable name, never its value) goes to which api_base (the key rule)."""
+    from dashboard.judging.panel import key_routes
+
+    return [
+        f"  key: {judge.name}: {name or 'no key sent'} → {where}"
+        for judge in panel.judges
+        for name, where in key_routes(judge)
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     from dashboard import judging
     from dashboard.judging.few_shot import few_shot_rubric, record_examples
@@ -140,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except (judging.PanelError, judging.RubricError, judging.PlanError) as error:
         raise CommandError(judging.scrub_secrets(str(error))) from None
-    for line in judging.plan_lines(plan):
+    for line in [*judging.plan_lines(plan), *_key_lines(panel)]:
         print(line, flush=True)
     if plan.n_targets == 0:
         print("nothing to judge: no response matches this selection (see `judgeboard datasets`)")

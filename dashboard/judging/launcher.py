@@ -29,7 +29,7 @@ from dashboard.judging import (
 )
 from dashboard.judging.errors import error_line
 from dashboard.judging.few_shot import few_shot_rubric
-from dashboard.judging.panel import panel_from_models
+from dashboard.judging.panel import key_routes, panel_from_models
 from dashboard.settings import panel_dirs
 from dashboard.store import Store
 
@@ -195,6 +195,14 @@ def key_status(judge: Judge) -> str:
     """Which variable holds the judge's key and whether it is set; never the key itself."""
     if judge.is_baseline:
         return "no key needed"
+    if routes := key_routes(judge):  # the key rule: an api_base gets only the key it names
+        shown = [
+            (f"{n} {'set' if os.environ.get(n) else 'NOT set'}" if n else "no key sent", where)
+            for n, where in routes
+        ]
+        if len(shown) == 1:  # the row's api_base column says where
+            return shown[0][0]
+        return ", ".join(f"{status} → {where}" for status, where in shown)
     names = list(judge.key_env_names)
     if not names:
         provider = judge.model.split("/", 1)[0]

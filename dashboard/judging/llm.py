@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from dashboard.judging import offline
-from dashboard.judging.panel import Judge, api_key_for
+from dashboard.judging.panel import Judge, api_key_for, deployment_params
 from dashboard.judging.secrets import SecretFilter, scrub_secrets
 
 PROVIDER = "judgeboard"
@@ -177,10 +177,11 @@ def classify(error: BaseException, *, env_names: Iterable[str] = ()) -> CallErro
 
 
 def _router_model_list(judge: Judge) -> list[dict[str, Any]]:
-    """The judge's model list with its `os.environ/NAME` keys kept as references: the Router
-    resolves them itself, so no key value passes through this code."""
+    """The judge's model list with its `os.environ/NAME` keys kept as references (the Router
+    resolves them itself, so no key value passes through this code) and no provider key for
+    a deployment with an api_base that names none (`deployment_params`)."""
     return [
-        {"model_name": d["model_name"], "litellm_params": dict(d["litellm_params"])}
+        {"model_name": d["model_name"], "litellm_params": deployment_params(d["litellm_params"])}
         for d in judge.model_list
     ]
 

@@ -7,8 +7,10 @@ deployments with fallbacks.
 
 API keys come only from the environment: a judge names the variable (`api_key_env`, or
 `api_key = "os.environ/NAME"` inside a Router model list) or relies on LiteLLM's provider
-defaults (OPENAI_API_KEY, ANTHROPIC_API_KEY, MISTRAL_API_KEY…). A key written into a panel
-file is refused, and no key is ever stored, logged or shown.
+defaults (OPENAI_API_KEY, ANTHROPIC_API_KEY, MISTRAL_API_KEY…). A judge (or deployment) with
+an `api_base` gets only the key it names: without one it is sent no key at all, never the
+provider's default (`api_key_for`, `deployment_params`). A key written into a panel file is
+refused, and no key is ever stored, logged or shown.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from dashboard.settings import panel_dirs
 
@@ -244,13 +247,60 @@ def load_panel(
     return with_overrides(panel, overrides or {})
 
 
+# The key sent to an api_base that names no key variable. It is no key: LiteLLM's OpenAI
+# client refuses an empty one and, given None, falls back to the provider's variable
+# (OPENAI_API_KEY), which would hand the server's key to whoever runs that endpoint.
+NO_KEY = "no-key"
+
+
 def api_key_for(judge: Judge) -> str | None:
-    """The judge's key from its environment variable; None lets LiteLLM use its defaults."""
+    """The key the judge's requests carry (the key rule):
+    - the value of its `api_key_env` when it names one (PanelError if that is not set);
+    - `NO_KEY`, a placeholder that is no key, when it has an `api_base` and names none: a
+      self-hosted endpoint never receives a provider key from the environment;
+    - None otherwise: LiteLLM's provider default (OPENAI_API_KEY for openai/…)."""
     if judge.api_key_env is None:
-        return None
+        return NO_KEY if judge.api_base else None
     key = os.environ.get(judge.api_key_env)
     if not key:
         raise PanelError(
             f"judge {judge.name}: set the environment variable {judge.api_key_env} (its API key)"
         )
     return key
+
+
+def deployment_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A Router deployment's `litellm_params` under the key rule: one with an `api_base` and
+    no `api_key = "os.environ/NAME"` gets `NO_KEY`, never the provider's variable. The
+    `os.environ/NAME` references stay references: the Router resolves them itself."""
+    out = dict(params)
+    if out.get("api_base") and not out.get("api_key"):
+        out["api_key"] = NO_KEY
+    return out
+
+
+def key_routes(judge: Judge) -> tuple[tuple[str | None, str], ...]:
+    """Which key goes where, by variable name (never a value): (NAME, endpoint) for a named
+    variable, (None, endpoint) for an api_base sent no key, and (NAME, "the provider") for a
+    named key without api_base. Empty when the judge relies on LiteLLM's provider default."""
+    deployments = [d.get("litellm_params", {}) for d in judge.model_list] or [
+        {"api_base": judge.api_base, "api_key_env": judge.api_key_env}
+    ]
+    routes: list[tuple[str | None, str]] = []
+    for params in deployments:
+        key = str(params.get("api_key") or "")
+        name = params.get("api_key_env") or (
+            key[len(ENV_REFERENCE) :] if key.startswith(ENV_REFERENCE) else None
+        )
+        where = _endpoint_only(str(params.get("api_base") or "")) or "the provider"
+        if name or params.get("api_base"):
+            routes.append((name, where))
+    return tuple(dict.fromkeys(routes))
+
+
+def _endpoint_only(url: str) -> str:
+    """An api_base without any user:password part, query or fragment."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rsplit("@", 1)[-1], parts.path, "", ""))

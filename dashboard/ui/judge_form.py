@@ -21,6 +21,14 @@ def _price(column: DeltaGenerator, label: str, key: str) -> float:
     )
 
 
+def _key_note(api_base: str, key_env: str) -> str:
+    """Which key (by variable name, never its value) goes to which endpoint."""
+    where = ui.md_escape(api_base.strip() or "the api_base")
+    if key_env.strip():
+        return f"Key: the value of {ui.md_escape(key_env.strip())} is sent to {where}."
+    return f"Key: none is sent to {where} (no key variable named)."
+
+
 def _inputs() -> SelfHostedJudge:
     left, right = st.columns(2)
     model = left.text_input(
@@ -45,7 +53,12 @@ def _inputs() -> SelfHostedJudge:
     key_env = st.text_input(
         "Key variable (optional: the NAME of an environment variable, never the key)",
         key=f"{FORM_KEY}_key_env",
+        help=(
+            "The api_base above receives only this variable's value. Left empty, no key is "
+            "sent to it: never OPENAI_API_KEY or another provider's key from the environment."
+        ),
     )
+    st.caption(_key_note(api_base, key_env))
     return SelfHostedJudge(
         panel=panel.strip(),
         model=model,

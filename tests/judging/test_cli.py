@@ -80,7 +80,8 @@ def test_failures_exit_1_and_show_the_last_error(
 def test_a_provider_default_key_never_reaches_the_output_the_logs_or_the_database(
     store: Store, server: JudgeServer, capsys: Any, caplog: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # No --api-key-env: LiteLLM takes OPENAI_API_KEY, and the server echoes it in its 401.
+    # The provider's variable, named (with an api_base no other key is ever sent: the key
+    # rule, tests/judging/test_key_rule.py); the server echoes it in its 401.
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
     seed(store, n_items=1, systems=("only",))
@@ -91,6 +92,8 @@ def test_a_provider_default_key_never_reaches_the_output_the_logs_or_the_databas
         "judge",
         "--api-base",
         server.url,
+        "--api-key-env",
+        "OPENAI_API_KEY",
         "--no-progress",
         "--panel",
         "openai/cli-keyed",
@@ -101,6 +104,7 @@ def test_a_provider_default_key_never_reaches_the_output_the_logs_or_the_databas
     captured = capsys.readouterr()
     assert "last error: the provider refused the key (HTTP 401)" in captured.out
     assert "Incorrect API key provided: ***" in stored_text(store)  # sent, echoed, masked
+    assert "key: openai/cli-keyed: OPENAI_API_KEY → http://127.0.0.1" in captured.out
     assert SECRET_KEY not in captured.out and SECRET_KEY not in captured.err
     assert SECRET_KEY not in caplog.text and SECRET_KEY not in stored_text(store)
 

@@ -203,9 +203,9 @@ def test_api_keys_are_never_stored_or_logged(
             ),
         )
     else:
-        the_judge = judge(
-            "keyed", server, api_key_env=variable if source == "api_key_env" else None
-        )
+        # "provider default": the provider's own variable, named; with an api_base no key is
+        # sent unless named (the key rule, test_key_rule.py), so the default cannot leak here.
+        the_judge = judge("keyed", server, api_key_env=variable)
     _, summary = run(store, loop, panel(the_judge))
     rows = calls(store, judge="keyed")
     assert len(rows) == 2 and all(r["attempts"] == 1 for r in rows)  # 401 is not retried

@@ -100,6 +100,9 @@ class ModelStats:
     hanging: int = 0
     completed_prompts: Counter[str] = field(default_factory=Counter)  # prompt hash -> count
     arrivals: list[float] = field(default_factory=list)  # time.monotonic() of each request
+    # The Authorization header of each request ("" when none was sent): the key rule's tests
+    # check that a self-hosted judge never receives a key it was not given.
+    authorizations: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -123,13 +126,14 @@ class _State:
         self.release = threading.Event()
         self.stopping = threading.Event()
 
-    def admit(self, model: str) -> tuple[ModelScript, str | None]:
+    def admit(self, model: str, authorization: str = "") -> tuple[ModelScript, str | None]:
         """Count a request and decide its fault."""
         with self.lock:
             script = self.scripts.get(model, self.default)
             stats = self.stats.setdefault(model, ModelStats())
             stats.requests += 1
             stats.arrivals.append(time.monotonic())
+            stats.authorizations.append(authorization)
             number = stats.requests
             rng = self.rngs.setdefault(model, random.Random(script.seed))
             fault: str | None = None
@@ -240,7 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         model = str(body.get("model", ""))
         state = self.server.state
-        script, fault = state.admit(model)
+        script, fault = state.admit(model, self.headers.get("Authorization", ""))
         if script.latency_ms:
             time.sleep(script.latency_ms / 1000)
         self._respond(state, script, fault, model, _prompt_text(body))
@@ -336,6 +340,7 @@ class JudgeServer:
                 s.hanging,
                 Counter(s.completed_prompts),
                 list(s.arrivals),
+                list(s.authorizations),
             )
 
     def reset_stats(self) -> None:
