@@ -1,4 +1,5 @@
-"""`judgeboard serve --address` beyond this machine warns that the dashboard has no sign-in.
+"""`judgeboard serve --address` beyond this machine refuses to serve without sign-in, unless
+`--insecure` is given: then it warns that the dashboard has no sign-in.
 
 The command is run for real with an address of TEST-NET-1 (192.0.2.1, RFC 5737), which no
 machine holds: it warns, then Streamlit cannot bind it, so no server listens anywhere."""
@@ -34,9 +35,44 @@ def test_other_addresses_warn_while_no_sign_in_is_configured(address: str) -> No
     )
 
 
-def test_serve_prints_the_warning_before_it_starts(tmp_path: Path) -> None:
+def _serve(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "dashboard.cli", "--db", str(tmp_path / "x.duckdb")]
+    command += ["serve", "--address", "192.0.2.1", "--port", "18777", "--no-sample", *extra]
+    return subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_serve_refuses_a_non_loopback_address_without_sign_in(tmp_path: Path) -> None:
+    done = _serve(tmp_path)
+    assert done.returncode == 2
+    assert "refusing to serve on 192.0.2.1:18777 without sign-in" in done.stderr
+    assert "--insecure" in done.stderr
+    assert not (tmp_path / "x.duckdb").exists()  # refused before anything was opened
+
+
+def test_a_users_file_or_an_oidc_provider_is_sign_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboard.auth import users
+
+    db = tmp_path / "x.duckdb"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(users.USERS_ENV, raising=False)
+    assert not serve.sign_in_configured(db)
+    (tmp_path / ".streamlit").mkdir()
+    (tmp_path / ".streamlit" / "secrets.toml").write_text('[auth]\nclient_id = "x"\n')
+    assert serve.sign_in_configured(db)
+    (tmp_path / ".streamlit" / "secrets.toml").unlink()
+    users.add_user(users.users_path(db), "ana", "correct horse", role="admin")
+    assert serve.sign_in_configured(db)
+    assert serve.address_warning("0.0.0.0", 8501, db_path=db) is None
+
+
+def test_serve_insecure_prints_the_warning_before_it_starts(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "dashboard.cli", "--db", str(tmp_path / "x.duckdb")]
     command += ["serve", "--address", "192.0.2.1", "--port", "18777", "--no-sample"]
+    command += ["--insecure"]
     done = subprocess.run(
         command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False
     )

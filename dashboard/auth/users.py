@@ -1,9 +1,13 @@
 """Local accounts: a users file of names, roles and salted password hashes.
 
-The file is JSON, written whole (to a temporary file, then renamed) with mode 0600:
+The file is JSON, written whole (to a new temporary file, then renamed) with mode 0600:
 `{"version": 1, "secret": hex, "users": {name: {"role", "salt", "hash", "n", "r", "p"}}}`.
-A password is hashed with scrypt (`hashlib.scrypt`, n=2^14, r=8, p=1, 16 random bytes of
-salt) and compared in constant time. `secret` signs the sign-in tokens the dashboard keeps
+Neither the file nor its temporary file is ever read or written through a symbolic link
+(O_NOFOLLOW, and O_EXCL on a temporary name no one can guess): a planted link is refused with
+a message. A password is hashed with scrypt at OWASP's parameters (`hashlib.scrypt`, n=2^17,
+r=8, p=1, 16 random bytes of salt) and compared in constant time; a hash made with weaker
+parameters (n=2^14 before) is still verified with its own and replaced at the next
+successful sign-in. `secret` signs the sign-in tokens the dashboard keeps
 in a browser cookie (`session_token`); a token names the user and its expiry, and covers the
 user's password hash, so changing a password or removing a user ends their sessions.
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
 import secrets
 import time
@@ -27,7 +32,9 @@ USERS_FILE = "judgeboard-users.json"
 # An admin may import, delete and run judges besides labelling; a labeller only labels.
 ROLES: tuple[str, ...] = ("admin", "labeller")
 ADMIN = "admin"
-_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+_SCRYPT = {"n": 2**17, "r": 8, "p": 1}  # OWASP's password storage cheat sheet (scrypt)
+_NO_LINK = os.O_NOFOLLOW | os.O_CLOEXEC
+log = logging.getLogger("judgeboard.auth")
 MIN_PASSWORD = 8
 TOKEN_DAYS = 14
 
@@ -52,12 +59,59 @@ def users_path(db_path: Path) -> Path:
     return Path(chosen).expanduser().resolve() if chosen else db_path.parent / USERS_FILE
 
 
-def _read(path: Path) -> dict:
+def _link_refused(path: Path) -> UsersError:
+    return UsersError(
+        f"{path} is a symbolic link; judgeboard never reads or writes a users file through "
+        "one (someone may have planted it): remove it and add the accounts again"
+    )
+
+
+def read_private(path: Path) -> str | None:
+    """The text of a file judgeboard keeps private (the users file, its failures file),
+    never through a symbolic link; None when there is no such file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        fd = os.open(path, os.O_RDONLY | _NO_LINK)
     except FileNotFoundError:
+        return None
+    except OSError as error:
+        if path.is_symlink():
+            raise _link_refused(path) from None
+        raise UsersError(f"{path}: cannot read it ({error.strerror or error})") from error
+    with os.fdopen(fd, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def write_private(path: Path, text: str) -> None:
+    """Replace `path` whole with `text`, mode 0600: through a new temporary file (O_EXCL,
+    O_NOFOLLOW, a random name), never through a symbolic link at either name."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink():
+        raise _link_refused(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o600)
+    except FileExistsError:
+        raise UsersError(
+            f"{temporary} exists already (a planted file or link?); nothing was written"
+        ) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _read(path: Path) -> dict:
+    text = read_private(path)
+    if text is None:
         return {"version": 1, "secret": secrets.token_hex(32), "users": {}}
-    except (OSError, ValueError) as error:
+    try:
+        data = json.loads(text)
+    except ValueError as error:
         raise UsersError(f"{path}: not a users file ({error})") from error
     if not isinstance(data, dict) or not isinstance(data.get("users"), dict):
         raise UsersError(f'{path}: not a users file (no "users" object)')
@@ -65,17 +119,14 @@ def _read(path: Path) -> dict:
 
 
 def _write(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(data, out, indent=2, sort_keys=True)
-    os.replace(temporary, path)
+    write_private(path, json.dumps(data, indent=2, sort_keys=True))
 
 
 def _hash(password: str, salt: bytes, params: dict) -> bytes:
+    n, r, p = int(params["n"]), int(params["r"]), int(params["p"])
+    # scrypt needs 128·r·n bytes (128 MiB at n=2^17); hashlib's default cap is 32 MiB.
     return hashlib.scrypt(
-        password.encode("utf-8"), salt=salt, n=params["n"], r=params["r"], p=params["p"]
+        password.encode("utf-8"), salt=salt, n=n, r=r, p=p, maxmem=2 * 128 * r * n * p + 2**20
     )
 
 
@@ -85,8 +136,8 @@ def _check_role(role: str) -> str:
     return role
 
 
-def _entry(password: str, role: str) -> dict:
-    if len(password) < MIN_PASSWORD:
+def _entry(password: str, role: str, *, check_length: bool = True) -> dict:
+    if check_length and len(password) < MIN_PASSWORD:
         raise UsersError(f"a password needs at least {MIN_PASSWORD} characters")
     salt = secrets.token_bytes(16)
     digest = _hash(password, salt, _SCRYPT).hex()
@@ -139,16 +190,27 @@ def list_users(path: Path) -> list[User]:
 
 
 def verify(path: Path, name: str, password: str) -> User | None:
-    """The user, when the name and password match (None otherwise)."""
+    """The user, when the name and password match (None otherwise). A match whose hash was
+    made with weaker parameters than today's is hashed again with today's and saved."""
     if not path.exists():
         return None
-    entry = _read(path)["users"].get(name.strip())
+    data = _read(path)
+    name = name.strip()
+    entry = data["users"].get(name)
     if entry is None:
         _hash(password, b"\0" * 16, _SCRYPT)  # the same time for an unknown name
         return None
     expected = bytes.fromhex(entry["hash"])
     given = _hash(password, bytes.fromhex(entry["salt"]), entry)
-    return User(name.strip(), entry["role"]) if hmac.compare_digest(given, expected) else None
+    if not hmac.compare_digest(given, expected):
+        return None
+    if any(int(entry.get(k, 0)) < v for k, v in _SCRYPT.items()):
+        data["users"][name] = _entry(password, entry["role"], check_length=False)
+        try:
+            _write(path, data)
+        except (OSError, UsersError) as error:  # a read-only file still lets people in
+            log.warning("could not rehash the password of %r: %s", name, error)
+    return User(name, entry["role"])
 
 
 def _signature(secret: str, name: str, expires: int, entry: dict) -> str:

@@ -6,10 +6,13 @@ import argparse
 import ipaddress
 import os
 import sys
+import tomllib
+from pathlib import Path
 from typing import Any
 
-from dashboard.cli.common import open_store
-from dashboard.settings import DB_ENV, app_script
+from dashboard.auth import users
+from dashboard.cli.common import CommandError, open_store
+from dashboard.settings import DB_ENV, app_script, resolve_db_path
 from dashboard.store import Store, StoreBusy
 
 
@@ -22,6 +25,12 @@ def register(subparsers: Any) -> None:
         help="interface to bind; keep the default unless you mean to share it",
     )
     parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="serve a non-loopback --address even without sign-in (anyone who can reach it "
+        "may read and change everything); a warning is printed",
+    )
+    parser.add_argument(
         "--no-sample",
         action="store_true",
         help="leave an empty database empty instead of loading the sample",
@@ -29,9 +38,19 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def sign_in_configured() -> bool:
-    """Whether the dashboard asks people to sign in before they see or change anything. It
-    has no sign-in yet; once it has, this reads whether one is configured (a users file)."""
+def sign_in_configured(db_path: Path | None = None) -> bool:
+    """Whether the dashboard asks people to sign in before they see or change anything: a
+    users file for the database (`judgeboard users add`), or an OIDC provider (an `[auth]`
+    section in .streamlit/secrets.toml here or in the home folder), as the pages decide."""
+    if users.users_path(db_path or resolve_db_path()).exists():
+        return True
+    for folder in (Path.cwd(), Path.home()):
+        try:
+            secrets = tomllib.loads((folder / ".streamlit" / "secrets.toml").read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        if "auth" in secrets:
+            return True
     return False
 
 
@@ -45,15 +64,25 @@ def is_loopback(address: str) -> bool:
         return False  # a host name: reachable from wherever it resolves
 
 
-def address_warning(address: str, port: int) -> str | None:
+def address_warning(address: str, port: int, *, db_path: Path | None = None) -> str | None:
     """The warning for serving beyond this machine without sign-in; None when safe."""
-    if is_loopback(address) or sign_in_configured():
+    if is_loopback(address) or sign_in_configured(db_path):
         return None
     return (
         f"judgeboard serve: warning: {address} can be reached from other machines and the "
         f"dashboard has no sign-in: anyone who can reach port {port} can read every answer "
         "and add or change ratings. Keep the default --address 127.0.0.1 unless everyone on "
         "this network may do that."
+    )
+
+
+def refusal(address: str, port: int) -> str:
+    """Why `serve` will not bind a non-loopback address without sign-in (no --insecure)."""
+    return (
+        f"refusing to serve on {address}:{port} without sign-in: anyone who could reach it "
+        "could read every answer and add or change ratings. Add accounts "
+        "(`judgeboard users add NAME --role admin`) or configure an OIDC provider, keep "
+        "--address 127.0.0.1, or pass --insecure if everyone on this network may do that"
     )
 
 
@@ -97,13 +126,15 @@ def _score_references(store: Store) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    warning = address_warning(args.address, args.port, db_path=resolve_db_path(args.db))
+    if warning and not args.insecure:
+        raise CommandError(refusal(args.address, args.port))
     store = open_store(args)
     if not args.no_sample:
         from dashboard.ingest.sample import ensure_sample
 
         for line in ensure_sample(store):
             print(line, flush=True)
-    warning = address_warning(args.address, args.port)
     if warning:
         print(warning, file=sys.stderr, flush=True)
     _score_references(store)

@@ -1,4 +1,5 @@
-"""`judgeboard users`: the local accounts of the dashboard (add, remove, list, passwd, role).
+"""`judgeboard users`: the local accounts of the dashboard (add, remove, list, passwd, role,
+unlock: lift the lock that failed sign-ins put on a name or a client, `dashboard.auth.throttle`).
 
 The file is `--file`, else $JUDGEBOARD_USERS, else judgeboard-users.json beside the database
 (`dashboard.auth.users`). A password is read from the terminal, or one line of stdin with
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dashboard.auth import users
+from dashboard.auth import throttle, users
 from dashboard.cli.common import CommandError
 from dashboard.settings import resolve_db_path
 
@@ -35,6 +36,9 @@ def register(subparsers: Any) -> None:
     role = actions.add_parser("role", help="set an account's role")
     role.add_argument("name")
     role.add_argument("role", choices=users.ROLES)
+    unlock = actions.add_parser("unlock", help="lift a sign-in lock after failed attempts")
+    unlock.add_argument("name", nargs="?", help="the account name to unlock")
+    unlock.add_argument("--client", help="a client address to unlock instead (or as well)")
     parser.set_defaults(handler=run)
 
 
@@ -53,6 +57,16 @@ def _password(args: argparse.Namespace) -> str:
     return first
 
 
+def _unlock(path: Path, name: str | None, client: str | None) -> None:
+    if name is None and client is None:
+        raise CommandError("name the account to unlock, or give --client ADDRESS")
+    if throttle.unlock(path, name=name, client=client):
+        which = " and ".join(repr(k) for k in (name, client) if k)
+        print(f"cleared the failed sign-ins of {which}; they may sign in again")
+    else:
+        print("nothing to unlock: no failed sign-ins are counted for that")
+
+
 def run(args: argparse.Namespace) -> int:
     path = _path(args)
     try:
@@ -68,12 +82,16 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "role":
             users.set_role(path, args.name, args.role)
             print(f"{args.name!r} is now {args.role}")
+        elif args.action == "unlock":
+            _unlock(path, args.name, args.client)
         else:
             found = users.list_users(path)
             if not found:
                 print(f"no accounts in {path}: the dashboard runs without sign-in")
             for user in found:
                 print(f"{user.name:<32} {user.role}")
+            for lock in throttle.locks(path):
+                print(f"locked {lock.kind} {lock.key!r} after {lock.failures} failed sign-ins")
     except users.UsersError as error:
         raise CommandError(str(error)) from error
     return 0

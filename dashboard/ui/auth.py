@@ -14,7 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.auth import users
+from dashboard.auth import throttle, users
 from dashboard.auth.users import User
 from dashboard.settings import resolve_db_path
 
@@ -59,10 +59,15 @@ def current_user() -> User | None:
 def _oidc_user() -> User:
     """The provider's person: named by their e-mail (else name, else subject), with the role
     the users file gives that name, matched regardless of case (providers keep the casing the
-    person typed). An e-mail the provider says it has not verified gets no role from the file:
-    anyone could claim an admin's address."""
-    name = str(st.user.get("email") or st.user.get("name") or st.user.get("sub") or "")
-    if st.user.get("email_verified") is False:
+    person typed). An e-mail the provider does not say it has verified (`email_verified`
+    false or absent) gets no role from the file: anyone could claim an admin's address; nor
+    does a display name (`name`), which people choose."""
+    email, sub = st.user.get("email"), st.user.get("sub")
+    name = str(email or st.user.get("name") or sub or "")
+    # Only a verified e-mail, or the provider's subject, may match a name in the file: a
+    # display name is whatever the person typed.
+    verified = st.user.get("email_verified") in (True, "true")
+    if not ((email and verified) or (not email and sub and name == str(sub))):
         return User(name, "labeller")
     known = {u.name.casefold(): u for u in users.list_users(users_file())}
     return known.get(name.casefold(), User(name, "labeller"))
@@ -73,9 +78,14 @@ def _set_cookie(value: str, age: int) -> None:
 
 
 def _sign_in(name: str, password: str) -> None:
-    user = users.verify(users_file(), name, password)
-    if user is None:
-        st.session_state["jb_sign_in_error"] = "Wrong name or password."
+    # Failed attempts slow down, then lock, per name and per client (dashboard.auth.throttle).
+    address = st.context.ip_address
+    try:
+        user = throttle.sign_in(
+            users_file(), name, password, client=address if isinstance(address, str) else ""
+        )
+    except (throttle.SignInRefused, users.UsersError) as error:
+        st.session_state["jb_sign_in_error"] = str(error)
         return
     token = users.session_token(users_file(), user)
     st.session_state[TOKEN_KEY] = st.session_state[COOKIE_KEY] = token

@@ -71,6 +71,18 @@ def test_an_unverified_email_gets_no_role_from_the_users_file(app: AppTest, peop
     assert REFUSED in texts(app, "info")
 
 
+def test_an_absent_email_verified_is_not_trusted(app: AppTest, people: Path) -> None:
+    _signed_in(app, email="boss@example.org", sub="s-5")  # the provider says nothing
+    assert _identity(app) == ["Signed in as boss@example.org (labeller)."]
+    assert REFUSED in texts(app, "info")
+
+
+def test_a_display_name_gets_no_role_from_the_users_file(app: AppTest, people: Path) -> None:
+    _signed_in(app, name="boss@example.org", sub="s-6")  # no e-mail: a name people choose
+    assert _identity(app) == ["Signed in as boss@example.org (labeller)."]
+    assert REFUSED in texts(app, "info")
+
+
 def test_an_unknown_email_is_a_labeller_and_no_email_falls_back_to_the_subject(
     app: AppTest, people: Path
 ) -> None:
