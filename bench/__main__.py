@@ -18,6 +18,7 @@ BENCHES = {
     "corrected": "bench.bench_corrected",
     "labelling": "bench.bench_labelling",
     "integrity": "bench.bench_integrity",
+    "huge_record": "bench.bench_huge_record",
 }
 
 

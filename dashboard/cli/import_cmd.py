@@ -96,6 +96,13 @@ def register(subparsers: Any) -> None:
         "items or responses (another --map), remove what that import brought instead of "
         "refusing to hold the file twice",
     )
+    parser.add_argument(
+        "--max-record-mb",
+        type=float,
+        metavar="MB",
+        help="refuse a record (a JSONL or CSV line, a JSON array element) longer than this, "
+        "before reading the file (default: $JUDGEBOARD_MAX_RECORD_MB, else 64)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument(
         "--no-score",
@@ -167,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
             score=not args.no_score,
             reference_rule=args.reference_rule,
             replace=args.replace,
+            max_record_mb=args.max_record_mb,
         )
     except IngestError as error:
         raise CommandError(f"{error} (nothing was imported)", status=BAD_INPUT_STATUS) from None

@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from dashboard.ingest import adapters, imports_sql, nesting_sql, read_sql, rejects, replacing
+from dashboard.ingest import (
+    adapters,
+    imports_sql,
+    nesting_sql,
+    read_sql,
+    rejects,
+    replacing,
+    sizes,
+)
 from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.detect import (
     ALL_FORMATS,
@@ -72,6 +80,8 @@ class ImportRequest:
     mapping: Mapping[str, str | FieldMap] = field(default_factory=dict)
     on_error: str = "fail"
     replace: bool = False  # an earlier import of the same content gives way (`replacing`)
+    # The largest record read, in MB (None: $JUDGEBOARD_MAX_RECORD_MB, else 64; `sizes`).
+    max_record_mb: float | None = None
 
     @property
     def directory(self) -> Path | None:
@@ -164,6 +174,8 @@ def _plan(
     kind = file_kind(path)
     if kind is None:
         raise IngestError("not a file judgeboard reads (JSON, JSONL, CSV or Parquet)", file=path)
+    # Before anything reads a record: a huge one costs DuckDB many times its size.
+    sizes.check_record_sizes(path, kind, limit=sizes.max_record_bytes(options.max_record_mb))
     if options.directory is not None and kind == "jsonl" and is_summary(path):
         return None  # a summary beside the data, not records: skipped and listed
     described, full_sample, readable = _describe(con, path, kind, options)
@@ -342,6 +354,7 @@ def import_path(
     score: bool = True,
     reference_rule: str | None = None,
     replace: bool = False,
+    max_record_mb: float | None = None,
 ) -> ImportReport:
     """Import a file, or every file of a folder (and its subfolders) we know the format of,
     in one transaction. With `replace`, an earlier import of a file's content into the same
@@ -352,9 +365,11 @@ def import_path(
     database is left as it was; unless `on_error="skip"`, which leaves the bad records out
     and writes them to `<file>.rejects.jsonl`. Ids derive from content, so importing a file
     twice adds nothing. `on_progress(stage, fraction)` is called on the caller's thread.
+    A record longer than `max_record_mb` (default $JUDGEBOARD_MAX_RECORD_MB, else 64) is
+    refused before DuckDB reads the file (`sizes`).
     """
     request = ImportRequest(
-        Path(path), dataset, system, fmt, dict(mapping or {}), on_error, replace
+        Path(path), dataset, system, fmt, dict(mapping or {}), on_error, replace, max_record_mb
     )
     return import_requests(
         store, [request], on_progress=on_progress, score=score, reference_rule=reference_rule
