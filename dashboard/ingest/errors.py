@@ -143,17 +143,53 @@ NESTED_TOO_DEEP = (
 )
 
 
-def reader_reason(message: str) -> str | None:
-    """The few refusals of DuckDB's readers we can say in our words (a value nested too deep,
-    a CSV line too long or with too many columns, a column the format needs); None for the
-    others, whose text stays in the log."""
+_MALFORMED_JSON = re.compile(
+    r"Malformed JSON in file .*?, at byte (\d+) in (line|record/value) (\d+): (.+)"
+)
+_DUPLICATE_KEY = re.compile(r'in line (\d+): Object .* has duplicate key "([^"]*)"')
+_PARQUET_NOT = ("No magic bytes", "too small to be a Parquet file", "not a parquet file")
+
+
+def _parquet_reason(first: str) -> str:
+    if any(marker.lower() in first.lower() for marker in _PARQUET_NOT):
+        return "it is not a Parquet file, or it is cut short (no Parquet footer at its end)"
+    return (
+        "it is damaged: its Parquet metadata or data pages cannot be decoded "
+        f"({first.rstrip('. ')}); write it again from its source"
+    )
+
+
+def reader_reason(message: str, *, kind: str | None = None) -> str | None:
+    """The refusals of DuckDB's readers in our words: a value nested too deep, a CSV line too
+    long or with too many columns, a column the format needs, a key twice in an object,
+    malformed JSON at a byte, damaged Parquet, a file that needs more memory than DuckDB
+    may use. None for the others, whose text stays in the log."""
     if "maximum recursion depth" in message:
         return NESTED_TOO_DEEP
-    column = _NO_COLUMN.search(message)
-    if column:
-        return f"it has no column {column[1]!r}, which its format needs"
     lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
     first = _DUCKDB_KIND.sub("", lines[0]) if lines else ""
+    if "Out of Memory Error" in message:
+        return (
+            "reading it needs more memory than judgeboard lets DuckDB use (its memory "
+            "limit); a file this wide or with records this large must be split"
+        )
+    if kind == "parquet":
+        return _parquet_reason(first)
+    duplicate = _DUPLICATE_KEY.search(message)
+    if duplicate:
+        return (
+            f"near line {duplicate[1]}: an object has the key {duplicate[2]!r} twice; "
+            "each key may appear once in an object"
+        )
+    malformed = _MALFORMED_JSON.search(first)
+    if malformed:
+        # DuckDB's line or record is one past the bad one (see locate.py); its byte is
+        # counted within that record.
+        unit = "line" if malformed[2] == "line" else "record"
+        return (
+            f"malformed JSON near {unit} {max(1, int(malformed[3]) - 1)}, byte "
+            f"{malformed[1]} of it: {malformed[4].rstrip('. ')}"
+        )
     if first.startswith("CSV Error on Line") and "Maximum line size" in message:
         return (
             f"line {first.rpartition(':')[2].strip()} is longer than {MAX_CSV_LINE_MB} MB, the "

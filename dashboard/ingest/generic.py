@@ -110,7 +110,7 @@ def read_error(
     found = locate(plan.path, plan.kind, fmt, plan.mapping)
     if found is not None:
         return found
-    reason = reader_reason(str(error))  # the few refusals we can say in our words
+    reason = reader_reason(str(error), kind=plan.kind)  # the refusals we can say in words
     if what is None:
         return IngestError(
             f"cannot read the file as {KIND_NAMES.get(plan.kind, plan.kind)}"

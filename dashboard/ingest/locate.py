@@ -65,6 +65,67 @@ _EXPECTED = {
 }
 
 
+class _DuplicateKey(ValueError):
+    """An object of the record names a key twice (DuckDB refuses such a record)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+_STRICT = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+
+def duplicate_key(text: str) -> str | None:
+    """The first key named twice in one object of a JSON text that parses, or None."""
+    try:
+        _STRICT.decode(text)
+    except _DuplicateKey as error:
+        return error.key
+    return None
+
+
+def duplicate_key_problem(key: str) -> str:
+    return f"an object has the key {key!r} twice; each key may appear once in an object"
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string (key or value) holding half of a UTF-16 surrogate pair (`\\ud800`
+    alone), which is no character: DuckDB refuses it, Python's parser lets it through."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        texts = [current] if isinstance(current, str) else []
+        if isinstance(current, dict):
+            texts.extend(current)
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+        for text in texts:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return text
+    return None
+
+
+def lone_surrogate_problem(text: str) -> str:
+    bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+    return (
+        f"a string holds \\u{ord(bad):04x}, half of a UTF-16 surrogate pair without its "
+        "other half, which is no character; write the character itself, or both halves"
+    )
+
+
 def _name(value: Any) -> str:
     return _JSON_NAMES.get(type(value), type(value).__name__)
 
@@ -134,6 +195,9 @@ def record_problem(
         return None, f"expected a JSON object, got {_name(record)}"
     if _depth(record) > MAX_JSON_DEPTH:
         return None, NESTED_TOO_DEEP
+    lone = _lone_surrogate(record)
+    if lone is not None:
+        return None, lone_surrogate_problem(lone)
     for field in fmt.fields if fmt else ():
         source = _checked_column(field.name, mapping)
         if source is None:
@@ -172,10 +236,18 @@ def locate_jsonl(
                 file_kind="jsonl",
             )
         try:
-            value = json.loads(text)
+            value = _STRICT.decode(text)
         except RecursionError:
             return IngestError(
                 NESTED_TOO_DEEP, file=path, record=record, line=line, file_kind="jsonl"
+            )
+        except _DuplicateKey as error:
+            return IngestError(
+                duplicate_key_problem(error.key),
+                file=path,
+                record=record,
+                line=line,
+                file_kind="jsonl",
             )
         except json.JSONDecodeError as error:
             return IngestError(
@@ -213,6 +285,14 @@ class _BadRecord(json.JSONDecodeError):
         self.record_index = record_index
 
 
+class _Duplicated(_DuplicateKey):
+    """A record of a JSON array with a key twice in one object, with its index."""
+
+    def __init__(self, key: str, record_index: int) -> None:
+        super().__init__(key)
+        self.record_index = record_index
+
+
 class _TooDeep(RecursionError):
     """A record of a JSON array nested too deeply for Python's own parser."""
 
@@ -221,9 +301,10 @@ class _TooDeep(RecursionError):
         self.record_index = record_index
 
 
-def array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
-    """(index, start, end, value) of each element of a JSON array; raises at a bad one."""
-    decoder = json.JSONDecoder()
+def array_items(text: str, *, strict: bool = False) -> Iterator[tuple[int, int, int, Any]]:
+    """(index, start, end, value) of each element of a JSON array; raises at a bad one
+    (`strict`: an object with a key twice is a bad one too)."""
+    decoder = _STRICT if strict else json.JSONDecoder()
     pos = len(text) - len(text.lstrip())
     if text[pos : pos + 1] != "[":
         raise json.JSONDecodeError("expected a JSON array", text, pos)
@@ -243,6 +324,8 @@ def array_items(text: str) -> Iterator[tuple[int, int, int, Any]]:
             raise _BadRecord(error, index) from None
         except RecursionError:
             raise _TooDeep(index) from None
+        except _DuplicateKey as error:
+            raise _Duplicated(error.key, index) from None
         yield index, pos, end, value
         index, pos = index + 1, end
 
@@ -258,7 +341,7 @@ def locate_json_array(
     except UnicodeDecodeError as error:
         bad_char = len(data[: error.start].decode("utf-8"))
     try:
-        for index, _, end, value in array_items(text):
+        for index, _, end, value in array_items(text, strict=True):
             if bad_char is not None and end > bad_char:
                 return IngestError("invalid UTF-8", file=path, record=index + 1, file_kind="json")
             found = record_problem(value, fmt, mapping)
@@ -269,6 +352,13 @@ def locate_json_array(
     except _TooDeep as error:
         return IngestError(
             NESTED_TOO_DEEP, file=path, record=error.record_index + 1, file_kind="json"
+        )
+    except _Duplicated as error:
+        return IngestError(
+            duplicate_key_problem(error.key),
+            file=path,
+            record=error.record_index + 1,
+            file_kind="json",
         )
     except json.JSONDecodeError as error:
         failed_at = error.record_index if isinstance(error, _BadRecord) else None

@@ -28,6 +28,8 @@ from dashboard.ingest.locate import (
     csv_cells,
     csv_problems,
     csv_records,
+    duplicate_key,
+    duplicate_key_problem,
     jsonl_records,
     record_problem,
 )
@@ -65,6 +67,8 @@ def _jsonl_rejects(path: Path, data: bytes) -> Iterator[tuple[int, int, int, Rej
         else:
             found = record_problem(value, None, {})
             problem = found[1] if found else None
+            if problem is None and (twice := duplicate_key(raw.decode("utf-8"))) is not None:
+                problem = duplicate_key_problem(twice)
         reject = None
         if problem is not None:
             error = IngestError(problem, file=path, record=record, line=line, file_kind="jsonl")

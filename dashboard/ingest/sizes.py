@@ -9,12 +9,18 @@ soon as the scan reaches the limit: the pass costs about 1 s per GB of file, its
 chunk. A JSON array on one long line is then scanned element by element, so a big array
 written without line breaks is still read.
 
+A CSV file may have at most `MAX_CSV_COLUMNS` columns: DuckDB's CSV reader needs about 1.8 s
+and 110 MB more for 10,000 columns and ran out of memory on 100,000 (measured with duckdb
+1.5.5), so a wider header is refused, counted, before it reads the file.
+
 The limit: `max_record_mb` (`judgeboard import --max-record-mb`), else the environment's
 JUDGEBOARD_MAX_RECORD_MB, else 64 MB.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import re
 from pathlib import Path
@@ -25,6 +31,7 @@ DEFAULT_MAX_RECORD_MB = 64.0
 MAX_RECORD_ENV = "JUDGEBOARD_MAX_RECORD_MB"
 CHUNK_BYTES = 4 * 1024 * 1024
 MB = 1024 * 1024
+MAX_CSV_COLUMNS = 10_000
 _JSON_TOKENS = re.compile(rb'[\\"\[\]{},]')
 
 
@@ -116,13 +123,30 @@ def first_long_element(path: Path, limit: int) -> tuple[int, int] | None:
     return None
 
 
+def csv_columns(path: Path) -> int:
+    """How many columns the header (the first line) of a CSV file names. Called after the
+    size scan, so the line is at most the record limit."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        header = handle.readline()
+    return len(next(csv.reader(io.StringIO(header)), []))
+
+
 def check_record_sizes(path: Path, kind: str, *, limit: int) -> None:
-    """Refuse a JSONL, JSON or CSV file holding a record longer than `limit` bytes, naming
-    it; Parquet is read column by column and is not scanned."""
+    """Refuse a JSONL, JSON or CSV file holding a record longer than `limit` bytes, or a CSV
+    file of more than MAX_CSV_COLUMNS columns, naming it; Parquet is read column by column
+    and is not scanned."""
     if kind not in ("jsonl", "json", "csv"):
         return
     line = first_long_line(path, limit)
     if line is None:
+        if kind == "csv" and (width := csv_columns(path)) > MAX_CSV_COLUMNS:
+            raise IngestError(
+                f"its header names {width:,} columns; judgeboard reads at most "
+                f"{MAX_CSV_COLUMNS:,} (keep the columns the format needs, and any extra "
+                "ones you want kept)",
+                file=path,
+                line=1,
+            )
         return
     if kind == "json":
         found = first_long_element(path, limit)
