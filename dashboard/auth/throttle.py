@@ -104,15 +104,23 @@ def _refusal(counts: dict, name: str, client: str, now: float) -> str | None:
     return None
 
 
-def _count_failure(counts: dict, name: str, client: str, now: float) -> None:
+def _count_attempt(counts: dict, name: str, client: str, now: float) -> None:
+    """Count an attempt as failed before its check: attempts made in parallel then each see
+    the others' waits, as attempts one after the other do."""
+    for kind, key in (("names", name), ("clients", client)):
+        entry = counts[kind].setdefault(key, {"failures": 0})
+        entry["failures"] = int(entry["failures"]) + 1
+        entry["last"] = now
+
+
+def _settle_failure(counts: dict, name: str, client: str, now: float) -> None:
+    """After a wrong password: lock what has failed too often, log, forget old counts."""
     for kind, key, lock_after in (
         ("names", name, LOCK_NAME_AFTER),
         ("clients", client, LOCK_CLIENT_AFTER),
     ):
-        entry = counts[kind].setdefault(key, {"failures": 0})
-        entry["failures"] = int(entry["failures"]) + 1
-        entry["last"] = now
-        if entry["failures"] >= lock_after and not entry.get("locked"):
+        entry = counts[kind].setdefault(key, {"failures": 1, "last": now})
+        if int(entry["failures"]) >= lock_after and not entry.get("locked"):
             entry["locked"] = True
             log.error("sign-in locked for %s %r after %d failures", kind[:-1], key, lock_after)
     log.warning(
@@ -121,7 +129,7 @@ def _count_failure(counts: dict, name: str, client: str, now: float) -> None:
         client,
         counts["names"][name]["failures"],
     )
-    for kind in ("names", "clients"):  # forget old, unlocked counts
+    for kind in ("names", "clients"):
         for key in [
             k
             for k, e in counts[kind].items()
@@ -134,21 +142,24 @@ def sign_in(
     users_file: Path, name: str, password: str, *, client: str, now: float | None = None
 ) -> User:
     """The user for this name and password, or SignInRefused: a wrong pair, or an attempt
-    during a name's or client's wait, or for a locked one. The lock is held while the
-    password is checked, so parallel attempts are counted one after the other."""
+    during a name's or client's wait, or for a locked one. The attempt is counted before the
+    password is checked (outside the lock: a check costs a scrypt), and the count cleared
+    if it was right."""
     moment = time.time() if now is None else now
     name, client = name.strip(), client or "unknown"
     with _locked(users_file) as counts:
         if refusal := _refusal(counts, name, client, moment):
             log.warning("refused sign-in for name %r from client %s: %s", name, client, refusal)
             raise SignInRefused(refusal)
-        user = verify(users_file, name, password)
+        _count_attempt(counts, name, client, moment)
+    user = verify(users_file, name, password)
+    with _locked(users_file) as counts:
         if user is None:
-            _count_failure(counts, name, client, moment)
+            _settle_failure(counts, name, client, moment)
             raise SignInRefused("Wrong name or password.")
         counts["names"].pop(name, None)
         counts["clients"].pop(client, None)
-        return user
+    return user
 
 
 def unlock(users_file: Path, *, name: str | None = None, client: str | None = None) -> bool:
