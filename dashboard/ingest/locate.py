@@ -34,6 +34,13 @@ from dashboard.ingest.formats import (
     Format,
 )
 from dashboard.ingest.mapping import FieldMap
+from dashboard.ingest.strict_json import (
+    STRICT,
+    DuplicateKey,
+    duplicate_key_problem,
+    lone_surrogate,
+    lone_surrogate_problem,
+)
 
 _JSON_NAMES = {
     str: "a string",
@@ -63,67 +70,6 @@ _EXPECTED = {
     PROBABILITY: "a probability in (0, 1]",
     OBJECT: "a JSON object",
 }
-
-
-class _DuplicateKey(ValueError):
-    """An object of the record names a key twice (DuckDB refuses such a record)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen[key] = value
-    return seen
-
-
-_STRICT = json.JSONDecoder(object_pairs_hook=_unique_pairs)
-
-
-def duplicate_key(text: str) -> str | None:
-    """The first key named twice in one object of a JSON text that parses, or None."""
-    try:
-        _STRICT.decode(text)
-    except _DuplicateKey as error:
-        return error.key
-    return None
-
-
-def duplicate_key_problem(key: str) -> str:
-    return f"an object has the key {key!r} twice; each key may appear once in an object"
-
-
-def _lone_surrogate(value: Any) -> str | None:
-    """The first string (key or value) holding half of a UTF-16 surrogate pair (`\\ud800`
-    alone), which is no character: DuckDB refuses it, Python's parser lets it through."""
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        texts = [current] if isinstance(current, str) else []
-        if isinstance(current, dict):
-            texts.extend(current)
-            stack.extend(current.values())
-        elif isinstance(current, list):
-            stack.extend(current)
-        for text in texts:
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                return text
-    return None
-
-
-def lone_surrogate_problem(text: str) -> str:
-    bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
-    return (
-        f"a string holds \\u{ord(bad):04x}, half of a UTF-16 surrogate pair without its "
-        "other half, which is no character; write the character itself, or both halves"
-    )
 
 
 def _name(value: Any) -> str:
@@ -195,7 +141,7 @@ def record_problem(
         return None, f"expected a JSON object, got {_name(record)}"
     if _depth(record) > MAX_JSON_DEPTH:
         return None, NESTED_TOO_DEEP
-    lone = _lone_surrogate(record)
+    lone = lone_surrogate(record)
     if lone is not None:
         return None, lone_surrogate_problem(lone)
     for field in fmt.fields if fmt else ():
@@ -236,12 +182,12 @@ def locate_jsonl(
                 file_kind="jsonl",
             )
         try:
-            value = _STRICT.decode(text)
+            value = STRICT.decode(text)
         except RecursionError:
             return IngestError(
                 NESTED_TOO_DEEP, file=path, record=record, line=line, file_kind="jsonl"
             )
-        except _DuplicateKey as error:
+        except DuplicateKey as error:
             return IngestError(
                 duplicate_key_problem(error.key),
                 file=path,
@@ -285,7 +231,7 @@ class _BadRecord(json.JSONDecodeError):
         self.record_index = record_index
 
 
-class _Duplicated(_DuplicateKey):
+class _Duplicated(DuplicateKey):
     """A record of a JSON array with a key twice in one object, with its index."""
 
     def __init__(self, key: str, record_index: int) -> None:
@@ -304,7 +250,7 @@ class _TooDeep(RecursionError):
 def array_items(text: str, *, strict: bool = False) -> Iterator[tuple[int, int, int, Any]]:
     """(index, start, end, value) of each element of a JSON array; raises at a bad one
     (`strict`: an object with a key twice is a bad one too)."""
-    decoder = _STRICT if strict else json.JSONDecoder()
+    decoder = STRICT if strict else json.JSONDecoder()
     pos = len(text) - len(text.lstrip())
     if text[pos : pos + 1] != "[":
         raise json.JSONDecodeError("expected a JSON array", text, pos)
@@ -324,7 +270,7 @@ def array_items(text: str, *, strict: bool = False) -> Iterator[tuple[int, int, 
             raise _BadRecord(error, index) from None
         except RecursionError:
             raise _TooDeep(index) from None
-        except _DuplicateKey as error:
+        except DuplicateKey as error:
             raise _Duplicated(error.key, index) from None
         yield index, pos, end, value
         index, pos = index + 1, end

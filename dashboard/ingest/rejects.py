@@ -28,12 +28,11 @@ from dashboard.ingest.locate import (
     csv_cells,
     csv_problems,
     csv_records,
-    duplicate_key,
-    duplicate_key_problem,
     jsonl_records,
     record_problem,
 )
 from dashboard.ingest.plan import REJECTS_SUFFIX, FilePlan, Readable, Reject
+from dashboard.ingest.strict_json import duplicate_key, duplicate_key_problem
 
 _COPY_PREFIX = "judgeboard-readable-"
 
