@@ -5,8 +5,8 @@ memory, several times over, before they can refuse it: one 2 GB line took 38 s a
 of memory. So every JSONL, JSON and CSV file is first scanned in a streaming pass over its
 bytes, in chunks of at most `CHUNK_BYTES` (and never more than the limit), and a record past
 the limit is refused, naming the file and the line (or the array element and its byte), as
-soon as the scan reaches the limit: the pass costs about 1 s per GB of file, its memory one
-chunk. A JSON array on one long line is then scanned element by element, so a big array
+soon as the scan reaches the limit: the pass costs about 0.35 s per GB of a cached file, its
+memory one chunk. A JSON array on one long line is then scanned element by element, so a big array
 written without line breaks is still read.
 
 A CSV file may have at most `MAX_CSV_COLUMNS` columns: DuckDB's CSV reader needs about 1.8 s
@@ -66,23 +66,35 @@ def _fix() -> str:
 def first_long_line(path: Path, limit: int) -> int | None:
     """The 1-based number of the first line longer than `limit` bytes, or None. Reads in
     chunks no longer than `limit`, so a line that lies within one chunk is short enough and
-    only the line running across chunk ends is counted; it stops once that count passes."""
+    only the line running across chunk ends is measured; it stops once that passes the
+    limit. Lines are counted only then, in a second pass up to that line's start."""
     size = max(1, min(CHUNK_BYTES, limit))
     buffer = bytearray(size)
-    current, line = 0, 1
+    current, offset, line_start = 0, 0, 0
     with open(path, "rb", buffering=0) as handle:
         while n := handle.readinto(buffer):
             first = buffer.find(b"\n", 0, n)
             if first < 0:
                 current += n
                 if current > limit:
-                    return line
-                continue
-            if current + first > limit:
-                return line
-            line += buffer.count(b"\n", 0, n)
-            current = n - buffer.rfind(b"\n", 0, n) - 1
+                    return _line_at(path, line_start)
+            elif current + first > limit:
+                return _line_at(path, line_start)
+            else:
+                last = buffer.rfind(b"\n", 0, n)
+                line_start, current = offset + last + 1, n - last - 1
+            offset += n
     return None
+
+
+def _line_at(path: Path, position: int) -> int:
+    """The 1-based number of the line that starts at byte `position`."""
+    line = 1
+    with open(path, "rb", buffering=0) as handle:
+        while position > 0 and (chunk := handle.read(min(CHUNK_BYTES, position))):
+            line += chunk.count(b"\n")
+            position -= len(chunk)
+    return line
 
 
 def first_long_element(path: Path, limit: int) -> tuple[int, int] | None:

@@ -133,3 +133,15 @@ def test_memory_is_bounded_by_the_scan_not_the_record(tmp_path: Path) -> None:
     assert "line 1: the record is longer than 64 MB" in stderr
     # One scan chunk is 4 MB; DuckDB never sees the file.
     assert peak - baseline < 32, (baseline, peak)
+
+
+@pytest.mark.parametrize(
+    ("limit", "expected"), [(30, 51), (99, 51), (100, 55), (101, None), (5000, None)]
+)
+def test_the_first_long_line_is_counted_right_whatever_the_chunks(
+    tmp_path: Path, limit: int, expected: int | None
+) -> None:
+    # Chunks are at most `limit` bytes, so small limits put lines across many chunk ends.
+    path = tmp_path / "lines.txt"
+    path.write_text("\n".join(["x" * 10] * 50 + ["y" * 100] + ["z" * 10] * 3 + ["w" * 101]))
+    assert first_long_line(path, limit) == expected
