@@ -125,3 +125,18 @@ def test_the_text_is_toml_with_quotes_escaped() -> None:
     assert data["judges"][0]["model"] == 'openai/a"b'
     assert data["judges"][0]["family"] == "x\\y"
     assert "input_cost_per_token" not in data["judges"][0]  # None: LiteLLM's price map
+
+
+def test_the_form_says_which_key_goes_to_the_api_base(
+    app: AppTest, panels: Path, server: JudgeServer, sample_store: Store
+) -> None:
+    """The key rule on the form: a named variable (never its value) goes to the api_base;
+    with none named, no key is sent there."""
+    _open(app)
+    _fill(app, model="openai/local-judge", api_base=server.url, panel="keyless")
+    captions = [c.value for c in app.caption]
+    assert any("Key: none is sent to" in c and "no key variable named" in c for c in captions)
+    _fill(app, key_env="MY_LOCAL_KEY", panel="keyed")
+    captions = [c.value for c in app.caption]
+    assert any("Key: the value of MY\\_LOCAL\\_KEY is sent to" in c for c in captions), captions
+    assert load_panel(panels / "keyed.toml").judges[0].api_key_env == "MY_LOCAL_KEY"
