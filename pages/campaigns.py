@@ -47,6 +47,7 @@ def _create(dataset: str | None, creator: str) -> None:
             overlap=int(overlap),
             hold_minutes=float(hold),
             created_by=creator or None,
+            actor=ui.actor(),
         )
     except CampaignError as error:
         st.error(ui.md_escape(error))
