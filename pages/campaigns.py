@@ -117,5 +117,6 @@ found = ui.cached(campaigns.list_campaigns)
 if not found:
     st.info("No campaign yet.")
 for campaign in found:
-    with st.expander(campaign.name, expanded=campaign is found[0]):
+    # a name is a person's text: a label is Markdown, so it is escaped
+    with st.expander(ui.md_escape(campaign.name), expanded=campaign is found[0]):
         _show(campaign)
