@@ -64,6 +64,13 @@ def actor() -> User | None:
     return auth.current_user()
 
 
+def labeller_name() -> str | None:
+    """The signed-in labeller's name: they see only their own labels where a page lists
+    people's (other people's labels are an admin's to see); None for an admin or no sign-in."""
+    user = auth.current_user()
+    return None if user is None or user.is_admin else user.name
+
+
 def may_administer(what: str) -> bool:
     """True for an admin, or with no sign-in; otherwise says that a labeller may not do
     `what` (e.g. "import or delete data")."""

@@ -94,3 +94,31 @@ def test_an_admin_gets_the_controls(app_for, accounts: Store) -> None:
     assert any(label.startswith("Ratings (") for label in _downloads(app))
     _open(app, "overview")
     assert "Download report (HTML)" in _downloads(app)
+
+
+def _rated_by_two(store: Store) -> tuple[str, list[str]]:
+    with store.connection() as con:
+        found = con.execute(
+            "SELECT response_id, list(DISTINCT rater ORDER BY rater) FROM ratings "
+            "WHERE rater_kind = 'human' GROUP BY response_id "
+            "HAVING count(DISTINCT rater) >= 2 ORDER BY response_id LIMIT 1"
+        ).fetchone()
+    assert found is not None, "the sample has an answer two people rated"
+    return str(found[0]), list(found[1])
+
+
+@pytest.mark.parametrize("name", ["lee", "ada"])
+def test_a_labeller_sees_only_their_own_labels_in_the_detail(
+    app_for, accounts: Store, name: str
+) -> None:
+    response_id, raters = _rated_by_two(accounts)
+    app = _signed_in(app_for(accounts), name)
+    app.query_params["item"] = response_id
+    app.switch_page(page_path("failures")).run()
+    assert not app.exception, app.exception
+    people = [t for t in texts(app, "text") if t.split(" · ")[0] in raters]
+    hidden = [c for c in texts(app, "caption") if "only an admin sees them" in c]
+    if name == "lee":
+        assert people == [] and hidden, (people, hidden)
+    else:
+        assert {t.split(" · ")[0] for t in people} == set(raters) and not hidden
