@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import ui
+from dashboard.auth.roles import RoleError
 from dashboard.settings import pages_dir
 from dashboard.store import StoreError
 from dashboard.ui import auth, serving, tables_fit
@@ -41,5 +42,7 @@ try:
             if text := ui.earlier_note():
                 note.caption(text)
         ui.end_run()
+except RoleError as error:  # a labeller reached an admin's work: it refused, nothing was done
+    st.error(ui.md_escape(error))
 except StoreError as error:  # the disk, the database file or its journal: one line, no trace
     ui.show_fault(error)

@@ -47,6 +47,7 @@ def _create(dataset: str | None, creator: str) -> None:
             overlap=int(overlap),
             hold_minutes=float(hold),
             created_by=creator or None,
+            actor=ui.actor(),
         )
     except CampaignError as error:
         st.error(ui.md_escape(error))
@@ -116,5 +117,6 @@ found = ui.cached(campaigns.list_campaigns)
 if not found:
     st.info("No campaign yet.")
 for campaign in found:
-    with st.expander(campaign.name, expanded=campaign is found[0]):
+    # a name is a person's text: a label is Markdown, so it is escaped
+    with st.expander(ui.md_escape(campaign.name), expanded=campaign is found[0]):
         _show(campaign)

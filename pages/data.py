@@ -105,6 +105,7 @@ if ui.may_administer("import or delete data"):
                     mapping=mapping,
                     on_error="skip" if skip else "fail",
                     replace=replace,
+                    actor=ui.actor(),
                     on_progress=lambda stage, f: bar.progress(
                         f if f is not None else 1.0, text=ui.md_escape(stage)
                     ),
@@ -138,11 +139,12 @@ if ui.may_administer("import or delete data"):
 
 if datasets:
     st.subheader("Export")
-    downloads.export_download_buttons(ui.filters().dataset)
+    if ui.may_administer("export the labels (they hold every person's)"):
+        downloads.export_download_buttons(ui.filters().dataset)
 
 # How EM and F1 combine several references, per dataset (dashboard.metrics.reference).
 rules = ui.cached(reference.reference_rules)
-if rules:
+if rules and ui.may_administer("change a dataset's reference rule"):
     st.subheader("Reference rule (EM and F1)")
     st.caption(
         "With several references, open QA (SQuAD, NQ-open, RAG) takes the maximum over them; "
@@ -170,5 +172,5 @@ if rules:
             key="jb_rule_choice",
         )
         if st.form_submit_button("Apply and rescore", key="jb_rule_apply"):
-            rescored = ui.write(reference.set_reference_rule, rule_dataset, rule)
+            rescored = ui.write(reference.set_reference_rule, rule_dataset, rule, actor=ui.actor())
             _done("success", f"EM and F1 by {rule}: rescored {rescored:,} responses.", [])

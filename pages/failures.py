@@ -99,7 +99,7 @@ def _detail(response_id: str) -> None:
         st.warning("That answer is no longer in the database.")
         return
     st.divider()
-    widgets.show_detail(detail, open_contexts=True)
+    widgets.show_detail(detail, open_contexts=True, people_of=ui.labeller_name())
 
 
 st.title("Failures")

@@ -38,9 +38,10 @@ with panel_column:
 with pool_column:
     pool = pickers.pool_checkbox(key="jb_overview_pool")
 links.publish(LINKS)
-downloads.report_download_button(
-    MetricsRequest(dataset=dataset, rubric=rubric, panel=panel, pool_raters=pool, by=field)
-)
+if ui.may_administer("download the report (it holds every person's labels)"):
+    downloads.report_download_button(
+        MetricsRequest(dataset=dataset, rubric=rubric, panel=panel, pool_raters=pool, by=field)
+    )
 selection = Selection(dataset, rubric, systems, panel=panel)
 
 with st.spinner("Computing the metrics…"):

@@ -119,3 +119,44 @@ def two_systems(store: Store) -> dict[str, list]:
                 ratings.append(rating(resp, "ana", h, kind="human"))
     store.add_ratings(ratings)
     return {"items": items, "good": good, "bad": bad}
+
+
+# Text people and models write, with Markdown and bare URLs in it: it must show as typed.
+CAMPAIGN_NAME = "**bold** [x](http://127.0.0.1/)"
+URL_ANSWER = "Paris, see http://127.0.0.1:9/answer or www.example.org or ana@example.org"
+URL_CONTEXT = "Paris is the capital of France, see http://127.0.0.1:9/context and **here**."
+URL_DATASET = "links"
+
+
+def user_text(store: Store) -> None:
+    """A dataset whose questions, answers and contexts carry bare URLs and Markdown, and a
+    campaign over it named with Markdown (CAMPAIGN_NAME)."""
+    from dashboard.campaigns import campaigns
+    from dashboard.judging.rubrics import load_rubric
+
+    items = [
+        item(
+            URL_DATASET,
+            n,
+            refs=("Paris capital France",),
+            reference_context=URL_CONTEXT,
+            document=f"http://127.0.0.1:9/d{n}",
+        )
+        for n in range(2)
+    ]
+    answers = [
+        Response(
+            content_id(it.item_id, "sys"), it.item_id, it.dataset, "sys", URL_ANSWER, (URL_CONTEXT,)
+        )
+        for it in items
+    ]
+    store.add_items(items, answers)
+    campaigns.create_campaign(
+        store,
+        CAMPAIGN_NAME,
+        load_rubric("likert-rag"),
+        dataset=URL_DATASET,
+        rule="random",
+        size=2,
+        created_by="ada",
+    )

@@ -10,6 +10,9 @@ parameters (n=2^14 before) is still verified with its own and replaced at the ne
 successful sign-in. `secret` signs the sign-in tokens the dashboard keeps
 in a browser cookie (`session_token`); a token names the user and its expiry, and covers the
 user's password hash, so changing a password or removing a user ends their sessions.
+Signing out revokes the token on the server: the file keeps a digest of each revoked token
+(`"revoked": {sha256: expiry}`) until it would have expired, and such a token is refused
+everywhere, whichever browser still holds it.
 
 Where: `JUDGEBOARD_USERS`, else `judgeboard-users.json` beside the database. No file means
 no sign-in: the dashboard runs as before (for one person on 127.0.0.1) and says so.
@@ -226,18 +229,48 @@ def session_token(path: Path, user: User, *, now: float | None = None) -> str:
     return f"{user.name}|{expires}|{_signature(data['secret'], user.name, expires, entry)}"
 
 
-def user_of_token(path: Path, token: str | None, *, now: float | None = None) -> User | None:
-    """The user a token names, if it is signed by this file, unexpired and still valid."""
-    if not token or not path.exists():
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _valid(data: dict, token: str | None, now: float) -> tuple[User, int] | None:
+    """The user a token names and its expiry, when this file signed it and it is unexpired
+    and not revoked."""
+    if not token:
         return None
     parts = token.split("|")
     if len(parts) != 3 or not parts[1].isdigit():
         return None
     name, expires, signature = parts[0], int(parts[1]), parts[2]
-    data = _read(path)
     entry = data["users"].get(name)
-    if entry is None or expires < (now or time.time()):
+    if entry is None or expires < now or _digest(token) in data.get("revoked", {}):
         return None
     if not hmac.compare_digest(signature, _signature(data["secret"], name, expires, entry)):
         return None
-    return User(name, entry["role"])
+    return User(name, entry["role"]), expires
+
+
+def user_of_token(path: Path, token: str | None, *, now: float | None = None) -> User | None:
+    """The user a token names, if it is signed by this file, unexpired, not revoked (signed
+    out) and still valid."""
+    if not token or not path.exists():
+        return None
+    found = _valid(_read(path), token, now or time.time())
+    return found[0] if found else None
+
+
+def revoke_token(path: Path, token: str | None, *, now: float | None = None) -> bool:
+    """Sign a token out everywhere: from now on `user_of_token` refuses it. The digests of
+    expired tokens are dropped meanwhile (they are refused anyway). False when the token was
+    not valid (nothing to revoke)."""
+    if not token or not path.exists():
+        return False
+    data, moment = _read(path), now or time.time()
+    found = _valid(data, token, moment)
+    if found is None:
+        return False
+    revoked = {d: e for d, e in data.get("revoked", {}).items() if e >= moment}
+    revoked[_digest(token)] = found[1]
+    data["revoked"] = revoked
+    _write(path, data)
+    return True

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
+from dashboard.auth.roles import require_admin
+from dashboard.auth.users import User
 from dashboard.campaigns import campaigns_sql as sql
 from dashboard.campaigns.campaigns_sql import Assignment, Campaign as Campaign, PersonCount
 from dashboard.ids import utc_now
@@ -65,8 +67,11 @@ def create_campaign(
     overlap: int = 1,
     hold_minutes: float = DEFAULT_HOLD_MINUTES,
     created_by: str | None = None,
+    actor: User | None = None,
 ) -> Progress:
-    """Create a campaign and choose its responses; refuses a name in use or an empty set."""
+    """Create a campaign and choose its responses; refuses a name in use or an empty set, and
+    a signed-in labeller (`actor`)."""
+    require_admin(actor, "create campaigns")
     name = (name or "").strip()
     if not name:
         raise CampaignError("Give the campaign a name.")

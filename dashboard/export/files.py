@@ -35,6 +35,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dashboard.auth.roles import require_admin
+from dashboard.auth.users import User
 from dashboard.export import export_sql
 from dashboard.export.export_sql import ExportCounts as ExportCounts
 from dashboard.partials import clear_stale, partial_path
@@ -150,9 +152,17 @@ def export_counts(
 
 
 def export_bytes(
-    store: Store, kind: str, *, fmt: str, dataset: str | None = None, unrated: bool = True
+    store: Store,
+    kind: str,
+    *,
+    fmt: str,
+    dataset: str | None = None,
+    unrated: bool = True,
+    actor: User | None = None,
 ) -> bytes:
-    """One kind of export as bytes, for a download button; empty when it has no rows."""
+    """One kind of export as bytes, for a download button; empty when it has no rows. An
+    admin's (`actor`): it holds every person's labels."""
+    require_admin(actor, "export labels")
     if kind not in ALL_KINDS or fmt not in FORMATS:
         raise ExportError(f"unknown export {kind!r} as {fmt!r}")
     with tempfile.TemporaryDirectory(prefix="judgeboard-export-") as directory:

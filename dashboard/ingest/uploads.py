@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from dashboard.auth.roles import require_admin
+from dashboard.auth.users import User
 from dashboard.ingest import ImportReport, IngestError, ProgressCallback, import_path
 from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.detect import detect_format, file_kind, is_generic, mapped_columns
@@ -279,10 +281,12 @@ def import_staged(
     on_error: str = "fail",
     on_progress: ProgressCallback | None = None,
     replace: bool = False,
+    actor: User | None = None,
 ) -> UploadResult:
     """Import an upload in one transaction; raises UploadError and writes nothing when the
     file is bad (unless on_error is "skip": then the bad records' rejects file comes back).
-    `replace` is `--replace` (`ingest.replacing`)."""
+    `replace` is `--replace` (`ingest.replacing`). An admin's (`actor`)."""
+    require_admin(actor, "import data")
     if not (dataset or "").strip() and is_generic(staged.path):
         raise UploadError(
             f"{staged.name}: a file named so says nothing of which data it holds (two "

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dashboard.auth.roles import require_admin
+from dashboard.auth.users import User
 from dashboard.ids import utc_now
 from dashboard.judging import few_shot_sql as sql
 from dashboard.judging.plan import PlanError
@@ -69,9 +71,10 @@ def seed_of(rubric: Rubric) -> int:
     return int(rubric.version.rsplit("-seed", 1)[1].split("-", 1)[0])
 
 
-def record_examples(store: Store, rubric: Rubric) -> int:
+def record_examples(store: Store, rubric: Rubric, *, actor: User | None = None) -> int:
     """Record which labels a few-shot rubric version uses (nothing for a plain rubric), before
-    its run: a killed run's ratings are held out the same way."""
+    its run: a killed run's ratings are held out the same way. An admin's (`actor`)."""
+    require_admin(actor, "record a few-shot rubric version")
     if not rubric.examples:
         return 0
     with store.write_lock, store.connection() as con, transaction(con):

@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from dashboard.auth.roles import User, require_admin
 from dashboard.ids import new_id, utc_now
 from dashboard.judging import calls_sql as sql
 from dashboard.judging.calls import CallOutcome, call_with_retries
@@ -65,8 +66,7 @@ class _Run:
         on_failure: Failure | None = None,
         cancel: threading.Event | None = None,
     ) -> None:
-        self.store = store
-        self.plan = plan
+        self.store, self.plan = store, plan
         self.rubric = plan.rubric
         self.run_id = new_id()
         in_flight = sum(judge.concurrency for judge in plan.panel.judges)
@@ -80,8 +80,7 @@ class _Run:
         self.tallies = {j.name: Tally() for j in plan.panel.judges}
         self.on_progress = on_progress
         self.flush_every_s = flush_every_s
-        self.done = 0
-        self.total = len(plan.calls)
+        self.done, self.total = 0, len(plan.calls)
         self.pending_writes = False
         self.flush_lock = asyncio.Lock()
         self.stopped = asyncio.Event()
@@ -360,14 +359,15 @@ async def run_plan(
     final_wait_s: float | None = None,
     on_failure: Failure | None = None,
     cancel: threading.Event | None = None,
+    actor: User | None = None,
 ) -> RunSummary:
     """Make the plan's calls and store every result; `on_progress(done, total)` after each,
     `on_failure(judge, line)` after each failed one. When `cancel` is set, no further call
     starts; the calls in flight finish and are stored, and the summary says `cancelled`.
-
     `flush_every_s` (default FLUSH_EVERY_S) is how often results are merged into DuckDB; at
     the end the merge waits up to `final_wait_s` (default: the store's wait) for a busy
-    database."""
+    database. A signed-in labeller (`actor`) is refused before any call: calls cost money."""
+    require_admin(actor, "run judges")
     run = _Run(
         store,
         plan,

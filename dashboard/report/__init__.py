@@ -17,6 +17,8 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from dashboard.auth.roles import require_admin
+from dashboard.auth.users import User
 from dashboard.metrics.output import MetricsRequest
 from dashboard.metrics.panels import panel_text
 from dashboard.partials import clear_stale, partial_path
@@ -106,9 +108,12 @@ def build_report(
     *,
     worst_n: int = DEFAULT_WORST,
     generated_utc: datetime | None = None,
+    actor: User | None = None,
 ) -> str:
     """The report of the numbers `request` asks for (None: every dataset; a section per
-    slice of the items with `by`), with the `worst_n` worst-rated answers."""
+    slice of the items with `by`), with the `worst_n` worst-rated answers. An admin's
+    (`actor`): it shows every person's labels."""
+    require_admin(actor, "download the report")
     return render(gather(store, request, worst_n=worst_n, generated_utc=generated_utc))
 
 

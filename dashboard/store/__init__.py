@@ -18,6 +18,8 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from dashboard.auth.roles import require_admin
+from dashboard.auth.users import User
 from dashboard.store import reads, writes
 from dashboard.store.connection import Connection, Database, DatabaseError, transaction
 from dashboard.store.errors import (
@@ -322,10 +324,11 @@ class Store:
         with self.connection(wait_s=wait_s) as con:
             return reads.fingerprint(con)
 
-    def delete_dataset(self, name: str) -> None:
+    def delete_dataset(self, name: str, *, actor: User | None = None) -> None:
         """Delete a dataset and everything of it. Spooled writes are applied first (by
         `connection`), so they go with it; a judge run still writing to the dataset leaves
         its late rows without their responses, and every metric (which joins responses)
-        ignores them."""
+        ignores them. An admin's (`actor`)."""
+        require_admin(actor, "delete data")
         with self.write_lock, self.connection() as con, transaction(con):
             writes.delete_dataset(con, name)

@@ -6,7 +6,8 @@ writes through `ui.write(fn, ...)`, so the next reads see the write. The pieces:
 
 - `session.py`: the store every session shares, the script run's lifecycle, cached reads
   (`cached`, `cached_recent`, `soon`), writes and the faults of the database file;
-- `sidebar.py`: the dataset filter and who labels (`filters()`), and `may_administer`;
+- `sidebar.py`: the dataset filter and who labels (`filters()`), `actor` (who asks for an
+  admin's work), `labeller_name` and `may_administer`;
 - `text.py`: text from the data shown as plain text (`show_text`), or escaped for Markdown
   (`md_escape`).
 
@@ -43,7 +44,9 @@ from dashboard.ui.sidebar import (
     DATASET_KEY as DATASET_KEY,
     DATASET_LINK as DATASET_LINK,
     Filters as Filters,
+    actor as actor,
     filters as filters,
+    labeller_name as labeller_name,
     may_administer as may_administer,
     show_sidebar as show_sidebar,
 )

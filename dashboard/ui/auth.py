@@ -20,9 +20,13 @@ from dashboard.settings import resolve_db_path
 
 TOKEN_KEY = "jb_session_token"
 COOKIE = "jb_session"
+# Set from the page: Streamlit gives an app no response header to set it with, so the cookie
+# cannot be HttpOnly; SameSite=Strict, and Secure when the page came over HTTPS. A stolen
+# token is refused once its owner signs out (`users.revoke_token`).
 _COOKIE_SCRIPT = (
     "<script>window.parent.document.cookie = "
-    "'%(name)s=%(value)s; path=/; max-age=%(age)d; SameSite=Strict';</script>"
+    "'%(name)s=%(value)s; path=/; max-age=%(age)d; SameSite=Strict' + "
+    "(window.parent.location.protocol === 'https:' ? '; Secure' : '');</script>"
 )
 COOKIE_KEY = "jb_cookie_pending"
 
@@ -92,7 +96,10 @@ def _sign_in(name: str, password: str) -> None:
 
 
 def sign_out() -> None:
-    st.session_state.pop(TOKEN_KEY, None)
+    """Revoke the session's token on the server (and the one the browser sent, were it
+    another), so that no browser holding it is signed in any more; clear the cookie."""
+    for token in {st.session_state.pop(TOKEN_KEY, None), st.context.cookies.get(COOKIE)}:
+        users.revoke_token(users_file(), token)
     st.session_state[COOKIE_KEY] = ""
 
 

@@ -33,6 +33,8 @@ def drilldown_section(result: Calibration, selection: Selection) -> None:
     if not result.judges:
         return
     st.markdown("**Behind a cell of the confusion table**")
+    if not ui.may_administer("see which person gave which label"):
+        return
     judges = [j.judge for j in result.judges]
     left, middle, right = st.columns(3)
     judge = left.selectbox("Judge", judges, key=f"{KEY}_judge")

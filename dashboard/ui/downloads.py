@@ -12,6 +12,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from dashboard import ui
+from dashboard.auth.users import User
 from dashboard.export.files import (
     ALL_KINDS,
     FORMATS,
@@ -28,20 +29,22 @@ def report_file_name(dataset: str | None) -> str:
     return download_name("report", fmt="html", dataset=dataset)
 
 
-def _report_builder(store: Store, request: MetricsRequest) -> Callable[[], bytes]:
+def _report_builder(
+    store: Store, request: MetricsRequest, actor: User | None
+) -> Callable[[], bytes]:
     def build() -> bytes:
         from dashboard.report import build_report  # plotly.js is read only when asked for
 
-        return build_report(store, request).encode("utf-8")
+        return build_report(store, request, actor=actor).encode("utf-8")
 
     return build
 
 
 def _export_builder(
-    store: Store, kind: str, fmt: str, dataset: str | None, unrated: bool = True
+    store: Store, kind: str, fmt: str, dataset: str | None, unrated: bool, actor: User | None
 ) -> Callable[[], bytes]:
     def build() -> bytes:
-        return export_bytes(store, kind, fmt=fmt, dataset=dataset, unrated=unrated)
+        return export_bytes(store, kind, fmt=fmt, dataset=dataset, unrated=unrated, actor=actor)
 
     return build
 
@@ -51,7 +54,7 @@ def report_download_button(request: MetricsRequest, *, key: str = "jb_report_dow
     datasets), rubric, panel, pooling and grouping (see `dashboard.report.build_report`)."""
     st.download_button(
         "Download report (HTML)",
-        data=_report_builder(ui.get_store(), request),
+        data=_report_builder(ui.get_store(), request, ui.actor()),
         file_name=report_file_name(request.dataset),
         mime="text/html",
         on_click="ignore",
@@ -97,7 +100,7 @@ def export_download_buttons(dataset: str | None, *, key: str = "jb_export") -> N
         with column:
             st.download_button(
                 f"{LABELS[kind]} ({counts.of(kind):,} rows, {fmt})",
-                data=_export_builder(store, kind, fmt, dataset, unrated),
+                data=_export_builder(store, kind, fmt, dataset, unrated, ui.actor()),
                 file_name=download_name(kind, fmt=fmt, dataset=dataset),
                 mime=MIME_TYPES[fmt],
                 on_click="ignore",

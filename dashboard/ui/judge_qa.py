@@ -94,6 +94,8 @@ def probe_section(dataset: str | None, rubric: str | None) -> None:
     """Run a probe: a seeded sample re-judged, perturbed, through the runner and its cache;
     the page's `rubric` is the default one."""
     st.subheader("Probes")
+    if not ui.may_administer("run probes (their judge calls are paid for)"):
+        return
     st.caption(
         f"Padding adds one fixed sentence to each answer (“{ui.md_escape(PADDING_SENTENCE)}”); "
         "order asks each pair in both orders. Results are kept apart from real ratings and "
@@ -152,10 +154,11 @@ def drift_section(dataset: str | None, rubric: str | None) -> None:
         "new panel or rubric); a judge's version is its rubric version and the model version "
         "its provider reported."
     )
-    size = st.number_input("Seeded sample", min_value=1, value=30, key="jb_qa_anchor_size")
-    if st.button("Add a seeded sample as anchors", key="jb_qa_anchor_add"):
-        ui.write(judge_qa.add_anchors, dataset=dataset, sample_size=int(size))
-        st.rerun()
+    if ui.may_administer("add anchors"):
+        size = st.number_input("Seeded sample", min_value=1, value=30, key="jb_qa_anchor_size")
+        if st.button("Add a seeded sample as anchors", key="jb_qa_anchor_add"):
+            ui.write(judge_qa.add_anchors, dataset=dataset, sample_size=int(size), actor=ui.actor())
+            st.rerun()
     if found.judges:
         pickers.table(drift_rows(found))
     else:

@@ -39,6 +39,8 @@ def few_shot_examples(examples: Sequence[judge_qa.UsedExample], selection: Selec
             f"Rubric version {ui.md_escape(version)} showed {len(used):,} of people's labels "
             "as few-shot examples; its numbers are on the other (held-out) labels only."
         )
+        if not ui.may_administer("see which person gave which label"):
+            continue
         with st.expander(f"The {len(used):,} labels used as examples ({version})"):
             rows = [
                 {

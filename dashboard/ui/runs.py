@@ -49,7 +49,7 @@ def start_run(plan: RunPlan, panel: Panel) -> None:
     """Send the plan to the background loop; `follow_run` shows its progress. A few-shot
     rubric's examples are recorded first."""
     if plan.rubric.examples:
-        ui.write(record_examples, plan.rubric)
+        ui.write(record_examples, plan.rubric, actor=ui.actor())
     progress = RunProgress()
     coroutine = run_plan(
         ui.get_store(),
@@ -57,6 +57,7 @@ def start_run(plan: RunPlan, panel: Panel) -> None:
         on_progress=progress,
         on_failure=progress.failed,
         cancel=progress.cancel_event,
+        actor=ui.actor(),
     )
     future = background_loop().submit(coroutine)
     st.session_state[RUN_KEY] = (future, progress, panel, plan)

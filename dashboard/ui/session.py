@@ -24,7 +24,7 @@ from dashboard.judging import Rubric, list_rubrics
 from dashboard.settings import KEEP_WARM_S, resolve_db_path
 from dashboard.store import Store, StoreBusy, StoreError, reads
 from dashboard.types import DatasetSummary
-from dashboard.ui import earlier
+from dashboard.ui import auth, earlier
 from dashboard.ui.text import md_escape
 
 T = TypeVar("T")
@@ -304,7 +304,7 @@ def dataset_summaries() -> list[DatasetSummary]:
 
 def delete_dataset(name: str) -> None:
     """Delete a dataset and everything of it; the next reads see it gone."""
-    get_store().delete_dataset(name)
+    get_store().delete_dataset(name, actor=auth.current_user())
     after_write()
 
 

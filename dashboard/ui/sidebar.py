@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from dashboard.auth.users import User
 from dashboard.ui import auth, links
 from dashboard.ui.session import dataset_names
 
@@ -55,6 +56,19 @@ def filters() -> Filters:
         user.name if user else (st.session_state.get(ANNOTATOR_KEY) or "").strip(),
         signed_in=user is not None,
     )
+
+
+def actor() -> User | None:
+    """Who asks for the work, for the functions that refuse a labeller (`dashboard.auth.roles`):
+    the signed-in person, or None with no sign-in."""
+    return auth.current_user()
+
+
+def labeller_name() -> str | None:
+    """The signed-in labeller's name: they see only their own labels where a page lists
+    people's (other people's labels are an admin's to see); None for an admin or no sign-in."""
+    user = auth.current_user()
+    return None if user is None or user.is_admin else user.name
 
 
 def may_administer(what: str) -> bool:

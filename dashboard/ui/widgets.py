@@ -143,9 +143,15 @@ def show_judge_ratings(detail: ResponseDetail) -> None:
                 ui.show_text(r.raw_output)
 
 
-def show_human_ratings(detail: ResponseDetail) -> None:
-    """Every person's rating, oldest first, superseded ones and overrides included."""
+def show_human_ratings(detail: ResponseDetail, *, only: str | None = None) -> None:
+    """Every person's rating, oldest first, superseded ones and overrides included; with
+    `only`, that person's alone (a labeller's: the others' are an admin's to see)."""
     entries = detail.human_ratings
+    if only is not None:
+        others = sum(e.rating.rater != only for e in entries)
+        entries = tuple(e for e in entries if e.rating.rater == only)
+        if others:
+            st.caption(f"{others:,} label(s) by other people: only an admin sees them.")
     if not entries:
         st.caption("No person has rated this answer yet — rate it on the Annotate page.")
     for entry in entries:
@@ -168,11 +174,15 @@ def show_human_ratings(detail: ResponseDetail) -> None:
 
 
 def show_detail(
-    detail: ResponseDetail, *, ratings: bool = True, open_contexts: bool = False
+    detail: ResponseDetail,
+    *,
+    ratings: bool = True,
+    open_contexts: bool = False,
+    people_of: str | None = None,
 ) -> None:
-    """The item, the answer, and (optionally) every judge's and person's rating of it;
-    `open_contexts` opens the reference and retrieved contexts (the passage supporting the
-    reference highlighted)."""
+    """The item, the answer, and (optionally) every judge's and person's rating of it (with
+    `people_of`, of people only that one's); `open_contexts` opens the reference and
+    retrieved contexts (the passage supporting the reference highlighted)."""
     item, response = detail.item, detail.response
     st.text(
         f"{item.dataset} · {response.system} · {item.task_type}"
@@ -188,7 +198,7 @@ def show_detail(
             show_judge_ratings(detail)
         with right:
             st.markdown("**People**")
-            show_human_ratings(detail)
+            show_human_ratings(detail, only=people_of)
 
 
 def pager(total: int, *, page_size: int, key: str) -> int:

@@ -68,3 +68,21 @@ def test_an_expired_token_is_refused(tmp_path):
     assert users.user_of_token(path, token, now=1_000.0 + 15 * 86400) is None
     with pytest.raises(users.UsersError, match="unknown role"):
         users.add_user(path, "x", "correct horse", role="root")
+
+
+def test_a_revoked_token_is_refused_and_only_that_one(tmp_path):
+    path = tmp_path / "users.json"
+    ana = users.add_user(path, "ana", "correct horse", role="labeller")
+    signed_out = users.session_token(path, ana, now=1_000.0)
+    other = users.session_token(path, ana, now=1_001.0)  # the same person in another browser
+    assert users.revoke_token(path, signed_out, now=2_000.0)
+    assert users.user_of_token(path, signed_out, now=2_000.0) is None
+    assert users.user_of_token(path, other, now=2_000.0) == ana
+    assert not users.revoke_token(path, signed_out, now=2_000.0)  # nothing left to revoke
+    assert not users.revoke_token(path, "ana|99999999999|forged", now=2_000.0)
+    assert not users.revoke_token(path, None)
+    # the file keeps a digest, never the token; it is dropped once the token has expired
+    assert signed_out not in path.read_text(encoding="utf-8")
+    assert len(json.loads(path.read_text(encoding="utf-8"))["revoked"]) == 1
+    assert users.revoke_token(path, other, now=1_000.0 + 14 * 86400 + 0.5)
+    assert len(json.loads(path.read_text(encoding="utf-8"))["revoked"]) == 1

@@ -138,7 +138,11 @@ def test_md_escape_keeps_the_text_and_drops_the_markup() -> None:
         "&gt;"
     )
     assert "&amp;amp;" in escaped
-    assert escaped.startswith(r"\!\[x\]\(http\://127\.0\.0\.1\:9/x\.png\) &lt;img src=x")
+    # GFM links a bare URL after reading the escapes: a word joiner inside "://" stops it
+    # (tests/browser/test_user_text.py: an escaped URL still became a link in Chromium).
+    assert escaped.startswith(
+        "\\!\\[x\\]\\(http\\:\u2060//127\\.0\\.0\\.1\\:9/x\\.png\\) &lt;img src=x"
+    )
     assert md_escape("- a\n= b") == "\\- a\n\\= b"  # nothing starts a list or a heading
 
 

@@ -17,6 +17,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dashboard.auth.roles import require_admin
+from dashboard.auth.users import User
 from dashboard.ids import content_id, utc_now
 from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.judge_qa import drift_sql as sql
@@ -117,9 +119,12 @@ def add_anchors(
     picked: Sequence[str] = (),
     sample_size: int = 0,
     seed: int = 0,
+    actor: User | None = None,
 ) -> int:
     """Make responses anchors: those `picked` by a person, and a seeded sample of
-    `sample_size` of the dataset's responses; return how many rows were written."""
+    `sample_size` of the dataset's responses; return how many rows were written. An admin's
+    (`actor`)."""
+    require_admin(actor, "add anchors")
     with store.connection() as con:
         every = sql.sample_responses(con, dataset=dataset)
     drawn = random.Random(seed).sample(list(every), min(sample_size, len(every)))

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.auth.roles import require_admin
+from dashboard.auth.users import User
 from dashboard.metrics import qa_rules, registry
 from dashboard.metrics.reference import auto_scores as reference, reference_sql as sql
 from dashboard.store import Store, transaction
@@ -122,9 +124,11 @@ def record_rule(con: Connection, dataset: str, rule: str) -> int:
     return stale
 
 
-def set_reference_rule(store: Store, dataset: str, rule: str) -> int:
+def set_reference_rule(store: Store, dataset: str, rule: str, *, actor: User | None = None) -> int:
     """Make `rule` ("max", "leave-one-out", or "default") the dataset's and rescore its EM and
-    F1 where the change alters them; return how many responses were rescored."""
+    F1 where the change alters them; return how many responses were rescored. An admin's
+    (`actor`): everyone's EM and F1 change."""
+    require_admin(actor, "change a dataset's reference rule")
     check_rule(rule)
     known = store.dataset_names()
     if dataset not in known:

@@ -1,0 +1,81 @@
+"""The admin's actions refuse a signed-in labeller in the function that does the work, not
+only on the page: each one called directly as a labeller raises RoleError and leaves every
+table as it was; as an admin, or with no sign-in (actor None), it works as before. (Judge
+runs, probes and few-shot versions: tests/judging/test_roles_judging.py.)"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from dashboard.auth.roles import RoleError, may_administer, require_admin
+from dashboard.auth.users import User
+from dashboard.campaigns import campaigns
+from dashboard.export.files import export_bytes
+from dashboard.ingest import uploads
+from dashboard.judging.rubrics import list_rubrics
+from dashboard.metrics import judge_qa, reference
+from dashboard.metrics.output import MetricsRequest
+from dashboard.report import build_report
+from dashboard.store import Store
+from tests.support.snapshot import table_rows
+
+LABELLER = User("lee", "labeller")
+ADMIN = User("ada", "admin")
+RUBRIC = next(r for r in list_rubrics() if r.name == "likert-rag")
+UPLOAD = b'{"question": "q?", "answer": "a", "system": "s", "id": "1"}\n'
+
+
+def test_the_guard() -> None:
+    assert may_administer(None) and may_administer(ADMIN) and not may_administer(LABELLER)
+    require_admin(None, "x")
+    require_admin(ADMIN, "x")
+    with pytest.raises(RoleError, match="lee is signed in as a labeller: only an admin may x"):
+        require_admin(LABELLER, "x")
+
+
+def _import(store: Store, actor: User | None) -> object:
+    return uploads.import_upload(
+        store, "upload.jsonl", io.BytesIO(UPLOAD), dataset="fresh", actor=actor
+    )
+
+
+ACTIONS = {
+    "import": _import,
+    "delete": lambda store, actor: store.delete_dataset("eo-rag", actor=actor),
+    "reference rule": lambda store, actor: reference.set_reference_rule(
+        store, "eo-rag", "max", actor=actor
+    ),
+    "anchors": lambda store, actor: judge_qa.add_anchors(
+        store, dataset="eo-rag", sample_size=3, actor=actor
+    ),
+    "campaign": lambda store, actor: campaigns.create_campaign(
+        store, "study", RUBRIC, dataset="eo-rag", rule="random", size=3, actor=actor
+    ),
+    "export": lambda store, actor: export_bytes(
+        store, "ratings", fmt="csv", dataset="eo-rag", actor=actor
+    ),
+    "report": lambda store, actor: build_report(
+        store, MetricsRequest(dataset="eo-rag"), actor=actor
+    ),
+}
+
+
+@pytest.mark.parametrize("action", ACTIONS)
+def test_a_labeller_is_refused_and_nothing_changes(sample_store: Store, action: str) -> None:
+    before = table_rows(sample_store)
+    with pytest.raises(RoleError, match="only an admin may"):
+        ACTIONS[action](sample_store, LABELLER)
+    assert table_rows(sample_store) == before
+
+
+@pytest.mark.parametrize("actor", [ADMIN, None], ids=["admin", "no sign-in"])
+@pytest.mark.parametrize("action", ACTIONS)
+def test_an_admin_and_local_mode_may(sample_store: Store, action: str, actor: User | None) -> None:
+    before = table_rows(sample_store)
+    result = ACTIONS[action](sample_store, actor)
+    if action in ("export", "report"):  # they read: the labels come out, nothing changes
+        assert result and table_rows(sample_store) == before
+    else:
+        assert table_rows(sample_store) != before

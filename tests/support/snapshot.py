@@ -1,0 +1,21 @@
+"""Everything a database holds, to show that a refused action changed nothing."""
+
+from __future__ import annotations
+
+from dashboard.store import Store
+
+
+def table_rows(store: Store) -> dict[str, list[tuple]]:
+    """Every table's rows, sorted (the order of a scan is not part of the data)."""
+    with store.connection() as con:
+        names = [
+            str(r[0])
+            for r in con.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_type = 'BASE TABLE' ORDER BY table_name"
+            ).fetchall()
+        ]
+        return {
+            name: sorted(con.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr)
+            for name in names
+        }
