@@ -3,6 +3,7 @@ each cached on its own, the rating the reducer of the N, and the judge's self-co
 
 from __future__ import annotations
 
+import json
 import statistics
 import threading
 from collections import Counter
@@ -163,3 +164,20 @@ def test_cli_epochs_reports_self_consistency(
     assert server.stats("cli-epochs").requests == 18
     assert main(args) == 0
     assert server.stats("cli-epochs").requests == 18
+
+
+def test_metrics_json_carries_the_self_consistency(
+    store: Store, server: JudgeServer, loop: BackgroundLoop, capsys: Any
+) -> None:
+    data = seed(store, n_items=4)  # 8 responses
+    server.script("json-epochs", ModelScript(reply=shifting()))
+    plan = plan_run(store, panel(judge("json-epochs", server)), load_rubric("likert-rag"), epochs=3)
+    loop.run(run_plan(store, plan, flush_every_s=0.2))
+    assert main(["--db", str(store.path), "metrics", "--json", "--rubric", "likert-rag"]) == 0
+    found = json.loads(capsys.readouterr().out)["metrics"]
+    reference = self_consistency([epochs_of(m) for m in data.expected.values()])
+    name = "judges.json-epochs.self_consistency"
+    assert found[f"{name}.mean_sd"]["value"] == pytest.approx(reference.mean_sd)
+    assert found[f"{name}.share_all_agree"]["value"] == pytest.approx(reference.share_all_agree)
+    assert found[f"{name}.alpha"]["value"] == pytest.approx(reference.alpha)
+    assert found[f"{name}.alpha"]["n"] == 8
