@@ -204,3 +204,28 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
         sel.params(*RATED_PARAMS, "panel_judges", "panel_versions"),
     )
     return fetch(cursor, LabelledRating)
+
+
+@dataclass(frozen=True)
+class ScoredRating:
+    """A rater's current scored rating of a selected response (labelled by a person or not)."""
+
+    response_id: str
+    rater_kind: str
+    rater: str
+    value: float
+
+
+def scored_ratings(con: Connection, sel: Selection) -> list[ScoredRating]:
+    """Every current scored rating of the selection's rubric on the selected responses, a
+    judge's few-shot examples left out: what the isotonic map is fitted on and applied to."""
+    cursor = con.execute(
+        f"""
+        WITH rated AS ({RATED})
+        SELECT response_id, rater_kind, rater, value FROM rated
+        WHERE value IS NOT NULL
+          AND NOT (rater_kind = 'llm' AND {NOT_AN_EXAMPLE.format(table="rated")})
+        ORDER BY ALL""",
+        sel.params(*RATED_PARAMS),
+    )
+    return fetch(cursor, ScoredRating)
