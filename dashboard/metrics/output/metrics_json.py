@@ -19,7 +19,9 @@ and human-only twins, the pass rates, `labels_needed`, the corrected win rates) 
 comparisons (`compare.py`: `compare.<a>.<b>.panel|human|corrected`, whose entries add
 `p_value` and Holm's `p_holm`) are for the whole selection, not per slice. `selection.panel`
 names the panel every panel number is computed for; `notes.corrected` says why an estimate
-is missing, `notes.compare` which differences survive Holm's correction.
+is missing, `notes.compare` which differences survive Holm's correction. A judge run with
+`judge --epochs N` adds its self-consistency on the whole selection
+(`judges.<judge>.self_consistency.mean_sd|share_all_agree|alpha`, `n` its answers).
 """
 
 from __future__ import annotations
