@@ -75,7 +75,8 @@ class EpochResults:
             rater=judge,
             call_id=ordered[0].call_id,
             raw_output=ordered[0].raw_output,
-            suffix=f"epochs {self.plan.epochs} {how} {calls}",
+            # The value too: a re-run after a parser change writes the new reduction.
+            suffix=f"epochs {self.plan.epochs} {how} {calls} {parsed.value}",
         )
 
     def _epoch_row(self, judge: str, response_id: str, epoch: int, found: _Epoch) -> dict[str, Any]:

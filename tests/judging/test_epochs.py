@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from dashboard.cli import main
-from dashboard.judging import BackgroundLoop, load_rubric, plan_run, run_plan
+from dashboard.judging import BackgroundLoop, load_rubric, plan_run, reparse, run_plan
 from dashboard.judging.plan import PlanError
+from dashboard.judging.retry import retry_plan
 from dashboard.store import Store
 from scoring.workbench import self_consistency
 from tests.judging.conftest import KEY_ENV, judge, panel, query, seed
@@ -181,3 +182,52 @@ def test_metrics_json_carries_the_self_consistency(
     assert found[f"{name}.share_all_agree"]["value"] == pytest.approx(reference.share_all_agree)
     assert found[f"{name}.alpha"]["value"] == pytest.approx(reference.alpha)
     assert found[f"{name}.alpha"]["n"] == 8
+
+
+def test_unparsed_epochs_are_skipped_and_none_parsed_is_unscored(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
+    data = seed(store, n_items=3)
+    asked: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def second_is_vague(prompt: str) -> str:
+        with lock:
+            k = asked[prompt]
+            asked[prompt] += 1
+        marker = float(MARKER.findall(prompt)[0])
+        return "Roughly fine." if k == 1 else f"Rating: [[{min(marker + k, 5):g}]]"
+
+    server.script("epochs-vague", ModelScript(reply=second_is_vague))
+    server.script("epochs-mute", ModelScript(reply=lambda prompt: "No idea."))
+    the_panel = panel(judge("epochs-vague", server), judge("epochs-mute", server))
+    plan = plan_run(store, the_panel, load_rubric("likert-rag"), epochs=3)
+    summary = loop.run(run_plan(store, plan, flush_every_s=0.2))
+    # epochs 0 and 2 parse: marker and marker + 2 (capped at 5)
+    want = {r: (m + min(m + 2, 5)) / 2 for r, m in data.expected.items()}
+    assert current(store, "epochs-vague") == pytest.approx(want)
+    assert summary.judge("epochs-vague").parse_failures == 6
+    mute = query(
+        store,
+        "SELECT value, unscored_reason FROM current_ratings WHERE rater = 'epochs-mute'",
+    )
+    assert len(mute) == 6 and all(r["value"] is None for r in mute)
+    assert all(r["unscored_reason"].startswith("no epoch of 3 parsed") for r in mute)
+    assert reparse(store, rubric="likert-rag").ratings_checked == 0  # one epoch is not the rating
+
+
+def test_an_answer_with_a_failed_epoch_waits_for_its_retry(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
+    data = seed(store, n_items=2)  # 4 responses, 12 calls
+    server.script("epochs-retry", ModelScript(reply=shifting(), sequence=("400",)))
+    the_panel = panel(judge("epochs-retry", server, concurrency=1))
+    plan = plan_run(store, the_panel, load_rubric("likert-rag"), epochs=3)
+    summary = loop.run(run_plan(store, plan, flush_every_s=0.2))
+    assert summary.failures == 1
+    assert len(current(store, "epochs-retry")) == 3  # the answer missing an epoch has none
+    again = retry_plan(store, plan, summary)
+    assert again is not None and (again.calls_needed, again.calls_cached) == (1, 2)
+    loop.run(run_plan(store, again, flush_every_s=0.2))
+    assert set(current(store, "epochs-retry")) == set(data.expected)
+    assert server.stats("epochs-retry").requests == 13

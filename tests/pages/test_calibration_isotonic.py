@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.isotonic import IsotonicRegression
 
-from dashboard.metrics.calibration import isotonic_calibration
+from dashboard.metrics.calibration import isotonic, isotonic_calibration
 from dashboard.metrics.calibration.isotonic import CHECK, FIT, UNLABELLED
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
@@ -84,3 +84,17 @@ def test_the_calibration_page_shows_the_calibrated_column(app_for, judged_store:
     assert list(maps["fitted on"]) == [found.n_fit]
     captions = " ".join(c.value for c in app.caption)
     assert "seeded half of the labelled answers" in captions
+
+
+def test_only_the_first_unlabelled_answers_are_shown(
+    judged_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (every,) = isotonic_calibration(judged_store, SELECTION)
+    unlabelled = sorted(r.response_id for r in every.ratings if r.half == UNLABELLED)
+    assert len(unlabelled) > 2
+    monkeypatch.setattr(isotonic, "UNLABELLED_SHOWN", 2)
+    (capped,) = isotonic_calibration(judged_store, SELECTION)
+    assert [r.response_id for r in capped.ratings if r.half == UNLABELLED] == unlabelled[:2]
+    assert [r for r in capped.ratings if r.half != UNLABELLED] == [
+        r for r in every.ratings if r.half != UNLABELLED
+    ]

@@ -1,6 +1,8 @@
 """Each judge mapped onto people's scale: an increasing (isotonic) map from the judge's
 ratings to people's, fitted on one half of the labelled answers and checked on the other,
-then applied to every answer the judge rated, as a "calibrated" column beside the raw one.
+then applied to the answers the judge rated, as a "calibrated" column beside the raw one (every
+labelled answer, and the first UNLABELLED_SHOWN others by response id: the map applies to any
+rating, `JudgeMap.fitted.apply`).
 
 The halves: the answers of `fit_ids` (the workbench's dev split, when the caller has one)
 fit the map and the other labelled answers check it; without `fit_ids`, a seeded half of the
@@ -26,6 +28,9 @@ from scoring.workbench import IsotonicMap, isotonic_map
 
 FIT, CHECK, UNLABELLED = "fit", "check", "unlabelled"
 SEED = 0
+# The unlabelled answers shown per judge (the first by response id): the map is fitted on the
+# labelled ones, and a page of a million answers needs only a sample of the column.
+UNLABELLED_SHOWN = 1000
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,7 @@ def isotonic_calibration(
     if selection.rubric is None:
         return ()
     with store.connection() as con:
-        rows = sql.scored_ratings(con, selection)
+        rows = sql.scored_ratings(con, selection, unlabelled=UNLABELLED_SHOWN)
     people_values: dict[str, list[float]] = defaultdict(list)
     judged: dict[str, dict[str, float]] = defaultdict(dict)
     for row in rows:
