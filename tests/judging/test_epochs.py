@@ -74,6 +74,7 @@ def test_n_calls_per_answer_the_reducer_and_a_cached_rerun(
     assert plan.calls_needed == 30
     summary = loop.run(run_plan(store, plan, flush_every_s=0.2))
     assert server.stats(name).requests == 30  # N calls per answer
+    assert server.stats(name).seeds == {7: 10, 8: 10, 9: 10}  # seed + epoch on the wire
     want = {r: float(reducer(epochs_of(m))) for r, m in data.expected.items()}
     assert current(store, name) == pytest.approx(want)
     consistency = summary.judge(name).self_consistency
@@ -105,6 +106,7 @@ def test_one_epoch_is_todays_run_and_its_calls_are_epoch_zero(
         c.cache_key for c in today.calls
     ]
     summary = loop.run(run_plan(store, today, flush_every_s=0.2))
+    assert server.stats("epochs-one").seeds == {None: 8}  # no seed set, none sent
     assert summary.judge("epochs-one").self_consistency is None
     assert current(store, "epochs-one") == data.expected  # the first ask: offset 0
     assert query(store, "SELECT count(*) AS n FROM epoch_ratings")[0]["n"] == 0

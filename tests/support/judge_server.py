@@ -100,6 +100,7 @@ class ModelStats:
     hanging: int = 0
     completed_prompts: Counter[str] = field(default_factory=Counter)  # prompt hash -> count
     arrivals: list[float] = field(default_factory=list)  # time.monotonic() of each request
+    seeds: Counter[int | None] = field(default_factory=Counter)  # the request's `seed` field
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -123,12 +124,13 @@ class _State:
         self.release = threading.Event()
         self.stopping = threading.Event()
 
-    def admit(self, model: str) -> tuple[ModelScript, str | None]:
-        """Count a request and decide its fault."""
+    def admit(self, model: str, seed: int | None = None) -> tuple[ModelScript, str | None]:
+        """Count a request (and the seed it asks for) and decide its fault."""
         with self.lock:
             script = self.scripts.get(model, self.default)
             stats = self.stats.setdefault(model, ModelStats())
             stats.requests += 1
+            stats.seeds[seed] += 1
             stats.arrivals.append(time.monotonic())
             number = stats.requests
             rng = self.rngs.setdefault(model, random.Random(script.seed))
@@ -240,7 +242,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         model = str(body.get("model", ""))
         state = self.server.state
-        script, fault = state.admit(model)
+        script, fault = state.admit(model, body.get("seed"))
         if script.latency_ms:
             time.sleep(script.latency_ms / 1000)
         self._respond(state, script, fault, model, _prompt_text(body))
@@ -336,6 +338,7 @@ class JudgeServer:
                 s.hanging,
                 Counter(s.completed_prompts),
                 list(s.arrivals),
+                Counter(s.seeds),
             )
 
     def reset_stats(self) -> None:
