@@ -236,6 +236,27 @@ class JudgeCall:
     created_utc: datetime | None = None
     # The model version the provider reported (LiteLLM's response `model`), if any.
     model_version: str | None = None
+    # Which of the N asks of `judge --epochs N` this call is (0-based); None before epochs.
+    epoch: int | None = None
+
+
+@dataclass(frozen=True)
+class EpochRating:
+    """One epoch's rating of a response by a judge asked N times (`judge --epochs N`). The
+    rating in `ratings` is the reducer of the N; these rows keep each one, for the judge's
+    self-consistency. `value` None means unscored, with its `unscored_reason`."""
+
+    epoch_rating_id: str
+    call_id: str
+    judge: str
+    rubric: str
+    rubric_version: str
+    response_id: str
+    epoch: int
+    epochs: int
+    value: float | None = None
+    unscored_reason: str | None = None
+    created_utc: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,8 @@ else:
         sections.confusion_heatmaps(result)
         calibration_cells.drilldown_section(result, selection)
         sections.against_people_mean(result)
+        sections.calibrated_section(selection)
+        sections.calibrated_section(selection)
     else:
         st.info(
             "No judge has rated the responses people labelled; run the judges on the "

@@ -5,6 +5,7 @@
     judgeboard judge --panel data/panels/example-multi.toml --rubric pairwise --pairwise A B
     judgeboard judge --panel offline --rubric likert-rag --labelled-only   # people's responses
     judgeboard judge --panel offline --rubric likert-rag --few-shot 5 --few-shot-seed 1
+    judgeboard judge --panel openai/gpt-4o-mini --rubric likert-rag --epochs 5 --temperature 1
 
 Calls already made (same judge settings, same prompt) are never made again; a killed run
 resumes where it stopped. Exit status 1 when some calls still failed after their retries.
@@ -28,6 +29,7 @@ OVERRIDES: tuple[tuple[str, str, Any, str, str], ...] = (
     ("--api-base", "api_base", str, "URL", "endpoint, e.g. http://127.0.0.1:8000/v1 for vLLM"),
     ("--api-key-env", "api_key_env", str, "VAR", "environment variable that holds the key"),
     ("--temperature", "temperature", float, "T", "sampling temperature (default 0)"),
+    ("--seed", "seed", int, "S", "the request's sampling seed (+ the epoch; default none)"),
     ("--max-tokens", "max_tokens", int, "N", "completion token limit (default 512)"),
     ("--timeout", "timeout_s", float, "S", "seconds per attempt (default 60)"),
     ("--concurrency", "concurrency", int, "N", "requests in flight per judge (default 8)"),
@@ -86,6 +88,22 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--few-shot-seed", type=int, default=0, metavar="S", help="seed of the draw (default 0)"
+    )
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="ask each judge N times per answer (each ask cached on its own; set --temperature "
+        "or --seed so they can differ); the rating is the --reduce of the N, and the run's "
+        "summary reports the judge's self-consistency (default 1)",
+    )
+    parser.add_argument(
+        "--reduce",
+        choices=("mean", "median", "mode"),
+        default="mean",
+        help="how the N ratings of --epochs become one (mode: a tie goes to the lower rating; "
+        "default mean)",
     )
     parser.add_argument("--plan-only", action="store_true", help="show the plan and stop")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -151,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
             systems=systems,
             pairwise=args.pairwise,
             response_ids=only,
+            epochs=args.epochs,
+            reduce=args.reduce,
         )
     except (judging.PanelError, judging.RubricError, judging.PlanError) as error:
         raise CommandError(judging.scrub_secrets(str(error))) from None

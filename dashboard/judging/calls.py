@@ -55,8 +55,10 @@ async def call_with_retries(
     *,
     case: Case | None = None,
     rng: random.Random | None = None,
+    epoch: int = 0,
 ) -> CallOutcome:
-    """Up to `max_attempts` attempts; `case` goes to the offline baseline (see `offline.py`)."""
+    """Up to `max_attempts` attempts; `case` goes to the offline baseline (see `offline.py`),
+    `epoch` to the judge's seed (see `JudgeClient.complete`)."""
     judge = client.judge
     rng = rng or random.Random()
     error: CallError | None = None
@@ -66,7 +68,7 @@ async def call_with_retries(
         attempt += 1
         started = time.perf_counter()
         try:
-            completion = await client.complete(messages, case=case)
+            completion = await client.complete(messages, case=case, epoch=epoch)
         except CallError as failure:
             error = failure
             latency_ms = (time.perf_counter() - started) * 1000

@@ -147,6 +147,12 @@ def _reparse_filters(
     return " AND ".join(where), params
 
 
+# A rating reduced from the epochs of `judge --epochs N` cites its first epoch's call, whose
+# output alone must not become the rating: a re-run of the same command re-reads every epoch.
+_REDUCED = """EXISTS (SELECT 1 FROM epoch_ratings e
+    WHERE e.call_id = c.call_id AND e.response_id = c.response_id AND e.epochs > 1)"""
+
+
 @dataclass(frozen=True)
 class UnscoredRating:
     """A current judge rating without a value, with the raw output of the call behind it."""
@@ -184,7 +190,7 @@ def unscored_ratings(
             "c.scale_high, c.call_id, c.unscored_reason, "
             "coalesce(j.raw_output, c.raw_output) AS raw_output "
             "FROM current_ratings c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
-            f"WHERE c.value IS NULL AND {where} ORDER BY c.rating_id",
+            f"WHERE c.value IS NULL AND {where} AND NOT {_REDUCED} ORDER BY c.rating_id",
             params,
         ),
         UnscoredRating,

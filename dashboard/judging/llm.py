@@ -223,13 +223,20 @@ class JudgeClient:
         return scrubbed_litellm_logs(self.judge.key_env_names)
 
     async def complete(
-        self, messages: Sequence[Mapping[str, str]], *, case: offline.Case | None = None
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        case: offline.Case | None = None,
+        epoch: int = 0,
     ) -> Completion:
         """One attempt; raises CallError. The asyncio guard backs up LiteLLM's own timeout.
-        `case` is what the offline baseline compares; other models ignore it."""
+        `case` is what the offline baseline compares; other models ignore it. A judge with a
+        seed sends seed + epoch."""
         guard_s = self.judge.timeout_s * 1.5 + 1.0
         target = self._router if self._router is not None else self._litellm
         kwargs = self._kwargs
+        if self.judge.seed is not None:
+            kwargs = {**kwargs, "seed": self.judge.seed + epoch}
         if self._baseline is not None:
             meta = {**self._baseline, "case": case.as_metadata() if case else None}
             kwargs = {**kwargs, "metadata": {PROVIDER: meta}}

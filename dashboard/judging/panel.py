@@ -33,6 +33,7 @@ ENV_REFERENCE = "os.environ/"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TUNABLE = (
     "temperature",
+    "seed",
     "max_tokens",
     "timeout_s",
     "concurrency",
@@ -59,6 +60,9 @@ class Judge:
     api_base: str | None = None
     api_key_env: str | None = None
     temperature: float = 0.0
+    # Sent as the request's `seed` (the epoch added, so each of `--epochs N` asks differs
+    # reproducibly); None sends none.
+    seed: int | None = None
     max_tokens: int = 512
     timeout_s: float = 60.0
     concurrency: int = 8
@@ -105,8 +109,12 @@ class Judge:
                     if d.get("model_name") == self.model
                 }
             )
-            return json.dumps(["router", models, self.temperature, self.max_tokens])
-        return json.dumps([self.model, self.api_base, self.temperature, self.max_tokens])
+            identity: list[Any] = ["router", models, self.temperature, self.max_tokens]
+        else:
+            identity = [self.model, self.api_base, self.temperature, self.max_tokens]
+        if self.seed is not None:  # only then: the keys of calls made without one stay as they were
+            identity.append({"seed": self.seed})
+        return json.dumps(identity)
 
 
 @dataclass(frozen=True)

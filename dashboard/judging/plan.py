@@ -8,6 +8,7 @@ systems giving the same answer to the same item) share one call.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from dashboard.judging.rubrics import Messages, Rubric
 from dashboard.judging.targets import Target, pair_targets, rating_target, reference_list
 from dashboard.judging.targets_sql import TargetItem
 from dashboard.store import Store
+from scoring.workbench import EPOCH_REDUCERS
 
 
 class PlanError(ValueError):
@@ -53,6 +55,7 @@ class CallSpec:
     messages: Messages
     targets: tuple[Target, ...]
     case: Case | None
+    epoch: int = 0  # which of `--epochs N` asks (0-based)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class CachedCall:
     raw_output: str | None
     targets: tuple[Target, ...]
     missing: tuple[Target, ...]
+    epoch: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,10 @@ class RunPlan:
     # A Judge QA probe's kind ("padding", "order"): its results go to `probes`, never to
     # ratings or preferences. None for a real run.
     probe: str | None = None
+    # Each judge asked `epochs` times per prompt; the rating stored is the `reduce` of them
+    # (`scoring.workbench.reduce_epochs`), each epoch kept in `epoch_ratings`.
+    epochs: int = 1
+    reduce: str = "mean"
 
     @property
     def calls_needed(self) -> int:
@@ -116,6 +124,20 @@ def cache_key(judge: Judge, messages: Messages) -> str:
     return _digest(
         judge.cache_identity(), json.dumps(list(messages), ensure_ascii=False, sort_keys=True)
     )[:32]
+
+
+def epoch_key(key: str, epoch: int) -> str:
+    """The cache key of ask `epoch` of a prompt: epoch 0 keeps the single call's key, so a
+    run with --epochs reuses the calls of a run without."""
+    return key if epoch == 0 else _digest(key, f"epoch {epoch}")[:32]
+
+
+def _epochs(specs: Sequence[CallSpec], epochs: int) -> list[CallSpec]:
+    return [
+        dataclasses.replace(s, cache_key=epoch_key(s.cache_key, e), epoch=e)
+        for s in specs
+        for e in range(epochs)
+    ]
 
 
 def _check_selection(rubric: Rubric, selection: TargetSelection) -> None:
@@ -216,9 +238,12 @@ def plan_run(
     systems: Sequence[str] | None = None,
     pairwise: Sequence[str] | None = None,
     response_ids: Sequence[str] | None = None,
+    epochs: int = 1,
+    reduce: str = "mean",
 ) -> RunPlan:
     """Everything the run will do, before it calls anything. With `response_ids`, only
-    those responses are judged (`--labelled-only`, the anchors)."""
+    those responses are judged (`--labelled-only`, the anchors); with `epochs` N > 1 each
+    judge is asked N times per prompt and the rating is the `reduce` of the N."""
     selection = make_selection(
         rubric, dataset=dataset, systems=systems, pairwise=pairwise, response_ids=response_ids
     )
@@ -227,7 +252,7 @@ def plan_run(
         built_targets(store, rubric, selection),
         with_cases=any(judge.is_baseline for judge in panel.judges),
     )
-    return plan_rendered(store, panel, rubric, selection, rendered)
+    return plan_rendered(store, panel, rubric, selection, rendered, epochs=epochs, reduce=reduce)
 
 
 def labelled_only(
@@ -294,9 +319,12 @@ def plan_rendered(
     rendered: Sequence[Rendered],
     *,
     probe: str | None = None,
+    epochs: int = 1,
+    reduce: str = "mean",
 ) -> RunPlan:
     """The plan of rendered targets: the calls to make, and those cached."""
-    specs = {judge.name: _group(judge, rendered) for judge in panel.judges}
+    _check_epochs(rubric, epochs, reduce, probe)
+    specs = {judge.name: _epochs(_group(judge, rendered), epochs) for judge in panel.judges}
     with store.connection() as con:
         found = calls_sql.find_ok_calls(
             con, (s.cache_key for group in specs.values() for s in group)
@@ -312,7 +340,9 @@ def plan_rendered(
             call = found[spec.cache_key]
             missing = tuple(t for t in spec.targets if not stored(t, call.call_id))
             cached.append(
-                CachedCall(judge.name, call.call_id, call.raw_output, spec.targets, missing)
+                CachedCall(
+                    judge.name, call.call_id, call.raw_output, spec.targets, missing, spec.epoch
+                )
             )
         calls.extend(needed)
         judges.append(
@@ -334,4 +364,15 @@ def plan_rendered(
         tuple(calls),
         tuple(cached),
         probe,
+        epochs,
+        reduce,
     )
+
+
+def _check_epochs(rubric: Rubric, epochs: int, reduce: str, probe: str | None) -> None:
+    if epochs < 1:
+        raise PlanError(f"--epochs must be at least 1, got {epochs}")
+    if reduce not in EPOCH_REDUCERS:
+        raise PlanError(f"--reduce must be one of {', '.join(EPOCH_REDUCERS)}, got {reduce!r}")
+    if epochs > 1 and (rubric.is_pairwise or probe is not None):
+        raise PlanError("--epochs repeats the ratings of answers: use a rating rubric")

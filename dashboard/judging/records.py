@@ -173,6 +173,7 @@ def call_row(
     completion_tokens: int | None,
     cost_usd: float | None,
     model_version: str | None = None,
+    epoch: int = 0,
 ) -> dict[str, Any]:
     """The judge_calls row of one call; it names its first target (others share the prompt)."""
     first = targets[0]
@@ -202,5 +203,6 @@ def call_row(
             cost_usd=cost_usd,
             created_utc=utc_now(),
             model_version=model_version,
+            epoch=epoch,
         )
     )

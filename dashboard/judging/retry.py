@@ -32,4 +32,15 @@ def retry_plan(store: Store, plan: RunPlan, summary: RunSummary) -> RunPlan | No
             if target not in seen:
                 seen.add(target)
                 rendered.append((target, spec.messages, spec.case))
-    return plan_rendered(store, panel, plan.rubric, plan.selection, rendered, probe=plan.probe)
+    # With epochs, every epoch of a failed answer is planned: the cached ones cost nothing,
+    # and the answer's reduced rating needs them all.
+    return plan_rendered(
+        store,
+        panel,
+        plan.rubric,
+        plan.selection,
+        rendered,
+        probe=plan.probe,
+        epochs=plan.epochs,
+        reduce=plan.reduce,
+    )

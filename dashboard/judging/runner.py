@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import json
 import logging
 import threading
 import time
@@ -24,14 +22,14 @@ from typing import Any
 
 from dashboard.auth.roles import User, require_admin
 from dashboard.ids import new_id, utc_now
-from dashboard.judging import calls_sql as sql
 from dashboard.judging.calls import CallOutcome, call_with_retries
-from dashboard.judging.errors import error_line
+from dashboard.judging.epochs import EpochResults
+from dashboard.judging.errors import error_line, full_disk
 from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.records import call_row, parse_output, probe_row, result_row
 from dashboard.judging.secrets import scrub_secrets
-from dashboard.judging.summary import RunSummary, Tally, summary_rows
+from dashboard.judging.summary import RunSummary, Tally, record_summary
 from dashboard.judging.targets import Target
 from dashboard.store import (
     DiskFull,
@@ -86,6 +84,7 @@ class _Run:
         self.stopped = asyncio.Event()
         self.on_failure = on_failure
         self.cancel = cancel
+        self.epochs = EpochResults(plan) if plan.epochs > 1 else None
 
     @property
     def cancelled(self) -> bool:
@@ -113,9 +112,10 @@ class _Run:
         call_id: str,
         raw_output: str | None,
         write: Sequence[Target],
+        epoch: int = 0,
     ) -> list[dict[str, Any]]:
         """Parse once per target; count parse failures and pairwise verdicts; build rows for
-        the targets in `write`."""
+        the targets in `write` (with epochs, gather every target's rating instead)."""
         tally = self.tallies[judge]
         rows = []
         for target in targets:
@@ -125,7 +125,9 @@ class _Run:
             # A preference target is always shown in one order (`shown_first` "A" or "B").
             if target.kind == "preference" and target.shown_first is not None:
                 tally.verdicts.setdefault(target.pair, {})[target.shown_first] = parsed.verdict
-            if target in write:
+            if self.epochs is not None:
+                self.epochs.add(judge, target, parsed, call_id=call_id, raw=raw_output, epoch=epoch)
+            elif target in write:
                 row = result_row(
                     target,
                     parsed,
@@ -139,7 +141,7 @@ class _Run:
                 rows.append(row)
         return rows
 
-    def _append(self, call: dict[str, Any] | None, results: list[dict[str, Any]]) -> None:
+    def _append(self, call: dict[str, Any] | None, results: list[Any], table: str = "") -> None:
         # Calls first: a torn last line may lose a rating, which the next plan re-derives from
         # the stored call, but never a call.
         try:
@@ -149,7 +151,7 @@ class _Run:
             if results and self.plan.probe is not None:  # kept apart from real results
                 self.journal.append(Batch("probes", tuple(results)))
             elif results:
-                table = "preferences" if self.rubric.is_pairwise else "ratings"
+                table = table or ("preferences" if self.rubric.is_pairwise else "ratings")
                 self.journal.append(Batch(table, tuple(results)))
         except OSError as error:
             self.lost_calls += 1 if call is not None else 0
@@ -193,20 +195,12 @@ class _Run:
             return None
         if not isinstance(self.fault, DiskFull):
             return self.fault
-        where = (
-            f"in the database, or in the journal {self.store.spool.directory} until there is space"
+        return full_disk(
+            self.store.path,
+            self.store.spool.directory,
+            journaled=self.journaled_calls,
+            lost=self.lost_calls,
         )
-        if self.lost_calls:  # only when the disk filled past the journal's reserve
-            kept = (
-                f" (the judge run stopped: {self.journaled_calls} paid calls are kept ({where}) "
-                f"and are not paid for again; {self.lost_calls} more could not be kept"
-            )
-        else:
-            kept = (
-                f" (the judge run stopped after {self.journaled_calls} paid calls, all kept: "
-                f"{where}; a rerun does not pay for them again"
-            )
-        return DiskFull(self.store.path, kept=kept + ")")
 
     def write_cached(self, cached: Sequence[CachedCall]) -> None:
         for hit in cached:
@@ -217,6 +211,7 @@ class _Run:
                 call_id=hit.call_id,
                 raw_output=hit.raw_output,
                 write=hit.missing,
+                epoch=hit.epoch,
             )
             self._append(None, rows)
 
@@ -252,6 +247,7 @@ class _Run:
             completion_tokens=done.completion_tokens if done else None,
             cost_usd=done.cost_usd if done else None,
             model_version=done.model_version if done else None,
+            epoch=spec.epoch,
         )
         results: list[dict[str, Any]] = []
         if done is None:
@@ -264,7 +260,12 @@ class _Run:
             tally.completion_tokens += done.completion_tokens or 0
             tally.add_cost(done.cost_usd)
             results = self._results(
-                judge.name, spec.targets, call_id=call_id, raw_output=done.text, write=spec.targets
+                judge.name,
+                spec.targets,
+                call_id=call_id,
+                raw_output=done.text,
+                write=spec.targets,
+                epoch=spec.epoch,
             )
         self._append(call, results)
         self.done += 1
@@ -289,9 +290,8 @@ class _Run:
             # A cancel or a fault lets the calls in flight finish; no new one starts.
             while queue and not self.cancelled and self.fault is None:
                 spec = queue.popleft()
-                self.record(
-                    judge, spec, await call_with_retries(client, spec.messages, case=spec.case)
-                )
+                call = call_with_retries(client, spec.messages, case=spec.case, epoch=spec.epoch)
+                self.record(judge, spec, await call)
 
         with client.scrubbed_logs():
             await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(specs)))))
@@ -318,6 +318,15 @@ class _Run:
             if not self.stopped.is_set():
                 await self.flush(wait_s=FLUSH_WAIT_S)
 
+    def write_epochs(self) -> None:
+        """The reduced rating of every answer whose epochs all succeeded, and each epoch."""
+        if self.epochs is not None:
+            reduced, each = self.epochs.rows()
+            self._append(None, reduced)
+            self._append(None, each, table="epoch_ratings")
+            for name, tally in self.tallies.items():
+                tally.consistency = self.epochs.consistency(name)
+
     def summary(self, wall_s: float) -> RunSummary:
         judges = tuple(
             self.tallies[p.judge].summary(judge=p.judge, model=p.model, calls_planned=p.calls_total)
@@ -334,20 +343,6 @@ class _Run:
             cancelled=self.cancelled,
             failed_keys=failed,
         )
-
-    def record_summary(self, summary: RunSummary, started_utc: Any) -> None:
-        chosen = dataclasses.asdict(self.plan.selection)
-        if chosen.get("response_ids") is not None:  # their number, not every id
-            chosen["response_ids"] = len(chosen["response_ids"])
-        selection = json.dumps({**chosen, "probe": self.plan.probe})
-        rows = summary_rows(
-            summary, started_utc=started_utc, finished_utc=utc_now(), selection_json=selection
-        )
-        try:
-            with self.store.connection(wait_s=FLUSH_WAIT_S * 10) as con:
-                sql.add_judge_runs(con, rows)
-        except StoreError as error:
-            log.warning("the summary of run %s was not recorded: %s", self.run_id, error)
 
 
 async def run_plan(
@@ -388,6 +383,7 @@ async def run_plan(
     by_judge = {j.name: [c for c in plan.calls if c.judge == j.name] for j in plan.panel.judges}
     try:
         await asyncio.gather(*(run.run_judge(j, by_judge[j.name]) for j in plan.panel.judges))
+        run.write_epochs()
     finally:
         run.stopped.set()  # not cancel(): a merge in progress must finish before the last one
         await flusher
@@ -396,5 +392,7 @@ async def run_plan(
     fault = run.fault_to_raise()
     if fault is not None:
         raise fault
-    await asyncio.to_thread(run.record_summary, summary, started_utc)
+    await asyncio.to_thread(
+        record_summary, store, plan, summary, started_utc=started_utc, wait_s=FLUSH_WAIT_S * 10
+    )
     return summary

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from dashboard.ids import utc_now
+from dashboard.judging import calls_sql
 from dashboard.judging.errors import error_line
 from dashboard.judging.plan import RunPlan
+from dashboard.store import Store, StoreError
 from scoring.pairwise import NOT_JUDGED, flip_rate, in_both_orders
+from scoring.workbench import SelfConsistency
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -33,6 +42,8 @@ class JudgeSummary:
     last_error: str | None = None
     flip_rate: float | None = None
     n_pairs: int = 0
+    # With `--epochs N`: how much the N ratings of an answer vary (None without epochs).
+    self_consistency: SelfConsistency | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,7 @@ class Tally:
     last_error: str | None = None
     failed_keys: list[str] = field(default_factory=list)
     verdicts: dict[tuple[str, str, str], dict[str, str | None]] = field(default_factory=dict)
+    consistency: SelfConsistency | None = None  # set at the end of a run with epochs
 
     def add_cost(self, cost_usd: float | None) -> None:
         if cost_usd is None:
@@ -114,6 +126,7 @@ class Tally:
             self.last_error,
             rate,
             n_pairs,
+            self.consistency,
         )
 
 
@@ -132,6 +145,8 @@ def plan_lines(plan: RunPlan) -> list[str]:
         scope.append(f"systems {', '.join(sel.systems)}")
     if sel.pairwise:
         scope.append(f"pairs {sel.pairwise[0]} vs {sel.pairwise[1]}, both orders")
+    if plan.epochs > 1:
+        scope.append(f"{plan.epochs} epochs per answer, rating = their {plan.reduce}")
     lines = [
         f"plan: rubric {plan.rubric.name} v{plan.rubric.version}, {'; '.join(scope)}: "
         f"{plan.n_targets} {'judgements' if plan.rubric.is_pairwise else 'responses'}",
@@ -171,6 +186,9 @@ def summary_lines(summary: RunSummary) -> list[str]:
                 "(an inconsistent pair counts as a tie)"
             )
     for j in summary.judges:
+        if j.self_consistency is not None:
+            lines.append(f"  {j.judge}: {consistency_line(j.self_consistency)}")
+    for j in summary.judges:
         if j.failures:
             lines.append(
                 f"  {j.judge}: {j.failures} call(s) failed; last error: {error_line(j.last_error)}"
@@ -183,6 +201,38 @@ def summary_lines(summary: RunSummary) -> list[str]:
             "the next time it is opened"
         )
     return lines
+
+
+def _number(value: float, style: str) -> str:
+    return "n/a" if math.isnan(value) else format(value, style)
+
+
+def consistency_line(found: SelfConsistency) -> str:
+    """A judge's self-consistency in words: its spread over the N epochs of each answer."""
+    return (
+        f"self-consistency over {found.n_epochs} epochs of {found.n_answers} answers: "
+        f"mean sd {_number(found.mean_sd, '.3f')}, all epochs agree on "
+        f"{_number(found.share_all_agree, '.1%')}, alpha {_number(found.alpha, '.3f')}"
+    )
+
+
+def record_summary(
+    store: Store, plan: RunPlan, summary: RunSummary, *, started_utc: object, wait_s: float
+) -> None:
+    """Keep the run's summary in judge_runs; a busy or broken database only logs."""
+    chosen = dataclasses.asdict(plan.selection)
+    if chosen.get("response_ids") is not None:  # their number, not every id
+        chosen["response_ids"] = len(chosen["response_ids"])
+    repeated = {"epochs": plan.epochs, "reduce": plan.reduce} if plan.epochs > 1 else {}
+    selection = json.dumps({**chosen, "probe": plan.probe, **repeated})
+    rows = summary_rows(
+        summary, started_utc=started_utc, finished_utc=utc_now(), selection_json=selection
+    )
+    try:
+        with store.connection(wait_s=wait_s) as con:
+            calls_sql.add_judge_runs(con, rows)
+    except StoreError as error:
+        log.warning("the summary of run %s was not recorded: %s", summary.run_id, error)
 
 
 def summary_rows(

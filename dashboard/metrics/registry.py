@@ -221,6 +221,27 @@ _BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias
 )
 BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
 VERSION_METRICS = rubric_version_metrics()
+_J = "judges.<judge>.self_consistency"
+# Repeated judging (`judge --epochs N`, `judge_qa/consistency.py`); `n` counts answers.
+SELF_CONSISTENCY_METRICS: tuple[Metric, ...] = (
+    Metric(
+        f"{_J}.mean_sd",
+        "epoch spread (sd)",
+        "a judge asked N times per answer: mean over answers of the standard deviation of its "
+        "N ratings, in scale points (0: it always repeats itself)",
+        LOWER,
+    ),
+    Metric(
+        f"{_J}.share_all_agree",
+        "epochs all agree",
+        "a judge asked N times per answer: share of answers whose N ratings are all equal",
+    ),
+    Metric(
+        f"{_J}.alpha",
+        "epoch alpha",
+        "a judge asked N times per answer: Krippendorff's alpha (interval), the N epochs as raters",
+    ),
+)
 
 # Judge-corrected estimates (`corrected/`), each beside its judge-only and human-only twin.
 CORRECTED_METRICS: tuple[Metric, ...] = (
@@ -271,6 +292,7 @@ ALL_METRICS: tuple[Metric, ...] = (
     *PEOPLE_PREFERENCE_METRICS,
     *BIAS_METRICS,
     *VERSION_METRICS,
+    *SELF_CONSISTENCY_METRICS,
 )
 REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
     m.reference for m in SYSTEM_METRICS if m.reference is not None

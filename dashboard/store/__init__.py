@@ -50,7 +50,14 @@ __all__ = [
 ]
 
 # The order in which spooled tables are applied: calls before the ratings that cite them.
-_APPLY_ORDER = ("judge_calls", "ratings", "preferences", "probes", "anchors")
+_APPLY_ORDER = (
+    "judge_calls",
+    "ratings",
+    "preferences",
+    "probes",
+    "anchors",
+    "epoch_ratings",
+)
 
 
 @dataclass(frozen=True)

@@ -112,3 +112,24 @@ def m011_imports(con: Any) -> None:
                 CHECK (kind IN ('items', 'responses', 'ratings', 'preferences')),
             row_id    VARCHAR NOT NULL
         )""")
+
+
+def m012_judge_epochs(con: Any) -> None:
+    # Repeated judging (`judge --epochs N`): which ask of N a judge call is, and each epoch's
+    # rating of a response (`ratings` holds the reducer of the N), so that a judge's
+    # self-consistency can be measured. Append-only; ids derive from the call.
+    con.execute("ALTER TABLE judge_calls ADD COLUMN epoch INTEGER")
+    con.execute("""
+        CREATE TABLE epoch_ratings (
+            epoch_rating_id VARCHAR NOT NULL,
+            call_id         VARCHAR NOT NULL,
+            judge           VARCHAR NOT NULL,
+            rubric          VARCHAR NOT NULL,
+            rubric_version  VARCHAR NOT NULL,
+            response_id     VARCHAR NOT NULL,
+            epoch           INTEGER NOT NULL,
+            epochs          INTEGER NOT NULL,
+            value           DOUBLE,
+            unscored_reason VARCHAR,
+            created_utc     TIMESTAMP NOT NULL
+        )""")

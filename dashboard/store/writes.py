@@ -18,7 +18,17 @@ import pyarrow as pa
 from dashboard.ids import utc_now
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
-from dashboard.types import Anchor, Dataset, Item, JudgeCall, Preference, Probe, Rating, Response
+from dashboard.types import (
+    Anchor,
+    Dataset,
+    EpochRating,
+    Item,
+    JudgeCall,
+    Preference,
+    Probe,
+    Rating,
+    Response,
+)
 
 Row = Mapping[str, Any]
 
@@ -47,6 +57,9 @@ TABLES: dict[str, Table] = {
     "judge_calls": Table("call_id", JUDGE_CALL_COLUMNS),
     "probes": Table("probe_id", tuple(f.name for f in dataclasses.fields(Probe))),
     "anchors": Table("anchor_id", tuple(f.name for f in dataclasses.fields(Anchor))),
+    "epoch_ratings": Table(
+        "epoch_rating_id", tuple(f.name for f in dataclasses.fields(EpochRating))
+    ),
 }
 # The stream a rating or preference belongs to: a new row supersedes the current row of its stream.
 STREAM_KEYS: dict[str, tuple[str, ...]] = {
@@ -265,6 +278,11 @@ def delete_dataset(con: Connection, name: str) -> None:
         [name],
     )
     con.execute(
+        "DELETE FROM epoch_ratings WHERE response_id IN "
+        "(SELECT response_id FROM responses WHERE dataset = ?)",
+        [name],
+    )
+    con.execute(
         "DELETE FROM auto_scores WHERE response_id IN "
         "(SELECT response_id FROM responses WHERE dataset = ?)",
         [name],
@@ -283,6 +301,7 @@ RESPONSE_REFERENCES: dict[str, tuple[str, ...]] = {
     "judge_calls": ("response_id", "response_a", "response_b"),
     "probes": ("response_id", "response_a", "response_b"),
     "anchors": ("response_id",),
+    "epoch_ratings": ("response_id",),
 }
 
 

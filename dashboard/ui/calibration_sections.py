@@ -1,13 +1,17 @@
 """Sections of the Calibration page: each judge's confusion heatmap, people's alpha among
-themselves, and each judge against the mean of people (item and system level, TPR and TNR)."""
+themselves, each judge against the mean of people (item and system level, TPR and TNR), and
+each judge's ratings mapped onto people's scale (the "calibrated" column)."""
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
-from dashboard import charts
-from dashboard.metrics import tables
-from dashboard.metrics.calibration import Calibration
+from dashboard import charts, ui
+from dashboard.metrics import calibration, tables
+from dashboard.metrics.calibration import Calibration, JudgeMap
+from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
 
 HEATMAPS_PER_ROW = 3
@@ -51,3 +55,47 @@ def against_people_mean(result: Calibration) -> None:
         "negative rates. Estimate [95% bootstrap interval]."
     )
     pickers.table(rows)
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None or math.isnan(value) else f"{value:.2f}"
+
+
+def _map_row(m: JudgeMap) -> dict[str, object]:
+    steps = ", ".join(f"{x:g}→{y:.2f}" for x, y in zip(m.fitted.x, m.fitted.y, strict=True))
+    return {
+        "judge": m.judge,
+        "fitted on": m.n_fit,
+        "checked on": m.n_check,
+        "error, raw": _number(m.mae_raw),
+        "error, calibrated": _number(m.mae_calibrated),
+        "map (judge → people)": steps,
+    }
+
+
+def calibrated_section(selection: Selection) -> None:
+    """Each judge's ratings beside the same ratings mapped onto people's scale."""
+    maps = ui.cached(calibration.isotonic_calibration, selection)
+    if not maps:
+        return
+    st.markdown("**Calibrated to people** (an isotonic map from each judge's scale to people's)")
+    st.caption(
+        "Fitted on a seeded half of the labelled answers and checked on the other half: the "
+        "error is the mean absolute difference from people's mean rating on the checked "
+        "answers, raw and calibrated. The calibrated column applies the map to every answer."
+    )
+    pickers.table([_map_row(m) for m in maps])
+    pickers.table(
+        [
+            {
+                "judge": r.judge,
+                "response": r.response_id,
+                "raw": r.raw,
+                "calibrated": round(r.calibrated, 3),
+                "people (mean)": r.people,
+                "half": r.half,
+            }
+            for m in maps
+            for r in m.ratings
+        ]
+    )

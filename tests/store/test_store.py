@@ -16,7 +16,16 @@ from dashboard.ids import content_id
 from dashboard.store import Store, migrations
 from dashboard.store.journal import Batch
 from dashboard.store.writes import record_row
-from dashboard.types import Anchor, Item, JudgeCall, Preference, Probe, Rating, Response
+from dashboard.types import (
+    Anchor,
+    EpochRating,
+    Item,
+    JudgeCall,
+    Preference,
+    Probe,
+    Rating,
+    Response,
+)
 from tests.support.locks import database_held, release
 
 T0 = datetime(2024, 1, 1, 12, 0, 0)
@@ -38,6 +47,7 @@ def test_migrations_produce_the_record_columns(store: Store) -> None:
         ("judge_calls", JudgeCall),
         ("probes", Probe),
         ("anchors", Anchor),
+        ("epoch_ratings", EpochRating),
     ):
         assert sorted(_columns(store, table)) == sorted(_fields(record)), table
     # Ratings and preferences also keep whether a later row supersedes the row; their current

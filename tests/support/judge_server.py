@@ -103,6 +103,7 @@ class ModelStats:
     # The Authorization header of each request ("" when none was sent): the key rule's tests
     # check that a self-hosted judge never receives a key it was not given.
     authorizations: list[str] = field(default_factory=list)
+    seeds: Counter[int | None] = field(default_factory=Counter)  # the request's `seed` field
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -126,12 +127,16 @@ class _State:
         self.release = threading.Event()
         self.stopping = threading.Event()
 
-    def admit(self, model: str, authorization: str = "") -> tuple[ModelScript, str | None]:
-        """Count a request and decide its fault."""
+    def admit(
+        self, model: str, authorization: str = "", seed: int | None = None
+    ) -> tuple[ModelScript, str | None]:
+        """Count a request (its Authorization header and the seed it asks for) and decide its
+        fault."""
         with self.lock:
             script = self.scripts.get(model, self.default)
             stats = self.stats.setdefault(model, ModelStats())
             stats.requests += 1
+            stats.seeds[seed] += 1
             stats.arrivals.append(time.monotonic())
             stats.authorizations.append(authorization)
             number = stats.requests
@@ -244,7 +249,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         model = str(body.get("model", ""))
         state = self.server.state
-        script, fault = state.admit(model, self.headers.get("Authorization", ""))
+        script, fault = state.admit(model, self.headers.get("Authorization", ""), body.get("seed"))
         if script.latency_ms:
             time.sleep(script.latency_ms / 1000)
         self._respond(state, script, fault, model, _prompt_text(body))
@@ -341,6 +346,7 @@ class JudgeServer:
                 Counter(s.completed_prompts),
                 list(s.arrivals),
                 list(s.authorizations),
+                Counter(s.seeds),
             )
 
     def reset_stats(self) -> None:

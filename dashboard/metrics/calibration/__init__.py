@@ -1,7 +1,8 @@
 """How far to trust each judge: agreement with people, per judge and for the panel, for
 ratings (`agreement.py`) and for pairwise verdicts under every published convention
 (`pairwise_calibration.py`), and the pairs behind one cell of a confusion table
-(`calibration_cells.py`). Their reads are in `calibration_sql.py`.
+(`calibration_cells.py`), and each judge mapped onto people's scale (`isotonic.py`). Their
+reads are in `calibration_sql.py`.
 """
 
 from dashboard.metrics.calibration.agreement import (
@@ -19,13 +20,20 @@ from dashboard.metrics.calibration.calibration_cells import (
     disagreements,
 )
 from dashboard.metrics.calibration.calibration_sql import LabelledRating
+from dashboard.metrics.calibration.isotonic import (
+    CalibratedRating,
+    JudgeMap,
+    isotonic_calibration,
+)
 from dashboard.metrics.calibration.pairwise_calibration import PreferenceAgreement
 
 __all__ = [
     "PANEL",
     "Calibration",
+    "CalibratedRating",
     "CellPair",
     "Confusion",
+    "JudgeMap",
     "LabelledRating",
     "PreferenceAgreement",
     "RaterPair",
@@ -33,5 +41,6 @@ __all__ = [
     "cell_pairs",
     "compared_pairs",
     "disagreements",
+    "isotonic_calibration",
     "rating_agreements",
 ]

@@ -204,3 +204,36 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
         sel.params(*RATED_PARAMS, "panel_judges", "panel_versions"),
     )
     return fetch(cursor, LabelledRating)
+
+
+@dataclass(frozen=True)
+class ScoredRating:
+    """A rater's current scored rating of a selected response (labelled by a person or not)."""
+
+    response_id: str
+    rater_kind: str
+    rater: str
+    value: float
+
+
+def scored_ratings(con: Connection, sel: Selection, *, unlabelled: int) -> list[ScoredRating]:
+    """Every current scored rating of the selection's rubric on the selected responses that a
+    person rated, and each judge's first `unlabelled` others (by response id), a judge's
+    few-shot examples left out: what the isotonic map is fitted on and shown applied to."""
+    cursor = con.execute(
+        f"""
+        WITH rated AS NOT MATERIALIZED ({RATED}),
+        scored AS (
+            SELECT response_id, rater_kind, rater, value,
+                   response_id IN (SELECT response_id FROM rated
+                                   WHERE rater_kind = 'human' AND value IS NOT NULL) AS labelled
+            FROM rated
+            WHERE value IS NOT NULL
+              AND NOT (rater_kind = 'llm' AND {NOT_AN_EXAMPLE.format(table="rated")}))
+        SELECT response_id, rater_kind, rater, value FROM scored
+        QUALIFY labelled OR row_number() OVER (
+            PARTITION BY rater, labelled ORDER BY response_id) <= $unlabelled
+        ORDER BY ALL""",
+        {**sel.params(*RATED_PARAMS), "unlabelled": unlabelled},
+    )
+    return fetch(cursor, ScoredRating)

@@ -1,8 +1,10 @@
 """The judges' own quality: each judge's biases (`judge_bias.py`), its drift on anchor items
-(`judge_drift.py`) and its rubric versions side by side (`versions.py`), with their display rows
+(`judge_drift.py`), its rubric versions side by side (`versions.py`) and its self-consistency
+when asked several times (`consistency.py`), with their display rows
 (`judge_qa_tables.py`). Each reads through its own `*_sql.py`.
 """
 
+from dashboard.metrics.judge_qa.consistency import JudgeConsistency, consistencies
 from dashboard.metrics.judge_qa.judge_bias import Bias, Families, bias
 from dashboard.metrics.judge_qa.judge_drift import Drift, add_anchors, anchor_ids, drift
 from dashboard.metrics.judge_qa.judge_qa_tables import (
@@ -22,6 +24,7 @@ __all__ = [
     "Bias",
     "Drift",
     "Families",
+    "JudgeConsistency",
     "RubricVersions",
     "UsedExample",
     "add_anchors",
@@ -29,6 +32,7 @@ __all__ = [
     "bias",
     "bias_rows",
     "calibration_examples",
+    "consistencies",
     "disagreement_rows",
     "drift",
     "drift_rows",

@@ -56,6 +56,17 @@ def bias_metrics(found: judge_qa.Bias) -> dict[str, Entry]:
     return metrics
 
 
+def consistency_metrics(found: tuple[judge_qa.JudgeConsistency, ...]) -> dict[str, Entry]:
+    """`judges.<judge>.self_consistency.<mean_sd|share_all_agree|alpha>`, `n` its answers."""
+    metrics: dict[str, Entry] = {}
+    for judge in found:
+        for metric in registry.SELF_CONSISTENCY_METRICS:
+            value = getattr(judge.consistency, metric.key)
+            name = registry.fill(metric.name, judge=judge.judge)
+            metrics[name] = entry(value, n=judge.consistency.n_answers)
+    return metrics
+
+
 def version_metrics(found: judge_qa.RubricVersions) -> dict[str, Entry]:
     """`versions.<judge>.<version>.<agreement|kappa|alpha|bias>` of `metrics --json`."""
     metrics: dict[str, Entry] = {}

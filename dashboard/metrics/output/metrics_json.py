@@ -19,7 +19,9 @@ and human-only twins, the pass rates, `labels_needed`, the corrected win rates) 
 comparisons (`compare.py`: `compare.<a>.<b>.panel|human|corrected`, whose entries add
 `p_value` and Holm's `p_holm`) are for the whole selection, not per slice. `selection.panel`
 names the panel every panel number is computed for; `notes.corrected` says why an estimate
-is missing, `notes.compare` which differences survive Holm's correction.
+is missing, `notes.compare` which differences survive Holm's correction. A judge run with
+`judge --epochs N` adds its self-consistency on the whole selection
+(`judges.<judge>.self_consistency.mean_sd|share_all_agree|alpha`, `n` its answers).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from dashboard.metrics.output.entries import (
     bias_metrics,
     compare_metrics,
     compare_notes,
+    consistency_metrics,
     corrected_metrics,
     count_entry,
     entry,
@@ -237,6 +240,7 @@ def metrics_json(
     corrected: Corrected | None = None,
     comparisons: Comparisons | None = None,
     versions: judge_qa.RubricVersions | None = None,
+    consistencies: tuple[judge_qa.JudgeConsistency, ...] = (),
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
@@ -258,6 +262,7 @@ def metrics_json(
         found.update(compare_metrics(comparisons))
     if versions is not None:  # `versions.<judge>.<version>.`: the whole selection's only
         found.update(version_metrics(versions))
+    found.update(consistency_metrics(consistencies))  # the whole selection's only
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
@@ -335,6 +340,7 @@ def compute_all(
         corrected=fixed,
         comparisons=compared,
         versions=judge_qa.rubric_versions(store, resolved),
+        consistencies=judge_qa.consistencies(store, resolved),
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared
