@@ -168,3 +168,15 @@ def test_a_planted_failures_file_link_is_refused(path: Path, tmp_path: Path) -> 
     with pytest.raises(users.UsersError, match="symbolic link"):
         throttle.sign_in(path, "ana", "wrong password", client="10.0.0.1")
     assert target.read_text() == "{}"
+
+
+def test_parallel_attempts_are_counted_before_their_checks(path: Path) -> None:
+    """Six wrong guesses at once: each is counted before its scrypt runs, so only the first
+    FREE_FAILURES are checked; the others meet the wait, unchecked."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    now = 4_000_000.0
+    with ThreadPoolExecutor(6) as pool:
+        said = list(pool.map(lambda i: _fail(path, client=f"10.2.0.{i}", now=now), range(6)))
+    assert said.count("Wrong name or password.") == throttle.FREE_FAILURES
+    assert all(s.startswith("Too many failed sign-ins: wait") for s in said if "Wrong" not in s)
