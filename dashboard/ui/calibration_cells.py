@@ -48,7 +48,7 @@ def drilldown_section(result: Calibration, selection: Selection) -> None:
         disabled=judge_value == DISAGREE,
     )
     if judge_value == DISAGREE:
-        pairs = ui.cached(calibration.disagreements, selection, judge)
+        pairs = ui.cached(calibration.disagreements, selection, judge, actor=ui.actor())
         st.caption(f"{len(pairs):,} pairs where {ui.md_escape(judge)} and a person disagree.")
     else:
         pairs = ui.cached(
@@ -57,6 +57,7 @@ def drilldown_section(result: Calibration, selection: Selection) -> None:
             judge,
             judge_value=float(judge_value),
             person_value=float(person_value),
+            actor=ui.actor(),
         )
         st.caption(
             f"{len(pairs):,} pairs in the cell: {ui.md_escape(judge)} said {judge_value}, "

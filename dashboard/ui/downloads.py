@@ -30,7 +30,7 @@ def report_file_name(dataset: str | None) -> str:
 
 
 def _report_builder(
-    store: Store, request: MetricsRequest, actor: User | None
+    store: Store, request: MetricsRequest, actor: User | None = None
 ) -> Callable[[], bytes]:
     def build() -> bytes:
         from dashboard.report import build_report  # plotly.js is read only when asked for
@@ -41,7 +41,12 @@ def _report_builder(
 
 
 def _export_builder(
-    store: Store, kind: str, fmt: str, dataset: str | None, unrated: bool, actor: User | None
+    store: Store,
+    kind: str,
+    fmt: str,
+    dataset: str | None,
+    unrated: bool = True,
+    actor: User | None = None,
 ) -> Callable[[], bytes]:
     def build() -> bytes:
         return export_bytes(store, kind, fmt=fmt, dataset=dataset, unrated=unrated, actor=actor)

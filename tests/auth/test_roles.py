@@ -15,8 +15,9 @@ from dashboard.campaigns import campaigns
 from dashboard.export.files import export_bytes
 from dashboard.ingest import uploads
 from dashboard.judging.rubrics import list_rubrics
-from dashboard.metrics import judge_qa, reference
+from dashboard.metrics import calibration, judge_qa, reference
 from dashboard.metrics.output import MetricsRequest
+from dashboard.metrics.selection import Selection
 from dashboard.report import build_report
 from dashboard.store import Store
 from tests.support.snapshot import table_rows
@@ -59,7 +60,11 @@ ACTIONS = {
     "report": lambda store, actor: build_report(
         store, MetricsRequest(dataset="eo-rag"), actor=actor
     ),
+    "who labelled what": lambda store, actor: calibration.disagreements(
+        store, Selection("eo-rag", "likert-rag"), "panel", actor=actor
+    ),
 }
+READS = ("export", "report", "who labelled what")
 
 
 @pytest.mark.parametrize("action", ACTIONS)
@@ -75,7 +80,7 @@ def test_a_labeller_is_refused_and_nothing_changes(sample_store: Store, action: 
 def test_an_admin_and_local_mode_may(sample_store: Store, action: str, actor: User | None) -> None:
     before = table_rows(sample_store)
     result = ACTIONS[action](sample_store, actor)
-    if action in ("export", "report"):  # they read: the labels come out, nothing changes
+    if action in READS:  # the labels come out, nothing changes
         assert result and table_rows(sample_store) == before
     else:
         assert table_rows(sample_store) != before

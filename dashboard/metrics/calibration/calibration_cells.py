@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dashboard.auth.roles import User, require_admin
 from dashboard.metrics import selection_sql
 from dashboard.metrics.calibration import calibration_sql as sql
 from dashboard.metrics.calibration.agreement import PANEL
@@ -61,9 +62,17 @@ def compared_pairs(store: Store, selection: Selection, judge: str) -> list[CellP
 
 
 def cell_pairs(
-    store: Store, selection: Selection, judge: str, *, judge_value: float, person_value: float
+    store: Store,
+    selection: Selection,
+    judge: str,
+    *,
+    judge_value: float,
+    person_value: float,
+    actor: User | None = None,
 ) -> list[CellPair]:
-    """The pairs one cell of the judge's confusion table counts."""
+    """The pairs one cell of the judge's confusion table counts. They name each person's
+    label: an admin's to see (`actor`)."""
+    require_admin(actor, "see which person gave which label")
     return [
         p
         for p in compared_pairs(store, selection, judge)
@@ -71,6 +80,10 @@ def cell_pairs(
     ]
 
 
-def disagreements(store: Store, selection: Selection, judge: str) -> list[CellPair]:
-    """The pairs where the judge's (snapped) rating differs from the person's."""
+def disagreements(
+    store: Store, selection: Selection, judge: str, *, actor: User | None = None
+) -> list[CellPair]:
+    """The pairs where the judge's (snapped) rating differs from the person's; an admin's to
+    see (`actor`), like `cell_pairs`."""
+    require_admin(actor, "see which person gave which label")
     return [p for p in compared_pairs(store, selection, judge) if p.judge_value != p.person_value]
