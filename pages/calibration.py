@@ -71,12 +71,11 @@ else:
         tables_fit.fitted_table(
             tables.judge_agreement_rows(result), AGREEMENT, estimate_px=tables_fit.WIDE_ESTIMATE_PX
         )
-        examples = ui.cached(judge_qa.calibration_examples, result.selection)
+        examples = ui.cached(judge_qa.calibration_examples, result.selection, actor=ui.actor())
         rubric_versions.few_shot_examples(examples, result.selection)
         sections.confusion_heatmaps(result)
         calibration_cells.drilldown_section(result, selection)
         sections.against_people_mean(result)
-        sections.calibrated_section(selection)
         sections.calibrated_section(selection)
     else:
         st.info(

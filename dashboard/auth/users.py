@@ -20,6 +20,7 @@ no sign-in: the dashboard runs as before (for one person on 127.0.0.1) and says 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import json
@@ -27,6 +28,8 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +128,29 @@ def _write(path: Path, data: dict) -> None:
     write_private(path, json.dumps(data, indent=2, sort_keys=True))
 
 
+@contextmanager
+def _editing(path: Path) -> Iterator[dict]:
+    """The users file's data, read and written back whole while this process holds an
+    exclusive lock on `<file>.lock` (never through a link): two edits at once (two sign-outs,
+    a sign-out and `users add`) each read the other's result, so neither is lost. Nothing is
+    written when the block raises."""
+    lock = path.with_name(path.name + ".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | _NO_LINK, 0o600)
+    except OSError as error:
+        if lock.is_symlink():
+            raise _link_refused(lock) from None
+        raise UsersError(f"{lock}: cannot open it ({error.strerror or error})") from error
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        data = _read(path)
+        yield data
+        _write(path, data)
+    finally:
+        os.close(fd)  # closing the descriptor lets the lock go
+
+
 def _hash(password: str, salt: bytes, params: dict) -> bytes:
     n, r, p = int(params["n"]), int(params["r"]), int(params["p"])
     # scrypt needs 128·r·n bytes (128 MiB at n=2^17); hashlib's default cap is 32 MiB.
@@ -151,11 +177,11 @@ def add_user(path: Path, name: str, password: str, *, role: str) -> User:
     name = name.strip()
     if not name or any(c in name for c in "|\n\r"):
         raise UsersError("a user name must be non-empty, without | or line breaks")
-    data = _read(path)
-    if name in data["users"]:
-        raise UsersError(f"{name!r} exists already; use `judgeboard users passwd` or `role`")
-    data["users"][name] = _entry(password, _check_role(role))
-    _write(path, data)
+    entry = _entry(password, _check_role(role))  # hashed before the lock is taken
+    with _editing(path) as data:
+        if name in data["users"]:
+            raise UsersError(f"{name!r} exists already; use `judgeboard users passwd` or `role`")
+        data["users"][name] = entry
     return User(name, role)
 
 
@@ -166,23 +192,22 @@ def _existing(data: dict, path: Path, name: str) -> dict:
 
 
 def remove_user(path: Path, name: str) -> None:
-    data = _read(path)
-    _existing(data, path, name)
-    del data["users"][name]
-    _write(path, data)
+    with _editing(path) as data:
+        _existing(data, path, name)
+        del data["users"][name]
 
 
 def set_password(path: Path, name: str, password: str) -> None:
-    data = _read(path)
-    role = _existing(data, path, name)["role"]
-    data["users"][name] = _entry(password, role)
-    _write(path, data)
+    _existing(_read(path), path, name)
+    entry = _entry(password, "")  # hashed before the lock is taken
+    with _editing(path) as data:
+        entry["role"] = _existing(data, path, name)["role"]
+        data["users"][name] = entry
 
 
 def set_role(path: Path, name: str, role: str) -> None:
-    data = _read(path)
-    _existing(data, path, name)["role"] = _check_role(role)
-    _write(path, data)
+    with _editing(path) as data:
+        _existing(data, path, name)["role"] = _check_role(role)
 
 
 def list_users(path: Path) -> list[User]:
@@ -208,9 +233,11 @@ def verify(path: Path, name: str, password: str) -> User | None:
     if not hmac.compare_digest(given, expected):
         return None
     if any(int(entry.get(k, 0)) < v for k, v in _SCRYPT.items()):
-        data["users"][name] = _entry(password, entry["role"], check_length=False)
+        fresh = _entry(password, entry["role"], check_length=False)
         try:
-            _write(path, data)
+            with _editing(path) as latest:
+                if latest["users"].get(name, {}).get("hash") == entry["hash"]:
+                    latest["users"][name] = fresh
         except (OSError, UsersError) as error:  # a read-only file still lets people in
             log.warning("could not rehash the password of %r: %s", name, error)
     return User(name, entry["role"])
@@ -265,12 +292,13 @@ def revoke_token(path: Path, token: str | None, *, now: float | None = None) -> 
     not valid (nothing to revoke)."""
     if not token or not path.exists():
         return False
-    data, moment = _read(path), now or time.time()
-    found = _valid(data, token, moment)
-    if found is None:
+    moment = now or time.time()
+    if _valid(_read(path), token, moment) is None:
         return False
-    revoked = {d: e for d, e in data.get("revoked", {}).items() if e >= moment}
-    revoked[_digest(token)] = found[1]
-    data["revoked"] = revoked
-    _write(path, data)
+    with _editing(path) as data:
+        found = _valid(data, token, moment)
+        revoked = {d: e for d, e in data.get("revoked", {}).items() if e >= moment}
+        if found is not None:
+            revoked[_digest(token)] = found[1]
+        data["revoked"] = revoked
     return True

@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dashboard.auth.roles import User, require_admin
 from dashboard.judging.panel import Panel, PanelError, panel_from_toml
 from dashboard.settings import panel_dirs, user_panels_dir
 
@@ -87,10 +88,14 @@ def panel_text(judge: SelfHostedJudge) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_panel(judge: SelfHostedJudge, *, overwrite: bool = False) -> tuple[Path, Panel]:
+def save_panel(
+    judge: SelfHostedJudge, *, overwrite: bool = False, actor: User | None = None
+) -> tuple[Path, Panel]:
     """Write the judge's panel file and return its path and the panel as the loader reads
     it. A name already used by any panel is refused unless `overwrite` (and a shipped panel
-    is never overwritten: the user's file of that name would hide it)."""
+    is never overwritten: the user's file of that name would hide it). An admin's action: a
+    panel names where judge calls go and which key they carry."""
+    require_admin(actor, "add a judge to the panels")
     text = panel_text(judge)
     folder = user_panels_dir()
     path = folder / f"{judge.panel}.toml"

@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dashboard import ui
+from dashboard.auth.roles import RoleError
 from dashboard.judging import PanelError, Rubric
 from dashboard.judging.panel_files import SelfHostedJudge, save_panel
 
@@ -82,8 +83,8 @@ def self_hosted_form(*, panel_key: str, source_key: str, source_value: str) -> N
             submitted = st.form_submit_button("Save as a panel file", key=f"{FORM_KEY}_save")
         if submitted:
             try:
-                path, _ = save_panel(judge)
-            except PanelError as error:
+                path, _ = save_panel(judge, actor=ui.actor())
+            except (PanelError, RoleError) as error:
                 st.error(ui.md_escape(error))
             else:
                 st.session_state[SAVED_KEY] = str(path)

@@ -86,3 +86,38 @@ def test_a_revoked_token_is_refused_and_only_that_one(tmp_path):
     assert len(json.loads(path.read_text(encoding="utf-8"))["revoked"]) == 1
     assert users.revoke_token(path, other, now=1_000.0 + 14 * 86400 + 0.5)
     assert len(json.loads(path.read_text(encoding="utf-8"))["revoked"]) == 1
+
+
+def _revoke_all(path: str, tokens: list[str], start: float) -> None:
+    import time as _time
+    from pathlib import Path as _Path
+
+    while _time.time() < start:  # every process begins at the same moment
+        _time.sleep(0.001)
+    for token in tokens:
+        assert users.revoke_token(_Path(path), token)
+
+
+def test_sign_outs_at_the_same_moment_each_keep_their_revocation(tmp_path):
+    """Several processes rewrite the users file at once (four browsers signing out, each five
+    times): every revocation is in the file afterwards, none overwritten by another's."""
+    import multiprocessing as mp
+    import time
+
+    path = tmp_path / "users.json"
+    ana = users.add_user(path, "ana", "correct horse", role="labeller")
+    tokens = [
+        [users.session_token(path, ana, now=time.time() + i + 10 * p) for i in range(5)]
+        for p in range(4)
+    ]
+    spawn = mp.get_context("spawn")
+    start = time.time() + 3.0
+    workers = [spawn.Process(target=_revoke_all, args=(str(path), t, start)) for t in tokens]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert [w.exitcode for w in workers] == [0, 0, 0, 0]
+    for token in (t for group in tokens for t in group):
+        assert users.user_of_token(path, token) is None
+    assert len(json.loads(path.read_text(encoding="utf-8"))["revoked"]) == 20

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import ui
+from dashboard.auth.users import User
 from dashboard.judging import BackgroundLoop, load_rubric, run_judges
 from dashboard.judging.few_shot import few_shot_rubric, record_examples
 from dashboard.metrics.judge_qa import versions
@@ -21,6 +22,8 @@ from tests.pages.helpers import open_page, page_path
 
 PAGE = page_path("calibration")
 N_EXAMPLES = 3
+ADMIN = User("ada", "admin")
+LABELLER = User("lee", "labeller")
 CAPTION = "of people's labels as few-shot examples"
 
 
@@ -93,3 +96,9 @@ def test_only_the_compared_versions_examples(few_shot_store: Store) -> None:
         (r["rubric_version"], r["position"], r["response_id"]) for r in recorded
     ]
     assert versions.calibration_examples(few_shot_store, Selection("eo-conversational")) == ()
+    # who gave each label is an admin's to see: a signed-in labeller gets the labels unnamed
+    admin = versions.calibration_examples(few_shot_store, Selection("eo-rag"), actor=ADMIN)
+    assert admin == found and all(e.rater for e in admin)
+    hidden = versions.calibration_examples(few_shot_store, Selection("eo-rag"), actor=LABELLER)
+    assert [e.rater for e in hidden] == [""] * len(found)
+    assert [e.response_id for e in hidden] == [e.response_id for e in found]

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.auth.roles import RoleError
+from dashboard.auth.users import User
 from dashboard.judging import load_panel
 from dashboard.judging.panel import PanelError
 from dashboard.judging.panel_files import SelfHostedJudge, panel_text, save_panel
@@ -140,3 +142,14 @@ def test_the_form_says_which_key_goes_to_the_api_base(
     captions = [c.value for c in app.caption]
     assert any("Key: the value of MY\\_LOCAL\\_KEY is sent to" in c for c in captions), captions
     assert load_panel(panels / "keyed.toml").judges[0].api_key_env == "MY_LOCAL_KEY"
+
+
+def test_a_labeller_may_not_add_a_judge(panels: Path) -> None:
+    """A panel names where judge calls go and which key they carry: an admin's action, refused
+    in the function (nothing written), not only by hiding the form."""
+    judge = SelfHostedJudge("mine", "openai/x", "http://127.0.0.1:9/v1")
+    with pytest.raises(RoleError, match="only an admin may add a judge"):
+        save_panel(judge, actor=User("lee", "labeller"))
+    assert not panels.exists() or not list(panels.iterdir())
+    path, _ = save_panel(judge, actor=User("ada", "admin"))
+    assert path.is_file()

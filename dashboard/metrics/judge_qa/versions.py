@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from dashboard.auth.roles import User, may_administer
 from dashboard.metrics import calibration, selection_sql
 from dashboard.metrics.calibration import LabelledRating
 from dashboard.metrics.choices import with_default_rubric
@@ -188,9 +189,12 @@ def rubric_versions(store: Store, selection: Selection) -> RubricVersions:
     return RubricVersions(selection, scale, agreements, listed, used)
 
 
-def calibration_examples(store: Store, selection: Selection) -> tuple[UsedExample, ...]:
+def calibration_examples(
+    store: Store, selection: Selection, *, actor: User | None = None
+) -> tuple[UsedExample, ...]:
     """The labels shown as examples by the few-shot rubric versions whose ratings Calibration
-    compares with people (the judges' current ratings; those examples are left out there)."""
+    compares with people (the judges' current ratings; those examples are left out there).
+    Who gave each label is an admin's to see: for a signed-in labeller `rater` is empty."""
     selection = with_default_rubric(store, selection)
     if selection.rubric is None:
         return ()
@@ -199,4 +203,7 @@ def calibration_examples(store: Store, selection: Selection) -> tuple[UsedExampl
         if not used:  # no few-shot version of the rubric: nothing to look for
             return ()
         compared = {v.rubric_version for v in sql.compared_versions(con, selection)}
-    return tuple(e for e in used if e.rubric_version in compared)
+    shown = tuple(e for e in used if e.rubric_version in compared)
+    if may_administer(actor):
+        return shown
+    return tuple(replace(e, rater="") for e in shown)
