@@ -23,6 +23,7 @@ from dashboard.store.migrations_late import (
     m010_superseded_flag,
     m011_imports,
 )
+from dashboard.store.migrations_workbench import m012_workbench
 from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
@@ -277,6 +278,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("few_shot", m009_few_shot),
     ("superseded_flag", (m010_superseded_flag, m010_not_null)),
     ("imports", m011_imports),
+    ("workbench", m012_workbench),
 ]
 
 
