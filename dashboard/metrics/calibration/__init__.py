@@ -19,6 +19,7 @@ from dashboard.metrics.calibration.calibration_cells import (
     disagreements,
 )
 from dashboard.metrics.calibration.calibration_sql import LabelledRating
+from dashboard.metrics.calibration.levels import JudgeLevels, judge_levels
 from dashboard.metrics.calibration.pairwise_calibration import PreferenceAgreement
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Calibration",
     "CellPair",
     "Confusion",
+    "JudgeLevels",
     "LabelledRating",
     "PreferenceAgreement",
     "RaterPair",
@@ -33,5 +35,6 @@ __all__ = [
     "cell_pairs",
     "compared_pairs",
     "disagreements",
+    "judge_levels",
     "rating_agreements",
 ]
