@@ -125,9 +125,7 @@ def versions_in_use(con: Connection, sel: Selection) -> dict[str, list[str]]:
     }
 
 
-def _in_force(
-    con: Connection, sel: Selection, found: list[DatasetVersion]
-) -> list[DatasetVersion]:
+def _in_force(con: Connection, sel: Selection, found: list[DatasetVersion]) -> list[DatasetVersion]:
     """`found` without the workbench's drafts: on a dataset with an adoption in force only
     the adopted version (when its judges rated under it); elsewhere every version but the
     workbench's unadopted ones (unless nothing else was rated there)."""

@@ -42,6 +42,7 @@ from dashboard.metrics.declarations import (
     hallucinated,
     has_options,
     has_references,
+    judge_card_metrics,
     mcqa_accuracy,
     mcqa_iou,
     per_rater,
@@ -221,6 +222,7 @@ _BIAS = (  # (key, label, style, what it is), all in docs/metrics.md "Judge bias
 )
 BIAS_METRICS = tuple(Metric(f"bias.<judge>.{k}", lb, t, None, st) for k, lb, st, t in _BIAS)
 VERSION_METRICS = rubric_version_metrics()
+JUDGE_CARD_METRICS = judge_card_metrics()
 
 # Judge-corrected estimates (`corrected/`), each beside its judge-only and human-only twin.
 CORRECTED_METRICS: tuple[Metric, ...] = (
@@ -271,6 +273,7 @@ ALL_METRICS: tuple[Metric, ...] = (
     *PEOPLE_PREFERENCE_METRICS,
     *BIAS_METRICS,
     *VERSION_METRICS,
+    *JUDGE_CARD_METRICS,
 )
 REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
     m.reference for m in SYSTEM_METRICS if m.reference is not None

@@ -96,7 +96,9 @@ def _score(
         *(LabelledRating(p.response_id, "human", p.rater, p.value) for p in people),
     ]
     found, _ = calibration.rating_agreements(rows, scale)
-    mine = next(a for a in found if a.judge != calibration.PANEL)
+    mine = next((a for a in found if a.judge != calibration.PANEL), None)
+    if mine is None:
+        return None
     units: dict[str, dict[str, float]] = defaultdict(dict)
     for r in rated:
         if r.response_id in responses:

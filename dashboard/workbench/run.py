@@ -23,10 +23,12 @@ def judges_panel(spec: str) -> Panel:
     return panel
 
 
-def plan_version(store: Store, *, judges: str, rubric: Rubric, dataset: str) -> RunPlan:
-    """The plan of judging the responses people rated with the rubric on the dataset."""
+def plan_version(store: Store, *, judges: str | Panel, rubric: Rubric, dataset: str) -> RunPlan:
+    """The plan of judging the responses people rated with the rubric on the dataset;
+    `judges` a panel, or a spec for `judges_panel`."""
+    panel = judges_panel(judges) if isinstance(judges, str) else judges
     only = labelled_only(store, rubric, dataset=dataset, systems=None)
-    return plan_run(store, judges_panel(judges), rubric, dataset=dataset, response_ids=only)
+    return plan_run(store, panel, rubric, dataset=dataset, response_ids=only)
 
 
 def run_version(store: Store, plan: RunPlan, *, loop: BackgroundLoop | None = None) -> RunSummary:
