@@ -3,9 +3,12 @@ every scoring on the test split goes through here and is recorded as a look."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from dashboard.judging.rubrics import Rubric, RubricError
+from dashboard.judging.rubrics import FewShotExample, Rubric, RubricError
 from dashboard.store import Store
 from dashboard.workbench import agreement, cards, split, versions
 from dashboard.workbench.agreement import Comparison, Disagreement, VersionScore
@@ -175,5 +178,23 @@ def dev_disagreements(
 
 def dev_label_ids(store: Store, *, rubric: str, dataset: str) -> list[str]:
     """The rating ids of people's dev labels: what few-shot examples are picked from."""
+    return [e.rating_id for e in dev_labels(store, rubric=rubric, dataset=dataset)]
+
+
+def dev_labels(store: Store, *, rubric: str, dataset: str) -> list[FewShotExample]:
+    """People's dev labels with their question and answer, to pick examples from."""
     dev = split.read_split(store, rubric=rubric, dataset=dataset).ids(DEV)
-    return [e.rating_id for e in versions.dev_labels(store, rubric, dev)]
+    return versions.dev_labels(store, rubric, dev)
+
+
+def draft(
+    parent: RubricVersion, changes: Mapping[str, Any], examples: Sequence[FewShotExample]
+) -> RubricVersion:
+    """The edit as it would be saved (version "draft"), for its preview and diff; no write."""
+    unknown = set(changes) - set(versions.EDITABLE)
+    if unknown:
+        raise RubricError(f"cannot edit {', '.join(sorted(unknown))}")
+    rubric = dataclasses.replace(
+        parent.rubric, **changes, version="draft", examples=tuple(examples)
+    )
+    return RubricVersion(rubric, parent.version, versions.prompt_hash(rubric))
