@@ -62,6 +62,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--version", required=True)
     p.add_argument("--panel", required=True, help="panel file name or LiteLLM model strings")
     p.add_argument("--plan-only", action="store_true", help="show the plan and stop")
+    p.add_argument(
+        "--every-answer",
+        action="store_true",
+        help="judge every answer of the dataset, not only the labelled ones (after adoption)",
+    )
     p.add_argument("--api-base", default=None, metavar="URL", help="endpoint of the judges")
     p.add_argument("--api-key-env", default=None, metavar="VAR", help="variable with the key")
     p = _add(sub, "scores", "each version's agreement with people on a side of the split")
@@ -177,7 +182,9 @@ def _run(store: Any, args: argparse.Namespace) -> int:
     rubric = versions.get_version(store, args.rubric, args.version).rubric
     overrides = {"api_base": args.api_base, "api_key_env": args.api_key_env}
     panel = judging.load_panel(args.panel, overrides=overrides)
-    plan = running.plan_version(store, judges=panel, rubric=rubric, dataset=args.dataset)
+    plan = running.plan_version(
+        store, judges=panel, rubric=rubric, dataset=args.dataset, every_answer=args.every_answer
+    )
     for line in judging.plan_lines(plan):
         print(line)
     if args.plan_only or plan.n_targets == 0:

@@ -23,11 +23,14 @@ def judges_panel(spec: str) -> Panel:
     return panel
 
 
-def plan_version(store: Store, *, judges: str | Panel, rubric: Rubric, dataset: str) -> RunPlan:
-    """The plan of judging the responses people rated with the rubric on the dataset;
+def plan_version(
+    store: Store, *, judges: str | Panel, rubric: Rubric, dataset: str, every_answer: bool = False
+) -> RunPlan:
+    """The plan of judging the responses people rated with the rubric on the dataset (with
+    `every_answer`, all of the dataset's: an adopted version then covers the panel's answers);
     `judges` a panel, or a spec for `judges_panel`."""
     panel = judges_panel(judges) if isinstance(judges, str) else judges
-    only = labelled_only(store, rubric, dataset=dataset, systems=None)
+    only = None if every_answer else labelled_only(store, rubric, dataset=dataset, systems=None)
     return plan_run(store, panel, rubric, dataset=dataset, response_ids=only)
 
 
