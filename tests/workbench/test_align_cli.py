@@ -84,6 +84,11 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     assert data["metrics"][f"{card}.kappa_quadratic"]["n"] > 0
     assert data["notes"]["judge_cards"]["openai/wb-judge.likert-rag"]["rubric_version"] == "1-wb1"
     assert main([*metrics, "--fail-under", "judge_cards.*.*.fresh=1"]) == 0
+    report = tmp_path / "report.html"
+    base = ["--db", str(sample_store.path), "report", "--dataset", DATASET, "--rubric", RUBRIC]
+    assert main([*base, "--out", str(report)]) == 0
+    html = report.read_text(encoding="utf-8")
+    assert 'id="judge-cards"' in html and f"{card}.kappa_quadratic" in html
     every = ["--dataset", DATASET, "--version", "1-wb1", "--every-answer", *judge]
     assert main(_align(sample_store, "run", *every)) == 0
     assert server.stats("wb-judge").requests == 60 + 90  # the other answers of eo-rag

@@ -148,6 +148,8 @@ def card_notes(cards: Sequence[Any]) -> dict[str, Any]:
     """What each judge card is bound to, and why it is stale (when it is)."""
     return {
         f"{card.judge}.{card.rubric}": {
+            "judge": card.judge,
+            "rubric": card.rubric,
             "dataset": card.dataset,
             "model": card.model,
             "rubric_version": card.version,
