@@ -143,15 +143,15 @@ def editor(state: LabState, by: str) -> None:
     )
     rubric = parent.rubric
     template = st.text_area(
-        "Prompt template", rubric.template, height=240, key=f"{KEY}_template@{parent.version}"
+        "Prompt template", rubric.template, height=240, key=f"{KEY}_template_{parent.version}"
     )
     system = st.text_area(
-        "System message", rubric.system or "", key=f"{KEY}_system@{parent.version}"
+        "System message", rubric.system or "", key=f"{KEY}_system_{parent.version}"
     )
     labels = st.text_area(
         "Scale descriptions (point = text)",
         _labels_text(dict(rubric.labels)),
-        key=f"{KEY}_labels@{parent.version}",
+        key=f"{KEY}_labels_{parent.version}",
     )
     dev = ui.cached(lab.dev_labels, rubric=state.rubric.name, dataset=state.dataset)
     by_id = {e.rating_id: e for e in dev}
@@ -160,7 +160,7 @@ def editor(state: LabState, by: str) -> None:
         list(by_id),
         default=[e.rating_id for e in rubric.examples if e.rating_id in by_id],
         format_func=lambda i: f"{by_id[i].value:g} by {by_id[i].rater}: {by_id[i].question[:60]}",
-        key=f"{KEY}_examples@{parent.version}",
+        key=f"{KEY}_examples_{parent.version}",
     )
     note = st.text_input("Why this edit", key=f"{KEY}_note")
     changes = {"template": template, "system": system or None, "labels": _labels_of(labels)}

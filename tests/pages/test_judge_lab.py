@@ -37,8 +37,8 @@ def test_the_loop_from_disagreement_to_adoption(
     gaps = (table["judge"] - table["person's rating"]).abs().tolist()
     assert gaps == sorted(gaps, reverse=True)  # worst first
 
-    template = app.text_area(key="jb_lab_template@1").value
-    app.text_area(key="jb_lab_template@1").set_value(
+    template = app.text_area(key="jb_lab_template_1").value
+    app.text_area(key="jb_lab_template_1").set_value(
         template.replace("{{reference_answer}}", "(not shown)")
     )
     _ok(app.run())
