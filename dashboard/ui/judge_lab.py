@@ -47,9 +47,11 @@ def header(state: LabState) -> None:
         card = state.card
         status = "stale: " + "; ".join(card.stale_reasons) if card.stale else "fresh"
         st.info(
-            f"Judge card: {card.judge} with {card.rubric} {card.version} (model {card.model}, "
-            f"prompt {card.prompt_hash}), adopted by {card.adopted_by or '?'}: {card.reason or ''}"
-            f" — {status}."
+            ui.md_escape(
+                f"Judge card: {card.judge} with {card.rubric} {card.version} (model "
+                f"{card.model}, prompt {card.prompt_hash}), adopted by "
+                f"{card.adopted_by or '?'}: {card.reason or ''} — {status}."
+            )
         )
         pickers.table(
             [
@@ -105,7 +107,11 @@ def disagreements(state: LabState, judge: str, version: str) -> None:
         judge=judge,
         version=version,
     )
-    st.caption(f"{len(found)} disagreements of {judge} at version {version} on the dev split.")
+    st.caption(
+        ui.md_escape(
+            f"{len(found)} disagreements of {judge} at version {version} on the dev split."
+        )
+    )
     rows = [
         {
             "question": d.question,
@@ -159,7 +165,9 @@ def editor(state: LabState, by: str) -> None:
         "Few-shot examples (dev labels only)",
         list(by_id),
         default=[e.rating_id for e in rubric.examples if e.rating_id in by_id],
-        format_func=lambda i: f"{by_id[i].value:g} by {by_id[i].rater}: {by_id[i].question[:60]}",
+        format_func=lambda i: ui.md_escape(
+            f"{by_id[i].value:g} by {by_id[i].rater}: {by_id[i].question[:60]}"
+        ),
         key=f"{KEY}_examples_{parent.version}",
     )
     note = st.text_input("Why this edit", key=f"{KEY}_note")
@@ -183,11 +191,13 @@ def editor(state: LabState, by: str) -> None:
                 note=note or None,
             )
         except RubricError as error:
-            st.error(str(error))
+            st.error(ui.md_escape(str(error)))
             return
         for name in ("run_version", "candidate", "adopt_v"):
             st.session_state[f"{KEY}_{name}"] = saved.version
-        st.session_state[SAVED] = f"Saved version {saved.version} (prompt {saved.prompt_hash})."
+        st.session_state[SAVED] = ui.md_escape(
+            f"Saved version {saved.version} (prompt {saved.prompt_hash})."
+        )
         st.rerun()
     if text := st.session_state.pop(SAVED, None):
         st.success(text)
@@ -204,7 +214,7 @@ def runner(state: LabState) -> None:
     try:
         plan = run.plan_version(ui.get_store(), judges=judges, rubric=chosen, dataset=state.dataset)
     except Exception as error:  # noqa: BLE001  # a bad panel or rubric: shown, not raised
-        st.error(str(error))
+        st.error(ui.md_escape(str(error)))
         return
     st.code("\n".join(plan_lines(plan)))
     if st.button(f"Run ({plan.calls_needed} calls)", key=f"{KEY}_run"):
@@ -234,7 +244,8 @@ def comparer(state: LabState, judge: str, by: str) -> None:
         d, m = found.difference, found.mcnemar
         k, e = d.kappa_quadratic, d.exact
         st.markdown(
-            f"**{found.candidate}** against **{found.baseline}** on {d.n_units} test responses "
+            f"**{ui.md_escape(found.candidate)}** against **{ui.md_escape(found.baseline)}** "
+            f"on {d.n_units} test responses "
             f"({d.n_pairs} labels): kappa difference {_ci(k.estimate, k.low, k.high)}, "
             f"exact agreement difference {_ci(e.estimate, e.low, e.high)}; McNemar "
             f"{m.only_a} vs {m.only_b}, p = {m.p_value:.3g}. Verdict: **{found.verdict}**."
@@ -258,9 +269,11 @@ def adopter(state: LabState, judge: str, by: str) -> None:
                 reason=reason,
             )
         except RubricError as error:
-            st.error(str(error))
+            st.error(ui.md_escape(str(error)))
             return
-        st.session_state[ADOPTED] = f"Adopted {card.version} for {card.judge} on {card.dataset}."
+        st.session_state[ADOPTED] = ui.md_escape(
+            f"Adopted {card.version} for {card.judge} on {card.dataset}."
+        )
         st.rerun()
     if text := st.session_state.pop(ADOPTED, None):
         st.success(text)
