@@ -35,7 +35,10 @@ by = filters.annotator or "anonymous"
 in_force = state.card.version if state.card else state.versions[0].version
 names = [v.version for v in state.versions]
 version = st.selectbox(
-    "Version for the disagreements", names, index=names.index(in_force), key="jb_lab_version"
+    "Version for the disagreements",
+    names,
+    index=names.index(in_force) if in_force in names else 0,
+    key="jb_lab_version",
 )
 judge_lab.test_scores(state, judge, by)
 judge_lab.disagreements(state, judge, version)
