@@ -144,7 +144,12 @@ def test_the_loop_changes_the_panel_only_on_adoption(sample_store: Store) -> Non
     assert _panel_scores(sample_store) != after_run  # the panel's numbers change
     state = lab.state(sample_store, rubric=RUBRIC, dataset=DATASET)
     assert state.card is not None and state.looks_since_adoption == 0
-    lab.score_on(sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE, side=split.TEST)
+    scores = lab.score_on(
+        sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE, side=split.TEST
+    )
+    (adopted,) = [s for s in scores if s.version == draft.version]
+    assert card.numbers["kappa_quadratic"]["value"] == adopted.kappa_quadratic.value
+    assert card.numbers["exact"]["n"] == adopted.exact.n
     assert lab.state(sample_store, rubric=RUBRIC, dataset=DATASET).looks_since_adoption == 2
 
 
