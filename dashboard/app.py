@@ -27,6 +27,7 @@ page = st.navigation(
         st.Page(PAGES / "campaigns.py", title="Campaigns", icon=":material/groups:"),
         st.Page(PAGES / "calibration.py", title="Calibration", icon=":material/tune:"),
         st.Page(PAGES / "judge_qa.py", title="Judge QA", icon=":material/fact_check:"),
+        st.Page(PAGES / "judge_lab.py", title="Judge lab", icon=":material/science:"),
         st.Page(PAGES / "run_judges.py", title="Run judges", icon=":material/gavel:"),
         st.Page(PAGES / "data.py", title="Data", icon=":material/database:"),
     ]

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "metrics": "dashboard.cli.metrics",
     "score": "dashboard.cli.score",
     "users": "dashboard.cli.users",
+    "align": "dashboard.cli.align",
 }
 
 

@@ -109,7 +109,7 @@ def versions_in_use(con: Connection, sel: Selection) -> dict[str, list[str]]:
     older one rated (a rubric changed and run again). Versions used side by side, each on
     responses of its own (FastChat's four single-answer prompts), all count. Newer: rated
     last, then the greater name."""
-    found = _versions(con, sel)
+    found = _in_force(con, sel, _versions(con, sel))
     newest = {(v.dataset, v.rubric_version): (v.newest_utc, v.rubric_version) for v in found}
     by_dataset: dict[str, list[str]] = {}
     for v in found:
@@ -123,3 +123,30 @@ def versions_in_use(con: Connection, sel: Selection) -> dict[str, list[str]]:
         dataset: [v for v in versions if (dataset, v) not in retired]
         for dataset, versions in by_dataset.items()
     }
+
+
+def _in_force(con: Connection, sel: Selection, found: list[DatasetVersion]) -> list[DatasetVersion]:
+    """`found` without the workbench's drafts: on a dataset with an adoption in force only
+    the adopted version (when its judges rated under it); elsewhere every version but the
+    workbench's unadopted ones (unless nothing else was rated there)."""
+    adopted = dict(
+        con.execute(
+            """
+            SELECT dataset, arg_max(rubric_version, created_utc) FROM adoptions
+            WHERE rubric = $rubric GROUP BY dataset""",
+            sel.params("rubric"),
+        ).fetchall()
+    )
+    drafts = {
+        row[0]
+        for row in con.execute(
+            "SELECT rubric_version FROM rubric_versions WHERE rubric = $rubric",
+            sel.params("rubric"),
+        ).fetchall()
+    }
+    kept = []
+    for dataset in sorted({v.dataset for v in found}):
+        here = [v for v in found if v.dataset == dataset]
+        chosen = [v for v in here if v.rubric_version == adopted.get(dataset)]
+        kept += chosen or [v for v in here if v.rubric_version not in drafts] or here
+    return kept

@@ -42,6 +42,7 @@ from dashboard.metrics.declarations import (
     hallucinated,
     has_options,
     has_references,
+    judge_card_metrics,
     mcqa_accuracy,
     mcqa_iou,
     per_rater,
@@ -242,6 +243,7 @@ SELF_CONSISTENCY_METRICS: tuple[Metric, ...] = (
         "a judge asked N times per answer: Krippendorff's alpha (interval), the N epochs as raters",
     ),
 )
+JUDGE_CARD_METRICS = judge_card_metrics()
 
 # Judge-corrected estimates (`corrected/`), each beside its judge-only and human-only twin.
 CORRECTED_METRICS: tuple[Metric, ...] = (
@@ -293,6 +295,7 @@ ALL_METRICS: tuple[Metric, ...] = (
     *BIAS_METRICS,
     *VERSION_METRICS,
     *SELF_CONSISTENCY_METRICS,
+    *JUDGE_CARD_METRICS,
 )
 REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
     m.reference for m in SYSTEM_METRICS if m.reference is not None

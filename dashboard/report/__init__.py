@@ -82,6 +82,7 @@ def render(data: ReportData) -> str:
             sections.histograms,
             sections.calibration,
             judge_qa.bias,
+            judge_qa.cards,
             standings.pairwise,
             standings.slices,
             sections.worst,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dashboard.metrics import registry
 from dashboard.report.gather import ReportData
-from dashboard.report.html import metric_cell, paragraph, section, table, th_row
+from dashboard.report.html import esc, metric_cell, paragraph, section, table, tag, th_row
 
 ANCHOR = "bias"
 
@@ -43,3 +43,40 @@ def bias(data: ReportData) -> str:
         paragraph(f"{name}: {text}", class_="note") for name, text in sorted(notes.items())
     )
     return section(ANCHOR, "Judge bias", body)
+
+
+CARDS_ANCHOR = "judge-cards"
+
+
+def cards(data: ReportData) -> str:
+    """The judge cards (`judge_cards.<judge>.<rubric>.` names, `notes.judge_cards`): each
+    adopted version's agreement with people on the test split, what it is bound to, and
+    whether it is stale. Nothing when no version was adopted."""
+    notes = data.metrics.get("notes", {}).get("judge_cards", {})
+    if not notes:
+        return ""
+    numbers = data.metrics["metrics"]
+    rows = []
+    for _, card in sorted(notes.items()):
+        judge, rubric = card["judge"], card["rubric"]
+        state = "stale: " + "; ".join(card["stale"]) if card["stale"] else "fresh"
+        rows.append(
+            [
+                th_row(f"{judge} · {rubric} {card['rubric_version']}"),
+                *(
+                    metric_cell(numbers, registry.fill(m.name, judge=judge, rubric=rubric), m.style)
+                    for m in registry.JUDGE_CARD_METRICS
+                    if m.key != "fresh"
+                ),
+                tag("td", esc(f"{card['model']} · prompt {card['prompt_hash']} · {state}")),
+            ]
+        )
+    headers = [
+        "Judge · rubric version",
+        *(m.label for m in registry.JUDGE_CARD_METRICS if m.key != "fresh"),
+        "Bound to",
+    ]
+    body = table(
+        headers, rows, caption="The adopted version on the test split: estimate [95% interval]"
+    )
+    return section(CARDS_ANCHOR, "Judge cards", body)

@@ -24,6 +24,7 @@ from dashboard.store.migrations_late import (
     m011_imports,
     m012_judge_epochs,
 )
+from dashboard.store.migrations_workbench import m013_workbench
 from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
@@ -279,6 +280,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("superseded_flag", (m010_superseded_flag, m010_not_null)),
     ("imports", m011_imports),
     ("judge_epochs", m012_judge_epochs),
+    ("workbench", m013_workbench),
 ]
 
 

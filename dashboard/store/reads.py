@@ -30,6 +30,9 @@ class Fingerprint(NamedTuple):
     n_reference_rules: int  # a rule change rescores in place: the counts above stay
     n_probes: int = 0
     n_anchors: int = 0
+    # The judge workbench's records (migration 13): a saved version, a split, a look or an
+    # adoption changes what the Judge lab and the panel show.
+    n_workbench: int = 0
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
@@ -93,6 +96,9 @@ def fingerprint(con: Connection) -> Fingerprint:
                (SELECT count(*) FROM auto_scores) AS n_auto_scores,
                (SELECT count(*) FROM reference_rules) AS n_reference_rules,
                (SELECT count(*) FROM probes) AS n_probes,
-               (SELECT count(*) FROM anchors) AS n_anchors""")
+               (SELECT count(*) FROM anchors) AS n_anchors,
+               (SELECT count(*) FROM rubric_versions) + (SELECT count(*) FROM label_splits)
+               + (SELECT count(*) FROM split_assignments) + (SELECT count(*) FROM test_looks)
+               + (SELECT count(*) FROM adoptions) AS n_workbench""")
     (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
     return found

@@ -19,6 +19,7 @@ PAGES = (
     "campaigns",
     "calibration",
     "judge_qa",
+    "judge_lab",
     "run_judges",
     "data",
 )

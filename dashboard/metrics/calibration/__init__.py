@@ -25,6 +25,7 @@ from dashboard.metrics.calibration.isotonic import (
     JudgeMap,
     isotonic_calibration,
 )
+from dashboard.metrics.calibration.levels import JudgeLevels, judge_levels
 from dashboard.metrics.calibration.pairwise_calibration import PreferenceAgreement
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "CellPair",
     "Confusion",
     "JudgeMap",
+    "JudgeLevels",
     "LabelledRating",
     "PreferenceAgreement",
     "RaterPair",
@@ -42,5 +44,6 @@ __all__ = [
     "compared_pairs",
     "disagreements",
     "isotonic_calibration",
+    "judge_levels",
     "rating_agreements",
 ]

@@ -27,6 +27,7 @@ from dashboard.metrics.declarations.core import (
     hallucinated as hallucinated,
     has_options as has_options,
     has_references as has_references,
+    judge_card_metrics as judge_card_metrics,
     mcqa_accuracy as mcqa_accuracy,
     mcqa_iou as mcqa_iou,
     per_rater as per_rater,

@@ -185,3 +185,33 @@ def rubric_version_metrics() -> tuple[Metric, ...]:
         Metric(f"versions.<judge>.<version>.{k}", label, where + text, better, style, summary=False)
         for k, label, better, style, text in _VERSIONS
     )
+
+
+# The judge card (`dashboard/workbench/cards.py`): the adopted rubric version's agreement with
+# people on the test split, bound to the judge's model, the version and its prompt hash.
+_CARD = (
+    ("exact", "exact agreement", HIGHER, SCORE, "share of ratings equal to the person's"),
+    ("within_one", "within one", HIGHER, SCORE, "share of ratings within one scale point"),
+    ("kappa_quadratic", "kappa (quadratic)", HIGHER, SCORE, "quadratic-weighted Cohen's kappa"),
+    ("alpha_ordinal", "alpha (ordinal)", HIGHER, SCORE, "Krippendorff's alpha, judge and people"),
+    ("spearman", "Spearman", HIGHER, SCORE, "Spearman against the people's mean per response"),
+    ("tpr", "TPR", HIGHER, SCORE, "true positive rate of the pass reading (>= 0.5)"),
+    ("tnr", "TNR", HIGHER, SCORE, "true negative rate of the pass reading (>= 0.5)"),
+    (
+        "fresh",
+        "fresh",
+        HIGHER,
+        COUNT,
+        "1 while the card holds, 0 once stale (model, prompt or labels changed since adoption)",
+    ),
+)
+
+
+def judge_card_metrics() -> tuple[Metric, ...]:
+    where = "the judge card, the adopted rubric version on the test split of people's labels: "
+    return tuple(
+        Metric(
+            f"judge_cards.<judge>.<rubric>.{k}", label, where + text, better, style, summary=False
+        )
+        for k, label, better, style, text in _CARD
+    )

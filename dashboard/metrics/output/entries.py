@@ -5,6 +5,7 @@ judge-corrected estimates and the paired comparisons (`metrics_json.py` assemble
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from dashboard.metrics import corrected as corrected_module, judge_qa, registry
@@ -135,4 +136,40 @@ def compare_notes(found: Comparisons) -> dict[str, Any]:
         "holm": found.holm,
         "alpha": corrected_module.ALPHA,
         "survive_holm": survive if found.holm else None,
+    }
+
+
+def card_metrics(cards: Sequence[Any]) -> dict[str, Entry]:
+    """`judge_cards.<judge>.<rubric>.<metric>` of the adopted versions' judge cards
+    (`dashboard/workbench/cards.py`); `fresh` is 1 while a card holds, 0 once stale."""
+    metrics: dict[str, Entry] = {}
+    for card in cards:
+        for metric in registry.JUDGE_CARD_METRICS:
+            name = registry.fill(metric.name, judge=card.judge, rubric=card.rubric)
+            if metric.key == "fresh":
+                metrics[name] = entry(0 if card.stale else 1, n=card.n_labels)
+            elif (number := card.numbers.get(metric.key)) is not None:
+                metrics[name] = entry(
+                    number["value"], low=number["low"], high=number["high"], n=number["n"]
+                )
+    return metrics
+
+
+def card_notes(cards: Sequence[Any]) -> dict[str, Any]:
+    """What each judge card is bound to, and why it is stale (when it is)."""
+    return {
+        f"{card.judge}.{card.rubric}": {
+            "judge": card.judge,
+            "rubric": card.rubric,
+            "dataset": card.dataset,
+            "model": card.model,
+            "rubric_version": card.version,
+            "prompt_hash": card.prompt_hash,
+            "n_labels": card.n_labels,
+            "adopted_by": card.adopted_by,
+            "reason": card.reason,
+            "adopted_utc": card.adopted_utc.isoformat(),
+            "stale": list(card.stale_reasons),
+        }
+        for card in cards
     }

@@ -46,6 +46,8 @@ from dashboard.metrics.estimates import N_RESAMPLES, SEED, Estimate
 from dashboard.metrics.output.entries import (
     Entry,
     bias_metrics,
+    card_metrics,
+    card_notes,
     compare_metrics,
     compare_notes,
     consistency_metrics,
@@ -241,6 +243,7 @@ def metrics_json(
     comparisons: Comparisons | None = None,
     versions: judge_qa.RubricVersions | None = None,
     consistencies: tuple[judge_qa.JudgeConsistency, ...] = (),
+    cards: Sequence[Any] = (),
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
@@ -263,6 +266,7 @@ def metrics_json(
     if versions is not None:  # `versions.<judge>.<version>.`: the whole selection's only
         found.update(version_metrics(versions))
     found.update(consistency_metrics(consistencies))  # the whole selection's only
+    found.update(card_metrics(cards))  # the adopted versions' judge cards (the workbench's)
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
@@ -294,11 +298,24 @@ def metrics_json(
             **corrected_module.METHOD,
             "target_half_width": corrected.target_half_width,
         }
+    if cards:
+        data["notes"]["judge_cards"] = card_notes(cards)
     if comparisons is not None:
         data["notes"]["compare"] = compare_notes(comparisons)
     if slices:
         data["by"] = {"field": slices[0].slice.field, "slices": [_slice_entry(s) for s in slices]}
     return data
+
+
+def _cards(store: Store, selection: Selection) -> list[Any]:
+    """The judge cards of the selection's rubric: its dataset's, or with none chosen, the
+    latest adoption's of each judge."""
+    from dashboard.workbench.cards import judge_cards  # the workbench reads metrics itself
+
+    found = judge_cards(store, rubric=selection.rubric) if selection.rubric else []
+    chosen = [c for c in found if selection.dataset in (None, c.dataset)]
+    latest = {(c.judge, c.rubric): c for c in sorted(chosen, key=lambda c: c.adopted_utc)}
+    return list(latest.values())
 
 
 def compute_all(
@@ -341,6 +358,7 @@ def compute_all(
         comparisons=compared,
         versions=judge_qa.rubric_versions(store, resolved),
         consistencies=judge_qa.consistencies(store, resolved),
+        cards=_cards(store, resolved),
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared

@@ -1,0 +1,279 @@
+"""The Judge lab page's glue: each section reads its widgets, calls the workbench
+(`dashboard/workbench/lab.py`) and renders the result. Dev reads are cached reads; every
+scoring of the test split is a button press that records a look."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from dashboard import ui
+from dashboard.judging import plan_lines, summary_lines
+from dashboard.judging.rubrics import RubricError
+from dashboard.ui import links, pickers
+from dashboard.ui.runs import background_loop
+from dashboard.workbench import lab, run, versions
+from dashboard.workbench.agreement import Comparison, VersionScore
+from dashboard.workbench.lab import LabState
+from dashboard.workbench.split import TEST
+
+KEY = "jb_lab"
+DETAIL = "detail"
+_LINK = st.column_config.LinkColumn(DETAIL, display_text="open detail")
+SCORES, COMPARED, RUN_OUT = f"{KEY}_scores", f"{KEY}_compared", f"{KEY}_run_out"
+SAVED, ADOPTED = f"{KEY}_saved", f"{KEY}_adopted"
+NUMBERS = ("exact", "within_one", "kappa_quadratic", "alpha_ordinal", "spearman", "tpr", "tnr")
+
+
+def _ci(value: float, low: float, high: float) -> str:
+    if math.isnan(value):
+        return "—"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]" if not math.isnan(low) else f"{value:.3f}"
+
+
+def header(state: LabState) -> None:
+    split = state.split
+    made = "recorded" if split.recorded else "the default, recorded on the first look"
+    st.caption(
+        f"Split of people's labels: seed {split.seed}, test fraction {split.test_fraction:g}, "
+        f"{split.counts} ({made}). Dev labels are for looking and examples; test labels "
+        "only give a number."
+    )
+    st.metric("Looks at the test split since the last adoption", state.looks_since_adoption)
+    if state.card is not None:
+        card = state.card
+        status = "stale: " + "; ".join(card.stale_reasons) if card.stale else "fresh"
+        st.info(
+            ui.md_escape(
+                f"Judge card: {card.judge} with {card.rubric} {card.version} (model "
+                f"{card.model}, prompt {card.prompt_hash}), adopted by "
+                f"{card.adopted_by or '?'}: {card.reason or ''} — {status}."
+            )
+        )
+        pickers.table(
+            [
+                {
+                    "metric": k,
+                    "value": _ci(
+                        *(n[p] if n[p] is not None else math.nan for p in ("value", "low", "high"))
+                    ),
+                    "n": n["n"],
+                }
+                for k, n in card.numbers.items()
+            ]
+        )
+
+
+def _score_rows(found: Sequence[VersionScore]) -> list[dict[str, Any]]:
+    return [
+        {
+            "version": s.version,
+            "responses": s.n_responses,
+            **{
+                name: _ci(getattr(s, name).value, getattr(s, name).low, getattr(s, name).high)
+                for name in NUMBERS
+            },
+            **{f"n ({name})": getattr(s, name).n for name in NUMBERS},
+        }
+        for s in found
+    ]
+
+
+def test_scores(state: LabState, judge: str, by: str) -> None:
+    st.subheader("Versions on the test split")
+    if st.button("Score every version on test (one look each)", key=f"{KEY}_score"):
+        st.session_state[SCORES] = ui.write(
+            lab.score_on,
+            rubric=state.rubric.name,
+            dataset=state.dataset,
+            judge=judge,
+            side=TEST,
+            by=by,
+        )
+        st.rerun()  # the header's count of looks includes this one
+    if found := st.session_state.get(SCORES):
+        pickers.table(_score_rows(found))
+
+
+def disagreements(state: LabState, judge: str, version: str) -> None:
+    st.subheader("Dev disagreements, worst first")
+    found = ui.cached(
+        lab.dev_disagreements,
+        rubric=state.rubric.name,
+        dataset=state.dataset,
+        judge=judge,
+        version=version,
+    )
+    st.caption(
+        ui.md_escape(
+            f"{len(found)} disagreements of {judge} at version {version} on the dev split."
+        )
+    )
+    rows = [
+        {
+            "question": d.question,
+            "answer": d.answer,
+            "judge": d.judge_value,
+            "explanation": d.explanation or "",
+            "person": d.person,
+            "person's rating": d.person_value,
+            "comment": d.comment or "",
+            DETAIL: links.detail_url(
+                d.response_id, rubric=state.rubric.name, dataset=state.dataset
+            ),
+        }
+        for d in found
+    ]
+    pickers.table(rows, column_config={DETAIL: _LINK}, key=f"{KEY}_disagreements")
+
+
+def _labels_text(labels: dict[str, str]) -> str:
+    return "\n".join(f"{k} = {v}" for k, v in labels.items())
+
+
+def _labels_of(text: str) -> dict[str, str]:
+    pairs = [line.split("=", 1) for line in text.splitlines() if "=" in line]
+    return {k.strip(): v.strip() for k, v in pairs}
+
+
+def editor(state: LabState, by: str) -> None:
+    st.subheader("Edit a version")
+    names = [v.version for v in state.versions]
+    parent = versions.get_version(
+        ui.get_store(),
+        state.rubric.name,
+        st.selectbox("Parent version", names, index=len(names) - 1, key=f"{KEY}_parent"),
+    )
+    rubric = parent.rubric
+    template = st.text_area(
+        "Prompt template", rubric.template, height=240, key=f"{KEY}_template_{parent.version}"
+    )
+    system = st.text_area(
+        "System message", rubric.system or "", key=f"{KEY}_system_{parent.version}"
+    )
+    labels = st.text_area(
+        "Scale descriptions (point = text)",
+        _labels_text(dict(rubric.labels)),
+        key=f"{KEY}_labels_{parent.version}",
+    )
+    dev = ui.cached(lab.dev_labels, rubric=state.rubric.name, dataset=state.dataset)
+    by_id = {e.rating_id: e for e in dev}
+    picked = st.multiselect(
+        "Few-shot examples (dev labels only)",
+        list(by_id),
+        default=[e.rating_id for e in rubric.examples if e.rating_id in by_id],
+        format_func=lambda i: ui.md_escape(
+            f"{by_id[i].value:g} by {by_id[i].rater}: {by_id[i].question[:60]}"
+        ),
+        key=f"{KEY}_examples_{parent.version}",
+    )
+    note = st.text_input("Why this edit", key=f"{KEY}_note")
+    changes = {"template": template, "system": system or None, "labels": _labels_of(labels)}
+    draft = lab.draft(parent, changes, [by_id[i] for i in picked])
+    if draft.rubric.examples:
+        with st.expander("The examples as the judge will see them"):
+            st.code(draft.rubric.render({"answer": "…", "question": "…"})[-1]["content"][:3000])
+    diff = versions.diff_text(parent, draft)
+    st.code(diff or "(no change to the parent)", language="diff")
+    if st.button("Save as a new version", key=f"{KEY}_save", disabled=not diff):
+        try:
+            saved = ui.write(
+                versions.save_version,
+                state.rubric.name,
+                parent=parent.version,
+                changes=changes,
+                example_ids=picked,
+                allowed_examples=list(by_id),
+                author=by,
+                note=note or None,
+            )
+        except RubricError as error:
+            st.error(ui.md_escape(str(error)))
+            return
+        for name in ("run_version", "candidate", "adopt_v"):
+            st.session_state[f"{KEY}_{name}"] = saved.version
+        st.session_state[SAVED] = ui.md_escape(
+            f"Saved version {saved.version} (prompt {saved.prompt_hash})."
+        )
+        st.rerun()
+    if text := st.session_state.pop(SAVED, None):
+        st.success(text)
+
+
+def runner(state: LabState) -> None:
+    st.subheader("Run on the labelled answers")
+    names = [v.version for v in state.versions]
+    version = st.selectbox("Version", names, index=len(names) - 1, key=f"{KEY}_run_version")
+    judges = st.text_input(
+        "Judges (a panel file's name or model strings)", "offline", key=f"{KEY}_panel"
+    )
+    chosen = versions.get_version(ui.get_store(), state.rubric.name, version).rubric
+    try:
+        plan = run.plan_version(ui.get_store(), judges=judges, rubric=chosen, dataset=state.dataset)
+    except Exception as error:  # noqa: BLE001  # a bad panel or rubric: shown, not raised
+        st.error(ui.md_escape(str(error)))
+        return
+    st.code("\n".join(plan_lines(plan)))
+    if st.button(f"Run ({plan.calls_needed} calls)", key=f"{KEY}_run"):
+        summary = ui.write(lambda store: run.run_version(store, plan, loop=background_loop()))
+        st.session_state[RUN_OUT] = "\n".join(summary_lines(summary))
+        st.rerun()
+    if text := st.session_state.get(RUN_OUT):
+        st.code(text)
+
+
+def comparer(state: LabState, judge: str, by: str) -> None:
+    st.subheader("Compare with the version in force (on test, paired)")
+    names = [v.version for v in state.versions]
+    candidate = st.selectbox("Candidate", names, index=len(names) - 1, key=f"{KEY}_candidate")
+    if st.button("Compare (one look at the test split)", key=f"{KEY}_compare"):
+        st.session_state[COMPARED] = ui.write(
+            lab.compare,
+            rubric=state.rubric.name,
+            dataset=state.dataset,
+            judge=judge,
+            candidate=candidate,
+            by=by,
+        )
+        st.rerun()
+    found: Comparison | None = st.session_state.get(COMPARED)
+    if found is not None:
+        d, m = found.difference, found.mcnemar
+        k, e = d.kappa_quadratic, d.exact
+        st.markdown(
+            f"**{ui.md_escape(found.candidate)}** against **{ui.md_escape(found.baseline)}** "
+            f"on {d.n_units} test responses "
+            f"({d.n_pairs} labels): kappa difference {_ci(k.estimate, k.low, k.high)}, "
+            f"exact agreement difference {_ci(e.estimate, e.low, e.high)}; McNemar "
+            f"{m.only_a} vs {m.only_b}, p = {m.p_value:.3g}. Verdict: **{found.verdict}**."
+        )
+
+
+def adopter(state: LabState, judge: str, by: str) -> None:
+    st.subheader("Adopt for the panel")
+    names = [v.version for v in state.versions]
+    version = st.selectbox("Version to adopt", names, index=len(names) - 1, key=f"{KEY}_adopt_v")
+    reason = st.text_input("Why", key=f"{KEY}_reason")
+    if st.button("Adopt", key=f"{KEY}_adopt", disabled=not reason.strip()):
+        try:
+            card = ui.write(
+                lab.adopt,
+                rubric=state.rubric.name,
+                dataset=state.dataset,
+                judge=judge,
+                version=version,
+                by=by,
+                reason=reason,
+            )
+        except RubricError as error:
+            st.error(ui.md_escape(str(error)))
+            return
+        st.session_state[ADOPTED] = ui.md_escape(
+            f"Adopted {card.version} for {card.judge} on {card.dataset}."
+        )
+        st.rerun()
+    if text := st.session_state.pop(ADOPTED, None):
+        st.success(text)

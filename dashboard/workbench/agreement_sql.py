@@ -1,0 +1,97 @@
+"""The workbench's reads of ratings: each judge's latest scored rating per rubric version of
+the responses people rated on a dataset, the people's current ratings with their comments,
+the texts of responses, and the model a judge's calls used."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch
+
+
+@dataclass(frozen=True)
+class JudgeRating:
+    judge: str
+    rubric_version: str
+    response_id: str
+    value: float
+    explanation: str | None
+
+
+def judge_ratings(
+    con: Connection, *, rubric: str, dataset: str, judge: str | None = None
+) -> list[JudgeRating]:
+    """Latest scored rating per (judge, version, response) on responses people rated."""
+    cursor = con.execute(
+        """
+        WITH labelled AS (
+            SELECT DISTINCT g.response_id FROM current_ratings g JOIN responses r USING
+                (response_id)
+            WHERE g.rubric = $rubric AND g.rater_kind = 'human' AND g.value IS NOT NULL
+              AND r.dataset = $dataset)
+        SELECT g.rater AS judge, g.rubric_version, g.response_id,
+               arg_max(g.value, g.created_utc) AS value,
+               arg_max(g.explanation, g.created_utc) AS explanation
+        FROM ratings g
+        WHERE g.rubric = $rubric AND g.rater_kind = 'llm' AND g.value IS NOT NULL
+          AND ($judge IS NULL OR g.rater = $judge)
+          AND g.response_id IN (SELECT response_id FROM labelled)
+        GROUP BY ALL ORDER BY ALL""",
+        {"rubric": rubric, "dataset": dataset, "judge": judge},
+    )
+    return fetch(cursor, JudgeRating)
+
+
+@dataclass(frozen=True)
+class PersonRating:
+    rating_id: str
+    rater: str
+    response_id: str
+    value: float
+    comment: str | None
+
+
+def people_ratings(con: Connection, *, rubric: str, dataset: str) -> list[PersonRating]:
+    cursor = con.execute(
+        """
+        SELECT g.rating_id, g.rater, g.response_id, g.value, g.comment
+        FROM current_ratings g JOIN responses r USING (response_id)
+        WHERE g.rubric = $rubric AND g.rater_kind = 'human' AND g.value IS NOT NULL
+          AND r.dataset = $dataset
+        ORDER BY g.response_id, g.rater""",
+        {"rubric": rubric, "dataset": dataset},
+    )
+    return fetch(cursor, PersonRating)
+
+
+@dataclass(frozen=True)
+class ResponseText:
+    response_id: str
+    item_id: str
+    system: str
+    question: str
+    answer: str
+
+
+def response_texts(con: Connection, response_ids: Sequence[str]) -> list[ResponseText]:
+    cursor = con.execute(
+        """
+        SELECT r.response_id, r.item_id, r.system, i.question, r.answer FROM responses r
+        JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset
+        WHERE r.response_id IN (SELECT unnest($ids)) ORDER BY r.response_id""",
+        {"ids": list(response_ids)},
+    )
+    return fetch(cursor, ResponseText)
+
+
+def judge_model(con: Connection, *, judge: str, rubric: str, version: str) -> str | None:
+    """The model of the judge's latest call under this rubric version (None: no call)."""
+    row = con.execute(
+        """
+        SELECT model FROM judge_calls WHERE judge = ? AND rubric = ? AND rubric_version = ?
+        ORDER BY created_utc DESC LIMIT 1""",
+        [judge, rubric, version],
+    ).fetchone()
+    return str(row[0]) if row else None

@@ -1,0 +1,48 @@
+"""Judge lab: close the loop from a disagreement to a better judge, on labels it never saw.
+The split of people's labels, each version on the test split, the dev disagreements worst
+first, an editor with the diff, a run on the labelled answers, a paired comparison with the
+version in force, and adoption (docs/judge-qa.md)."""
+
+import streamlit as st
+
+from dashboard import ui
+from dashboard.ui import judge_lab
+from dashboard.workbench import lab
+
+st.title("Judge lab")
+filters = ui.filters()
+if not ui.dataset_names():
+    st.info("The database is empty. Import a file on the **Data** page.")
+    st.stop()
+if filters.dataset is None:
+    st.info("Pick a dataset in the sidebar: the split of people's labels is per dataset.")
+    st.stop()
+rating_rubrics = [r.name for r in ui.rubrics() if not r.is_pairwise]
+rubric = st.selectbox(
+    "Rubric",
+    rating_rubrics,
+    index=rating_rubrics.index("likert-rag") if "likert-rag" in rating_rubrics else 0,
+    key="jb_lab_rubric",
+)
+state = ui.cached(lab.state, rubric=rubric, dataset=filters.dataset)
+judge_lab.header(state)
+if not state.judges:
+    st.info("No judge rated the answers people labelled yet: run one below.")
+    judge_lab.runner(state)
+    st.stop()
+judge = st.selectbox("Judge", state.judges, key="jb_lab_judge")
+by = filters.annotator or "anonymous"
+in_force = state.card.version if state.card else state.versions[0].version
+names = [v.version for v in state.versions]
+version = st.selectbox(
+    "Version for the disagreements",
+    names,
+    index=names.index(in_force) if in_force in names else 0,
+    key="jb_lab_version",
+)
+judge_lab.test_scores(state, judge, by)
+judge_lab.disagreements(state, judge, version)
+judge_lab.editor(state, by)
+judge_lab.runner(state)
+judge_lab.comparer(state, judge, by)
+judge_lab.adopter(state, judge, by)

@@ -1,0 +1,175 @@
+"""The judge workbench on the bundled sample with the offline judge through real LiteLLM:
+split, versions, run on labelled answers, paired comparison, adoption, judge card."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from dashboard.judging.rubrics import RubricError, rubric_from_toml
+from dashboard.metrics import overview, panels
+from dashboard.metrics.selection import Selection
+from dashboard.store import Store
+from dashboard.types import Rating
+from dashboard.workbench import cards, lab, run, split, versions
+
+RUBRIC, DATASET, JUDGE = "likert-rag", "eo-rag", "baseline"
+
+
+def _panel_scores(store: Store) -> dict[str, tuple[float, int]]:
+    found = overview.overview(store, Selection(DATASET, RUBRIC))
+    return {
+        row.system: (row.scores["panel"].value, row.scores["panel"].n)
+        for row in found.systems
+        if "panel" in row.scores
+    }
+
+
+def _no_reference(store: Store) -> versions.RubricVersion:
+    root = versions.list_versions(store, RUBRIC)[0].rubric
+    template = root.template.replace("{{reference_answer}}", "(not shown)")
+    return versions.save_version(
+        store, RUBRIC, parent=root.version, changes={"template": template}, author="ana"
+    )
+
+
+def test_split_is_seeded_stratified_recorded_and_stable(sample_store: Store) -> None:
+    first = split.read_split(sample_store, rubric=RUBRIC, dataset=DATASET)
+    assert not first.recorded and first.n_new == len(first.sides) == 30
+    made = split.make_split(sample_store, rubric=RUBRIC, dataset=DATASET, seed=0, by="ana")
+    assert made.recorded and made.n_new == 0 and made.sides == first.sides
+    assert abs(len(made.ids(split.TEST)) - 15) <= 3  # half, within one per stratum
+    other = split.make_split(sample_store, rubric=RUBRIC, dataset=DATASET, seed=7)
+    assert other.seed == 7 and other.sides != made.sides
+    # A new labelled response gets a side; the recorded ones keep theirs.
+    with sample_store.connection() as con:
+        row = con.execute(
+            "SELECT response_id FROM responses WHERE dataset = ? AND response_id NOT IN "
+            "(SELECT response_id FROM ratings WHERE rater_kind = 'human') LIMIT 1",
+            [DATASET],
+        ).fetchone()
+    assert row is not None
+    sample_store.add_ratings([Rating("new-1", row[0], "human", "cy", RUBRIC, "1", 4.0, 1, 5)])
+    grown = split.record_split(sample_store, rubric=RUBRIC, dataset=DATASET)
+    assert len(grown.sides) == 31 and row[0] in grown.sides
+    assert {r: s for r, s in grown.sides.items() if r != row[0]} == dict(other.sides)
+
+
+def test_assignment_balances_each_stratum() -> None:
+    strata = {f"r{i}": float(i % 3) for i in range(300)}
+    found = split.assign({}, strata, seed=1, test_fraction=0.5)
+    for stratum in (0.0, 1.0, 2.0):
+        sides = [a.side for a in found if a.stratum == stratum]
+        assert abs(sides.count("test") - sides.count("dev")) <= 1
+
+
+def test_a_version_is_a_row_with_parent_hash_toml_and_diff(sample_store: Store) -> None:
+    dev = lab.dev_label_ids(sample_store, rubric=RUBRIC, dataset=DATASET)
+    saved = versions.save_version(
+        sample_store,
+        RUBRIC,
+        parent="1",
+        changes={"description": "edited"},
+        example_ids=dev[:2],
+        allowed_examples=dev,
+        author="ana",
+        note="two examples",
+    )
+    assert saved.version == "1-wb1" and saved.parent == "1" and len(saved.rubric.examples) == 2
+    again = versions.get_version(sample_store, RUBRIC, "1-wb1")
+    assert (
+        again.prompt_hash
+        == saved.prompt_hash
+        != versions.list_versions(sample_store, RUBRIC)[0].prompt_hash
+    )
+    text = versions.to_toml(again.rubric, parent="1")
+    assert tomllib.loads(text)["examples"] == dev[:2]
+    assert rubric_from_toml(text).template == again.rubric.template
+    diff = versions.diff(sample_store, RUBRIC, "1-wb1")
+    assert '+description = "edited"' in diff and '+parent = "1"' in diff
+    test_ids = split.read_split(sample_store, rubric=RUBRIC, dataset=DATASET).ids(split.TEST)
+    with sample_store.connection() as con:
+        test_rating = con.execute(
+            "SELECT rating_id FROM ratings WHERE rater_kind = 'human' AND response_id = ?",
+            [test_ids[0]],
+        ).fetchone()
+    assert test_rating is not None
+    with pytest.raises(RubricError, match="dev split"):
+        versions.save_version(
+            sample_store,
+            RUBRIC,
+            parent="1",
+            changes={},
+            example_ids=[test_rating[0]],
+            allowed_examples=dev,
+        )
+
+
+def test_the_loop_changes_the_panel_only_on_adoption(sample_store: Store) -> None:
+    before = _panel_scores(sample_store)
+    draft = _no_reference(sample_store)
+    plan = run.plan_version(sample_store, judges="offline", rubric=draft.rubric, dataset=DATASET)
+    assert (plan.calls_needed, plan.calls_cached) == (30, 0)  # the labelled answers only
+    summary = run.run_version(sample_store, plan)
+    assert summary.judges[0].calls_made == 30
+    cached = run.plan_version(sample_store, judges="offline", rubric=draft.rubric, dataset=DATASET)
+    assert cached.calls_needed == 0 and cached.calls_cached == 30
+    # A draft never becomes the panel's version; like `judge --labelled-only`, its run makes
+    # its ratings of the labelled answers the judge's current ones (docs/judge-qa.md).
+    assert panels.with_panel(sample_store, Selection(DATASET, RUBRIC)).panel_versions == ("1",)
+    after_run = _panel_scores(sample_store)
+    assert {n for _, n in after_run.values()} == {30}
+    assert {n for _, n in before.values()} == {40}
+
+    compared = lab.compare(
+        sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE, candidate=draft.version
+    )
+    assert compared.baseline == "1" and compared.difference.n_units == 14
+    assert compared.verdict in ("better", "worse", "cannot tell with n = 14")
+    assert 0 <= compared.mcnemar.p_value <= 1
+    card = lab.adopt(
+        sample_store,
+        rubric=RUBRIC,
+        dataset=DATASET,
+        judge=JUDGE,
+        version=draft.version,
+        by="ana",
+        reason="fewer hints",
+    )
+    assert card.version == draft.version and card.model == "judgeboard/baseline"
+    assert not card.stale and card.numbers["kappa_quadratic"]["n"] > 0
+    selection = panels.with_panel(sample_store, Selection(DATASET, RUBRIC))
+    assert selection.panel_versions == (draft.version,)
+    assert _panel_scores(sample_store) != after_run  # the panel's numbers change
+    state = lab.state(sample_store, rubric=RUBRIC, dataset=DATASET)
+    assert state.card is not None and state.looks_since_adoption == 0
+    scores = lab.score_on(
+        sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE, side=split.TEST
+    )
+    (adopted,) = [s for s in scores if s.version == draft.version]
+    assert card.numbers["kappa_quadratic"]["value"] == adopted.kappa_quadratic.value
+    assert card.numbers["exact"]["n"] == adopted.exact.n
+    assert lab.state(sample_store, rubric=RUBRIC, dataset=DATASET).looks_since_adoption == 2
+
+
+def test_a_card_goes_stale_when_labels_grow(sample_store: Store) -> None:
+    lab.adopt(
+        sample_store,
+        rubric=RUBRIC,
+        dataset=DATASET,
+        judge=JUDGE,
+        version="1",
+        by="ana",
+        reason="baseline",
+    )
+    with sample_store.connection() as con:
+        row = con.execute(
+            "SELECT response_id FROM responses WHERE dataset = ? AND response_id NOT IN "
+            "(SELECT response_id FROM ratings WHERE rater_kind = 'human') LIMIT 1",
+            [DATASET],
+        ).fetchone()
+    assert row is not None
+    sample_store.add_ratings([Rating("new-2", row[0], "human", "cy", RUBRIC, "1", 2.0, 1, 5)])
+    (card,) = cards.judge_cards(sample_store)
+    assert card.stale and "1 more responses" in card.stale_reasons[0]
