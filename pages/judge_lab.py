@@ -11,6 +11,11 @@ from dashboard.workbench import lab
 
 st.title("Judge lab")
 filters = ui.filters()
+if not ui.may_administer(
+    "use the judge lab (its runs are paid judge calls, its looks spend the test split, "
+    "and it shows each person's labels)"
+):
+    st.stop()
 if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page.")
     st.stop()

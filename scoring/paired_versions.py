@@ -8,6 +8,10 @@ replacement (every pair of a drawn unit comes along), so the two versions are al
 on the same resample: that pairing is what makes the interval of the difference narrower
 than two separate intervals (Efron & Tibshirani 1993, ch. 6). Randomness only from
 ``numpy.random.default_rng(seed)``.
+
+`scoring.workbench.paired_difference` is the one-pair-per-item form (one people's value per
+item, items resampled); the workbench compares versions here because one response may carry
+several people's labels, and those must travel together in a resample.
 """
 
 from __future__ import annotations

@@ -92,6 +92,7 @@ def test_scores(state: LabState, judge: str, by: str) -> None:
             judge=judge,
             side=TEST,
             by=by,
+            actor=ui.actor(),
         )
         st.rerun()  # the header's count of looks includes this one
     if found := st.session_state.get(SCORES):
@@ -106,6 +107,7 @@ def disagreements(state: LabState, judge: str, version: str) -> None:
         dataset=state.dataset,
         judge=judge,
         version=version,
+        actor=ui.actor(),
     )
     st.caption(
         ui.md_escape(
@@ -189,6 +191,7 @@ def editor(state: LabState, by: str) -> None:
                 allowed_examples=list(by_id),
                 author=by,
                 note=note or None,
+                actor=ui.actor(),
             )
         except RubricError as error:
             st.error(ui.md_escape(str(error)))
@@ -218,7 +221,9 @@ def runner(state: LabState) -> None:
         return
     st.code("\n".join(plan_lines(plan)))
     if st.button(f"Run ({plan.calls_needed} calls)", key=f"{KEY}_run"):
-        summary = ui.write(lambda store: run.run_version(store, plan, loop=background_loop()))
+        summary = ui.write(
+            lambda store: run.run_version(store, plan, loop=background_loop(), actor=ui.actor())
+        )
         st.session_state[RUN_OUT] = "\n".join(summary_lines(summary))
         st.rerun()
     if text := st.session_state.get(RUN_OUT):
@@ -237,6 +242,7 @@ def comparer(state: LabState, judge: str, by: str) -> None:
             judge=judge,
             candidate=candidate,
             by=by,
+            actor=ui.actor(),
         )
         st.rerun()
     found: Comparison | None = st.session_state.get(COMPARED)
@@ -267,6 +273,7 @@ def adopter(state: LabState, judge: str, by: str) -> None:
                 version=version,
                 by=by,
                 reason=reason,
+                actor=ui.actor(),
             )
         except RubricError as error:
             st.error(ui.md_escape(str(error)))

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.auth.roles import User, require_admin
 from dashboard.judging.rubrics import FewShotExample, Rubric, RubricError
 from dashboard.store import Store
 from dashboard.workbench import agreement, cards, split, versions
@@ -63,10 +64,18 @@ def baseline_version(store: Store, *, rubric: str, dataset: str) -> str:
 
 
 def score_on(
-    store: Store, *, rubric: str, dataset: str, judge: str, side: str, by: str | None = None
+    store: Store,
+    *,
+    rubric: str,
+    dataset: str,
+    judge: str,
+    side: str,
+    by: str | None = None,
+    actor: User | None = None,
 ) -> list[VersionScore]:
     """Each version of the judge against people on `side`; a look at TEST is recorded per
-    version scored."""
+    version scored (it spends the test split for everyone: an admin's)."""
+    require_admin(actor, "use the judge lab")
     root = versions.list_versions(store, rubric)[0].rubric
     split.record_split(store, rubric=root.name, dataset=dataset)
     reads = agreement.read(store, rubric=root.name, dataset=dataset, judge=judge)
@@ -94,9 +103,11 @@ def compare(
     candidate: str,
     baseline: str | None = None,
     by: str | None = None,
+    actor: User | None = None,
 ) -> Comparison:
     """The candidate against the baseline (default: the version in force) on test, paired;
     one recorded look."""
+    require_admin(actor, "use the judge lab")
     root = versions.list_versions(store, rubric)[0].rubric
     baseline = baseline or baseline_version(store, rubric=root.name, dataset=dataset)
     split.record_split(store, rubric=root.name, dataset=dataset)
@@ -130,9 +141,11 @@ def adopt(
     version: str,
     by: str | None,
     reason: str | None,
+    actor: User | None = None,
 ) -> JudgeCard:
     """Adopt the version for the panel on the dataset; its test-split numbers (one recorded
-    look) become the judge card."""
+    look) become the judge card. It changes everyone's panel numbers: an admin's."""
+    require_admin(actor, "adopt a judge version")
     root = versions.list_versions(store, rubric)[0].rubric
     split.record_split(store, rubric=root.name, dataset=dataset)
     reads = agreement.read(store, rubric=root.name, dataset=dataset, judge=judge)
@@ -168,9 +181,17 @@ def adopt(
 
 
 def dev_disagreements(
-    store: Store, *, rubric: str, dataset: str, judge: str, version: str
+    store: Store,
+    *,
+    rubric: str,
+    dataset: str,
+    judge: str,
+    version: str,
+    actor: User | None = None,
 ) -> list[Disagreement]:
-    """The dev split's disagreements, worst first (reads only: dev costs no look)."""
+    """The dev split's disagreements, worst first (reads only: dev costs no look). They show
+    each person's label and comment: an admin's to see."""
+    require_admin(actor, "see which person gave which label")
     root = versions.list_versions(store, rubric)[0].rubric
     reads = agreement.read(store, rubric=root.name, dataset=dataset, judge=judge)
     return agreement.disagreements(store, reads, judge=judge, version=version, scale=_scale(root))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from dashboard.auth.roles import User
 from dashboard.judging import BackgroundLoop, Panel, RunPlan, RunSummary, plan_run, run_plan
 from dashboard.judging.launcher import MODEL_STRINGS, PANEL_FILE, build_panel, panel_names
 from dashboard.judging.panel import PanelError
@@ -34,9 +35,16 @@ def plan_version(
     return plan_run(store, panel, rubric, dataset=dataset, response_ids=only)
 
 
-def run_version(store: Store, plan: RunPlan, *, loop: BackgroundLoop | None = None) -> RunSummary:
-    """Make the plan's calls (on `loop` in the Streamlit process, else `asyncio.run`)."""
-    coroutine = run_plan(store, plan)
+def run_version(
+    store: Store,
+    plan: RunPlan,
+    *,
+    loop: BackgroundLoop | None = None,
+    actor: User | None = None,
+) -> RunSummary:
+    """Make the plan's calls (on `loop` in the Streamlit process, else `asyncio.run`); paid
+    calls, so a signed-in labeller is refused (`run_plan` checks `actor`)."""
+    coroutine = run_plan(store, plan, actor=actor)
     if loop is not None:
         return loop.run(coroutine)
     return asyncio.run(coroutine)

@@ -17,6 +17,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from dashboard.auth.roles import User, require_admin
 from dashboard.ids import utc_now
 from dashboard.judging.rubrics import (
     FewShotExample,
@@ -133,11 +134,13 @@ def save_version(
     example_ids: Sequence[str] = (),
     allowed_examples: Sequence[str] | None = None,
     author: str | None = None,
+    actor: User | None = None,
     note: str | None = None,
 ) -> RubricVersion:
     """Save an edit of `parent` as a new version. `changes` sets fields of EDITABLE;
     `example_ids` are people's rating ids shown as examples, each among `allowed_examples`
     (the dev labels) when given. Raises RubricError naming what to fix."""
+    require_admin(actor, "save a rubric version")
     versions = list_versions(store, rubric_name)
     base = get_version(store, rubric_name, parent).rubric
     unknown = set(changes) - set(EDITABLE)

@@ -20,6 +20,7 @@ from dashboard.metrics.output import MetricsRequest
 from dashboard.metrics.selection import Selection
 from dashboard.report import build_report
 from dashboard.store import Store
+from dashboard.workbench import lab, run, versions
 from tests.support.snapshot import table_rows
 
 LABELLER = User("lee", "labeller")
@@ -84,3 +85,36 @@ def test_an_admin_and_local_mode_may(sample_store: Store, action: str, actor: Us
         assert result and table_rows(sample_store) == before
     else:
         assert table_rows(sample_store) != before
+
+
+_LAB = {"rubric": "likert-rag", "dataset": "eo-rag", "judge": "offline"}
+WORKBENCH = {
+    "score on test": lambda store, actor: lab.score_on(store, side="test", actor=actor, **_LAB),
+    "compare": lambda store, actor: lab.compare(store, candidate="1", actor=actor, **_LAB),
+    "adopt": lambda store, actor: lab.adopt(
+        store, version="1", by="lee", reason="r", actor=actor, **_LAB
+    ),
+    "dev disagreements": lambda store, actor: lab.dev_disagreements(
+        store, version="1", actor=actor, **_LAB
+    ),
+    "save a version": lambda store, actor: versions.save_version(
+        store, "likert-rag", parent="1", changes={"criteria": "new"}, actor=actor
+    ),
+    "run a version": lambda store, actor: run.run_version(
+        store,
+        run.plan_version(store, judges="offline", rubric=RUBRIC, dataset="eo-rag"),
+        actor=actor,
+    ),
+}
+
+
+@pytest.mark.parametrize("action", WORKBENCH)
+def test_the_judge_lab_refuses_a_labeller_and_nothing_changes(
+    sample_store: Store, action: str
+) -> None:
+    """The judge workbench spends judge calls and the test split, changes the panel and shows
+    each person's labels: every step refuses a labeller in the function."""
+    before = table_rows(sample_store)
+    with pytest.raises(RoleError, match="only an admin may"):
+        WORKBENCH[action](sample_store, LABELLER)
+    assert table_rows(sample_store) == before

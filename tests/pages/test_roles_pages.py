@@ -25,6 +25,10 @@ REFUSALS = {
     "overview": ["download the report (it holds every person's labels)"],
     "campaigns": ["create campaigns"],
     "calibration": ["see which person gave which label"],
+    "judge_lab": [
+        "use the judge lab (its runs are paid judge calls, its looks spend the test split, "
+        "and it shows each person's labels)"
+    ],
 }
 # What an admin has in the labeller's place: a widget's key, or a download button's label.
 CONTROLS = {
@@ -33,6 +37,7 @@ CONTROLS = {
     "data": ["jb_delete_pick", "jb_rule_dataset"],
     "campaigns": ["campaign_name"],
     "calibration": ["jb_cal_cell_judge"],
+    "judge_lab": ["jb_lab_rubric"],
 }
 
 
