@@ -8,6 +8,9 @@ refused the key (HTTP 401): check the key variable", not "AuthenticationError: l
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+from dashboard.store.errors import DiskFull, StoreError
 
 _GAVE_UP = re.compile(r"\(gave up after (\d+) attempts\)")
 _RETRY_AFTER = re.compile(r"\(Retry-After [^)]*\)")
@@ -62,3 +65,30 @@ def error_line(text: str | None) -> str:
     if (gave_up := _GAVE_UP.search(text)) is not None and gave_up.group(1) != "1":
         line += f" (gave up after {gave_up.group(1)} attempts)"
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
+
+
+def stopping_fault(
+    fault: StoreError | None,
+    db_path: Path,
+    journal_dir: Path,
+    *,
+    journaled_calls: int,
+    lost_calls: int,
+) -> StoreError | None:
+    """The fault that stopped a judge run (None: none), saying where its paid calls are."""
+    if fault is None:
+        return None
+    if not isinstance(fault, DiskFull):
+        return fault
+    where = f"in the database, or in the journal {journal_dir} until there is space"
+    if lost_calls:  # only when the disk filled past the journal's reserve
+        kept = (
+            f" (the judge run stopped: {journaled_calls} paid calls are kept ({where}) "
+            f"and are not paid for again; {lost_calls} more could not be kept"
+        )
+    else:
+        kept = (
+            f" (the judge run stopped after {journaled_calls} paid calls, all kept: "
+            f"{where}; a rerun does not pay for them again"
+        )
+    return DiskFull(db_path, kept=kept + ")")

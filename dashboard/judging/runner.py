@@ -25,7 +25,8 @@ from typing import Any
 from dashboard.ids import new_id, utc_now
 from dashboard.judging import calls_sql as sql
 from dashboard.judging.calls import CallOutcome, call_with_retries
-from dashboard.judging.errors import error_line
+from dashboard.judging.errors import error_line, stopping_fault
+from dashboard.judging.limits import RateLimiter, tokens_of_call
 from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.records import call_row, parse_output, probe_row, result_row
@@ -188,27 +189,6 @@ class _Run:
             where = self.store.spool.directory
             raise JournalUnusable(where, journal_reason(where, error), consequence) from error
 
-    def fault_to_raise(self) -> StoreError | None:
-        """The fault that stopped the run, saying where its paid calls are."""
-        if self.fault is None:
-            return None
-        if not isinstance(self.fault, DiskFull):
-            return self.fault
-        where = (
-            f"in the database, or in the journal {self.store.spool.directory} until there is space"
-        )
-        if self.lost_calls:  # only when the disk filled past the journal's reserve
-            kept = (
-                f" (the judge run stopped: {self.journaled_calls} paid calls are kept ({where}) "
-                f"and are not paid for again; {self.lost_calls} more could not be kept"
-            )
-        else:
-            kept = (
-                f" (the judge run stopped after {self.journaled_calls} paid calls, all kept: "
-                f"{where}; a rerun does not pay for them again"
-            )
-        return DiskFull(self.store.path, kept=kept + ")")
-
     def write_cached(self, cached: Sequence[CachedCall]) -> None:
         for hit in cached:
             self.tallies[hit.judge].cache_hits += 1
@@ -285,11 +265,14 @@ class _Run:
                 self.record(judge, spec, CallOutcome(None, str(error), 0, None))
             return
         queue = deque(specs)
+        limiter = RateLimiter.for_judge(judge)
 
         async def worker() -> None:
             # A cancel or a fault lets the calls in flight finish; no new one starts.
             while queue and not self.cancelled and self.fault is None:
                 spec = queue.popleft()
+                if limiter is not None:
+                    await limiter.acquire(tokens_of_call(judge, spec.messages))
                 self.record(
                     judge, spec, await call_with_retries(client, spec.messages, case=spec.case)
                 )
@@ -360,6 +343,7 @@ async def run_plan(
     final_wait_s: float | None = None,
     on_failure: Failure | None = None,
     cancel: threading.Event | None = None,
+    workers: int = 1,
 ) -> RunSummary:
     """Make the plan's calls and store every result; `on_progress(done, total)` after each,
     `on_failure(judge, line)` after each failed one. When `cancel` is set, no further call
@@ -367,7 +351,8 @@ async def run_plan(
 
     `flush_every_s` (default FLUSH_EVERY_S) is how often results are merged into DuckDB; at
     the end the merge waits up to `final_wait_s` (default: the store's wait) for a busy
-    database."""
+    database. With `workers` > 1 the calls are made in that many spawned processes
+    (`pool.py`), and this process records and merges every result as it would its own."""
     run = _Run(
         store,
         plan,
@@ -377,7 +362,8 @@ async def run_plan(
         cancel=cancel,
     )
     await asyncio.to_thread(run.preflight)
-    if plan.calls:  # LiteLLM's 3-second import belongs before the clock and the progress bar
+    pooled = workers > 1 and len(plan.calls) > 1
+    if plan.calls and not pooled:  # LiteLLM's 3-second import belongs before the clock
         from dashboard.judging.llm import litellm_module
 
         await asyncio.to_thread(litellm_module)
@@ -385,15 +371,29 @@ async def run_plan(
     run.write_cached(plan.cached)
     run.progress()
     flusher = asyncio.create_task(run.flush_periodically())
-    by_judge = {j.name: [c for c in plan.calls if c.judge == j.name] for j in plan.panel.judges}
     try:
-        await asyncio.gather(*(run.run_judge(j, by_judge[j.name]) for j in plan.panel.judges))
+        if pooled:
+            from dashboard.judging.pool import WorkerPool
+
+            # The workers' LiteLLM import is not the run's time: the clock starts when ready.
+            started = await WorkerPool(run, workers).run_calls()
+        else:
+            judges = plan.panel.judges
+            by_judge = {j.name: [c for c in plan.calls if c.judge == j.name] for j in judges}
+            await asyncio.gather(*(run.run_judge(j, by_judge[j.name]) for j in judges))
     finally:
         run.stopped.set()  # not cancel(): a merge in progress must finish before the last one
         await flusher
         await run.flush(wait_s=store.db.wait_s if final_wait_s is None else final_wait_s)
     summary = run.summary(time.perf_counter() - started)
-    fault = run.fault_to_raise()
+    # The fault that stopped the run, saying where its paid calls are.
+    fault = stopping_fault(
+        run.fault,
+        store.path,
+        store.spool.directory,
+        journaled_calls=run.journaled_calls,
+        lost_calls=run.lost_calls,
+    )
     if fault is not None:
         raise fault
     await asyncio.to_thread(run.record_summary, summary, started_utc)
