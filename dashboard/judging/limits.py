@@ -1,8 +1,10 @@
 """Providers' limits: a judge's requests and tokens per minute (`rpm`, `tpm` in a panel file).
 
 A `RateLimiter` spaces the starts of a judge's calls so that no window of time sees more than
-the limit allows, with no burst: each call reserves its slot (60 / rpm seconds) and its
-tokens (tokens x 60 / tpm seconds) on two clocks and starts when both are free. A call's
+the limit allows, with no burst: calls start one at a time, each at least 60 / rpm seconds
+after the one before, and after the tokens of the one before (tokens x 60 / tpm seconds).
+The next start is counted from when a call really started, so calls that waited while the
+process was busy do not leave together. A call's
 tokens are counted as providers count them before the call: the prompt (about four
 characters a token) plus its `max_tokens`. With N worker processes each runs one limiter
 with 1/N of the judge's budget, so that together they stay under it.
@@ -11,9 +13,10 @@ with 1/N of the judge's budget, so that together they stay under it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from dashboard.judging.panel import Judge
@@ -34,8 +37,9 @@ class RateLimiter:
     def __init__(self, *, rpm: float | None, tpm: float | None) -> None:
         self.request_s = SECONDS_PER_MINUTE / rpm if rpm else 0.0
         self.token_s = SECONDS_PER_MINUTE / tpm if tpm else 0.0
-        self._next_request = 0.0
-        self._next_tokens = 0.0
+        self._next = 0.0
+        self._warm = False
+        self._turn = asyncio.Lock()  # first come, first served
 
     @classmethod
     def for_judge(cls, judge: Judge, *, share: float = 1.0) -> RateLimiter | None:
@@ -48,13 +52,31 @@ class RateLimiter:
         )
 
     async def acquire(self, tokens: int) -> None:
-        """Wait for this call's turn (reserved at once, so concurrent callers queue up)."""
-        now = time.monotonic()
-        start = max(now, self._next_request, self._next_tokens)
-        self._next_request = start + self.request_s
-        self._next_tokens = max(now, self._next_tokens) + tokens * self.token_s
-        if start > now:
-            await asyncio.sleep(start - now)
+        """Wait for this call's turn; concurrent callers queue up in order."""
+        async with self._turn:
+            wait_s = self._next - time.monotonic()
+            if wait_s > 0:
+                await asyncio.sleep(wait_s)
+            self._next = time.monotonic() + max(self.request_s, tokens * self.token_s)
+
+    @contextlib.asynccontextmanager
+    async def slot(self, tokens: int) -> AsyncIterator[None]:
+        """The call runs inside the block. The first call goes out alone: a process's first
+        request through LiteLLM takes a while to leave (its client is built), and the calls
+        whose turns came meanwhile would otherwise reach the provider together."""
+        if self._warm:
+            await self.acquire(tokens)
+            yield
+            return
+        async with self._turn:
+            self._warm = True
+            yield
+            self._next = time.monotonic() + max(self.request_s, tokens * self.token_s)
+
+
+def slot(limiter: RateLimiter | None, tokens: int) -> contextlib.AbstractAsyncContextManager[None]:
+    """The limiter's slot for a call, or no wait when the judge has no limit."""
+    return limiter.slot(tokens) if limiter is not None else contextlib.nullcontext()
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from dashboard.ids import new_id, utc_now
 from dashboard.judging import calls_sql as sql
 from dashboard.judging.calls import CallOutcome, call_with_retries
 from dashboard.judging.errors import error_line, stopping_fault
-from dashboard.judging.limits import RateLimiter, tokens_of_call
+from dashboard.judging.limits import RateLimiter, slot, tokens_of_call
 from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.records import call_row, parse_output, probe_row, result_row
@@ -271,11 +271,9 @@ class _Run:
             # A cancel or a fault lets the calls in flight finish; no new one starts.
             while queue and not self.cancelled and self.fault is None:
                 spec = queue.popleft()
-                if limiter is not None:
-                    await limiter.acquire(tokens_of_call(judge, spec.messages))
-                self.record(
-                    judge, spec, await call_with_retries(client, spec.messages, case=spec.case)
-                )
+                async with slot(limiter, tokens_of_call(judge, spec.messages)):
+                    outcome = await call_with_retries(client, spec.messages, case=spec.case)
+                self.record(judge, spec, outcome)
 
         with client.scrubbed_logs():
             await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(specs)))))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.judging.calls import CallOutcome, call_with_retries
-from dashboard.judging.limits import RateLimiter, tokens_of_call
+from dashboard.judging.limits import RateLimiter, slot, tokens_of_call
 from dashboard.judging.offline import Case
 from dashboard.judging.panel import Judge, PanelError
 
@@ -132,9 +132,8 @@ async def _serve(setup: WorkerSetup, tasks: Any, results: Any, stop: Any) -> Non
             if isinstance(client, PanelError):
                 outcome = CallOutcome(None, str(client), 0, None)
             else:
-                if limiter is not None:
-                    await limiter.acquire(tokens_of_call(judges[name], task.messages))
-                outcome = await call_with_retries(client, task.messages, case=task.case)
+                async with slot(limiter, tokens_of_call(judges[name], task.messages)):
+                    outcome = await call_with_retries(client, task.messages, case=task.case)
             outbox.add(task.index, outcome)
 
     async def flush_outbox() -> None:
