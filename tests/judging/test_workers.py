@@ -181,3 +181,15 @@ def test_workers_spawned_from_a_page_do_not_run_the_page_again(
     assert sys.modules["__main__"] is as_main
     with spawn_safely() as context:
         assert context.get_start_method() == "spawn"
+
+
+def test_the_default_is_the_cores_at_most_one_worker_per_thousand_calls() -> None:
+    from dashboard.cli.common import CommandError
+    from dashboard.cli.judge import workers_for
+    from dashboard.judging.pool import default_workers
+
+    assert workers_for(500, None) == 1  # a worker's start costs more than it saves
+    assert workers_for(10**6, None) == default_workers()
+    assert workers_for(10, 3) == 3  # asked for: given
+    with pytest.raises(CommandError, match="--workers"):
+        workers_for(10, 0)
