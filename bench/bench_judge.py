@@ -13,8 +13,14 @@ count against the client's):
   calls, one at a time, on a slice of `--slice` of the same prompts, extrapolated to `--calls`;
 - a second run of the same plan: it must make zero HTTP requests;
 - the runner with a Router judge over two deployments (`--router-calls` calls), for the
-  Router's own CPU cost per call.
-The goal: the runner reaches at least 80 % of the lower of the ideal rate and the ceiling.
+  Router's own CPU cost per call;
+- the runner over `--workers` worker processes (`judge --workers N`), on the same prompts
+  for a judge of another name (so that nothing is cached): calls/s from when every worker is
+  ready (their LiteLLM import is counted apart, `workers_start_s`), CPU per call of this
+  process and its workers together (the workers' start included);
+- a bare `openai.AsyncOpenAI` client on the same prompts at zero latency, for reference.
+The goals: the runner reaches at least 80 % of the lower of the ideal rate and the ceiling;
+N workers reach 2.0x the bare LiteLLM single-process ceiling on 2 cores (issue 33).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -139,6 +146,60 @@ def measure_runner(
     return measure, plan, plan_s
 
 
+def children_cpu_s() -> float:
+    """CPU seconds of the child processes that ended and were waited for (the workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure_workers(store: Store, judge: Judge, *, workers: int) -> tuple[Measure, float]:
+    """(the run over `workers` processes, seconds from its start until every worker was
+    ready); CPU is this process's and the workers' together."""
+    plan = plan_run(store, Panel("bench", (judge,)), load_rubric("likert-rag"))
+    cpu, children, wall = time.process_time(), children_cpu_s(), time.perf_counter()
+    summary = asyncio.run(run_plan(store, plan, workers=workers))
+    total_s = time.perf_counter() - wall
+    cpu_s = time.process_time() - cpu + children_cpu_s() - children
+    if summary.failures:
+        raise RuntimeError(f"{summary.failures} calls failed: {summary.judges[0].last_error}")
+    return Measure(summary.calls_made, summary.wall_s, cpu_s), total_s - summary.wall_s
+
+
+def measure_openai(
+    api_base: str, prompts: Sequence[Sequence[Mapping[str, str]]], *, calls: int, concurrency: int
+) -> Measure:
+    """A bare AsyncOpenAI client at zero latency, same prompts: the reference below LiteLLM."""
+    import httpx
+    import openai
+
+    async def main() -> None:
+        client = openai.AsyncOpenAI(
+            api_key=os.environ[KEY_ENV],
+            base_url=api_base,
+            max_retries=0,
+            timeout=60,
+            http_client=httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency)),
+        )
+        remaining = list(range(calls))
+
+        async def worker() -> None:
+            while remaining:
+                messages = prompts[remaining.pop() % len(prompts)]
+                await client.chat.completions.create(
+                    model="openai-bare",
+                    messages=list(messages),  # type: ignore[arg-type]
+                    temperature=0.0,
+                    max_tokens=512,
+                )
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        await client.close()
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    asyncio.run(main())
+    return Measure(calls, time.perf_counter() - wall, time.process_time() - cpu)
+
+
 def measure_ceiling(
     api_base: str, prompts: Sequence[Sequence[Mapping[str, str]]], *, calls: int, concurrency: int
 ) -> Measure:
@@ -240,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         default=2000,
         help="calls through a Router judge over two deployments",
     )
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 2, help="worker processes (N)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     os.environ.setdefault(KEY_ENV, "bench-key")
@@ -277,6 +341,11 @@ def main(argv: list[str] | None = None) -> int:
             ),
         )
         routed, _, _ = measure_runner(store, router, limit=args.router_calls)
+        pooled, workers_start_s = measure_workers(
+            store,
+            dataclasses.replace(judge, name="bench-n", model="openai/bench-n"),
+            workers=args.workers,
+        )
         prompts = [spec.messages for spec in plan.calls[: args.slice]]
         sequential = measure_sequential(api_base, prompts)
     with judge_server(0) as fast:
@@ -286,7 +355,24 @@ def main(argv: list[str] | None = None) -> int:
             calls=args.ceiling_calls,
             concurrency=args.concurrency,
         )
+        bare = measure_openai(
+            fast,
+            [spec.messages for spec in plan.calls[:1000]],
+            calls=args.ceiling_calls,
+            concurrency=args.concurrency,
+        )
     figures = report(args, runner, ceiling, sequential, rerun, plan_s)
+    figures["workers"] = args.workers
+    figures["workers_calls"] = pooled.calls
+    figures["workers_start_s"] = round(workers_start_s, 2)
+    figures["workers_calls_per_s"] = round(pooled.rate, 1)
+    figures["workers_cpu_ms_per_call"] = round(pooled.cpu_ms_per_call, 2)
+    figures["openai_calls_per_s"] = round(bare.rate, 1)
+    figures["openai_cpu_ms_per_call"] = round(bare.cpu_ms_per_call, 2)
+    figures["one_worker_over_ceiling"] = round(runner.rate / ceiling.rate, 2)
+    figures["workers_over_ceiling"] = round(pooled.rate / ceiling.rate, 2)
+    figures["openai_over_ceiling"] = round(bare.rate / ceiling.rate, 2)
+    figures["workers_goal_met"] = pooled.rate >= 2.0 * ceiling.rate
     figures["router_calls"] = routed.calls
     figures["router_calls_per_s"] = round(routed.rate, 1)
     figures["router_cpu_ms_per_call"] = round(routed.cpu_ms_per_call, 2)

@@ -45,6 +45,23 @@ OVERRIDES: tuple[tuple[str, str, Any, str, str], ...] = (
 )
 
 
+# Each worker imports LiteLLM (about 3 s of CPU, the cost of some 700 calls): without
+# --workers, a plan gets one more worker per this many calls to make, up to the cores.
+CALLS_PER_DEFAULT_WORKER = 1000
+
+
+def workers_for(calls: int, asked: int | None) -> int:
+    """Worker processes for a plan of `calls` calls: the number asked for, else the cores
+    there are, at most one per CALLS_PER_DEFAULT_WORKER calls."""
+    if asked is not None:
+        if asked < 1:
+            raise CommandError("--workers: give 1 or more worker processes")
+        return asked
+    from dashboard.judging.pool import default_workers
+
+    return max(1, min(default_workers(), calls // CALLS_PER_DEFAULT_WORKER))
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "judge",
@@ -104,6 +121,14 @@ def register(subparsers: Any) -> None:
         default="mean",
         help="how the N ratings of --epochs become one (mode: a tie goes to the lower rating; "
         "default mean)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes that make the calls (default: the cores there are, at most "
+        f"one per {CALLS_PER_DEFAULT_WORKER:,} calls to make); this process keeps the database",
     )
     parser.add_argument("--plan-only", action="store_true", help="show the plan and stop")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -179,6 +204,9 @@ def run(args: argparse.Namespace) -> int:
     if plan.n_targets == 0:
         print("nothing to judge: no response matches this selection (see `judgeboard datasets`)")
         return 0
+    workers = workers_for(plan.calls_needed, args.workers)
+    if workers > 1:
+        print(f"  {plan.calls_needed} calls over {workers} worker processes", flush=True)
     if args.plan_only:
         return 0
     record_examples(store, plan.rubric)
@@ -190,7 +218,13 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         summary = asyncio.run(
-            judging.run_plan(store, plan, on_progress=on_progress, flush_every_s=args.flush_every_s)
+            judging.run_plan(
+                store,
+                plan,
+                on_progress=on_progress,
+                flush_every_s=args.flush_every_s,
+                workers=workers,
+            )
         )
     finally:
         if bar is not None:

@@ -8,9 +8,9 @@ refused the key (HTTP 401): check the key variable", not "AuthenticationError: l
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from dashboard.store import DiskFull
+from dashboard.store import Store
+from dashboard.store.errors import DiskFull, StoreError
 
 _GAVE_UP = re.compile(r"\(gave up after (\d+) attempts\)")
 _RETRY_AFTER = re.compile(r"\(Retry-After [^)]*\)")
@@ -67,9 +67,17 @@ def error_line(text: str | None) -> str:
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"
 
 
-def full_disk(database: Path, journal: Path, *, journaled: int, lost: int) -> DiskFull:
-    """The full disk that stopped a judge run, saying where its paid calls are."""
-    where = f"in the database, or in the journal {journal} until there is space"
+def stopping_fault(
+    fault: StoreError | None, store: Store, *, journaled: int, lost: int
+) -> StoreError | None:
+    """The fault that stopped a judge run on `store` (None: none), saying where its paid
+    calls are: `journaled` kept, `lost` not."""
+    db_path, journal_dir = store.path, store.spool.directory
+    if fault is None:
+        return None
+    if not isinstance(fault, DiskFull):
+        return fault
+    where = f"in the database, or in the journal {journal_dir} until there is space"
     if lost:  # only when the disk filled past the journal's reserve
         kept = (
             f" (the judge run stopped: {journaled} paid calls are kept ({where}) "
@@ -80,4 +88,4 @@ def full_disk(database: Path, journal: Path, *, journaled: int, lost: int) -> Di
             f" (the judge run stopped after {journaled} paid calls, all kept: "
             f"{where}; a rerun does not pay for them again"
         )
-    return DiskFull(database, kept=kept + ")")
+    return DiskFull(db_path, kept=kept + ")")

@@ -192,7 +192,9 @@ class JudgeClient:
     def __init__(self, judge: Judge, *, kind: str, low: float | None, high: float | None) -> None:
         self.judge = judge
         self._litellm = litellm_module()
-        self._price_known: bool | None = None if judge.input_cost_per_token is None else True
+        # USD per (prompt, completion) token by model string, looked up once per model;
+        # None: LiteLLM's map does not know the model (its cost is unknown, never 0).
+        self._prices: dict[str, tuple[float, float] | None] = {}
         self._kwargs: dict[str, Any] = {
             "temperature": judge.temperature,
             "max_tokens": judge.max_tokens,
@@ -217,6 +219,11 @@ class JudgeClient:
             key = api_key_for(judge)
             if key is not None:
                 self._kwargs["api_key"] = key
+            # LiteLLM prices every response itself (about a quarter of its CPU a call), and
+            # the cost figured here from the token counts is the one kept: given prices,
+            # its own pricing takes a short path.
+            prices = self._price_of(judge.model) or (0.0, 0.0)
+            self._kwargs["input_cost_per_token"], self._kwargs["output_cost_per_token"] = prices
 
     def scrubbed_logs(self) -> contextlib.AbstractContextManager[None]:
         """LiteLLM's logs scrubbed of this judge's keys while the block runs."""
@@ -268,25 +275,40 @@ class JudgeClient:
             str(version) if version else None,
         )
 
+    def _price_of(self, model: str) -> tuple[float, float] | None:
+        """USD per prompt and per completion token: the panel's, else LiteLLM's map (once
+        per model); None when neither knows the model."""
+        judge = self.judge
+        if judge.input_cost_per_token is not None:
+            return judge.input_cost_per_token, judge.output_cost_per_token or 0.0
+        if model not in self._prices:
+            try:
+                prompt, _ = self._litellm.cost_per_token(
+                    model=model, prompt_tokens=1, completion_tokens=0
+                )
+                _, completion = self._litellm.cost_per_token(
+                    model=model, prompt_tokens=0, completion_tokens=1
+                )
+                self._prices[model] = (float(prompt), float(completion))
+            except Exception:  # noqa: BLE001 (LiteLLM raises several types for unmapped models)
+                self._prices[model] = None
+        return self._prices[model]
+
     def _cost(
         self, response: Any, prompt_tokens: int | None, completion_tokens: int | None
     ) -> float | None:
-        judge = self.judge
-        if judge.input_cost_per_token is not None:
-            if prompt_tokens is None or completion_tokens is None:
-                return None
-            return prompt_tokens * judge.input_cost_per_token + completion_tokens * (
-                judge.output_cost_per_token or 0.0
-            )
-        if self._price_known is False:  # LiteLLM does not know this model: stop asking
+        """From the token counts and the model's prices (tiered prices past a context
+        length are not applied: judge prompts stay far below them)."""
+        if prompt_tokens is None or completion_tokens is None:
             return None
-        try:
-            cost = float(self._litellm.completion_cost(completion_response=response))
-        except Exception:  # noqa: BLE001 (LiteLLM raises several types for unmapped models)
-            self._price_known = False
+        model = self.judge.model
+        if self._router is not None:  # the deployment that answered
+            hidden = getattr(response, "_hidden_params", None) or {}
+            model = str(hidden.get("litellm_model_name") or hidden.get("model") or model)
+        prices = self._price_of(model)
+        if prices is None:
             return None
-        self._price_known = True
-        return cost
+        return prompt_tokens * prices[0] + completion_tokens * prices[1]
 
 
 def estimate_cost(judge: Judge, *, prompt_tokens: int, completion_tokens: int) -> float | None:

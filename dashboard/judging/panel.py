@@ -44,6 +44,8 @@ _TUNABLE = (
     "output_cost_per_token",
     "api_base",
     "api_key_env",
+    "rpm",
+    "tpm",
 )
 
 
@@ -76,6 +78,10 @@ class Judge:
     # The judge's model family ("openai", "mistral"...): self-preference compares its
     # ratings of systems of the same family (`Panel.system_families`) with other judges'.
     family: str | None = None
+    # The provider's limits for this judge: requests and tokens per minute (None: no limit).
+    # The runner stays under them across all its worker processes (`limits.py`).
+    rpm: float | None = None
+    tpm: float | None = None
 
     @property
     def is_baseline(self) -> bool:
@@ -135,6 +141,12 @@ def _check_judge(judge: Judge, where: str) -> Judge:
         raise PanelError(f"{where}: concurrency, max_attempts and max_tokens must be >= 1")
     if judge.timeout_s <= 0:
         raise PanelError(f"{where}: timeout_s must be > 0")
+    for limit in ("rpm", "tpm"):
+        value = getattr(judge, limit)
+        if value is not None and (isinstance(value, bool) or not value > 0):
+            raise PanelError(
+                f"{where}: {limit} must be a number > 0 (per minute), e.g. {limit} = 500"
+            )
     if judge.api_key_env is not None and not _ENV_NAME.fullmatch(judge.api_key_env):
         raise PanelError(
             f"{where}: api_key_env must name an environment variable, "

@@ -24,7 +24,8 @@ from dashboard.auth.roles import User, require_admin
 from dashboard.ids import new_id, utc_now
 from dashboard.judging.calls import CallOutcome, call_with_retries
 from dashboard.judging.epochs import EpochResults
-from dashboard.judging.errors import error_line, full_disk
+from dashboard.judging.errors import error_line, stopping_fault
+from dashboard.judging.limits import RateLimiter, slot, tokens_of_call
 from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.records import call_row, parse_output, probe_row, result_row
@@ -189,19 +190,6 @@ class _Run:
             where = self.store.spool.directory
             raise JournalUnusable(where, journal_reason(where, error), consequence) from error
 
-    def fault_to_raise(self) -> StoreError | None:
-        """The fault that stopped the run, saying where its paid calls are."""
-        if self.fault is None:
-            return None
-        if not isinstance(self.fault, DiskFull):
-            return self.fault
-        return full_disk(
-            self.store.path,
-            self.store.spool.directory,
-            journaled=self.journaled_calls,
-            lost=self.lost_calls,
-        )
-
     def write_cached(self, cached: Sequence[CachedCall]) -> None:
         for hit in cached:
             self.tallies[hit.judge].cache_hits += 1
@@ -285,13 +273,17 @@ class _Run:
                 self.record(judge, spec, CallOutcome(None, str(error), 0, None))
             return
         queue = deque(specs)
+        limiter = RateLimiter.for_judge(judge)
 
         async def worker() -> None:
             # A cancel or a fault lets the calls in flight finish; no new one starts.
             while queue and not self.cancelled and self.fault is None:
                 spec = queue.popleft()
-                call = call_with_retries(client, spec.messages, case=spec.case, epoch=spec.epoch)
-                self.record(judge, spec, await call)
+                async with slot(limiter, tokens_of_call(judge, spec.messages)):
+                    outcome = await call_with_retries(
+                        client, spec.messages, case=spec.case, epoch=spec.epoch
+                    )
+                self.record(judge, spec, outcome)
 
         with client.scrubbed_logs():
             await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(specs)))))
@@ -355,13 +347,16 @@ async def run_plan(
     on_failure: Failure | None = None,
     cancel: threading.Event | None = None,
     actor: User | None = None,
+    workers: int = 1,
 ) -> RunSummary:
     """Make the plan's calls and store every result; `on_progress(done, total)` after each,
     `on_failure(judge, line)` after each failed one. When `cancel` is set, no further call
     starts; the calls in flight finish and are stored, and the summary says `cancelled`.
     `flush_every_s` (default FLUSH_EVERY_S) is how often results are merged into DuckDB; at
     the end the merge waits up to `final_wait_s` (default: the store's wait) for a busy
-    database. A signed-in labeller (`actor`) is refused before any call: calls cost money."""
+    database. With `workers` > 1 the calls are made in that many spawned processes
+    (`pool.py`), and this process records and merges every result as it would its own. A
+    signed-in labeller (`actor`) is refused before any call: calls cost money."""
     require_admin(actor, "run judges")
     run = _Run(
         store,
@@ -372,7 +367,8 @@ async def run_plan(
         cancel=cancel,
     )
     await asyncio.to_thread(run.preflight)
-    if plan.calls:  # LiteLLM's 3-second import belongs before the clock and the progress bar
+    pooled = workers > 1 and len(plan.calls) > 1
+    if plan.calls and not pooled:  # LiteLLM's 3-second import belongs before the clock
         from dashboard.judging.llm import litellm_module
 
         await asyncio.to_thread(litellm_module)
@@ -380,16 +376,22 @@ async def run_plan(
     run.write_cached(plan.cached)
     run.progress()
     flusher = asyncio.create_task(run.flush_periodically())
-    by_judge = {j.name: [c for c in plan.calls if c.judge == j.name] for j in plan.panel.judges}
     try:
-        await asyncio.gather(*(run.run_judge(j, by_judge[j.name]) for j in plan.panel.judges))
+        if pooled:
+            from dashboard.judging.pool import WorkerPool  # spawns processes: only when asked
+
+            started = await WorkerPool(run, workers).run_calls()  # the clock starts when ready
+        else:
+            judges = plan.panel.judges
+            by_judge = {j.name: [c for c in plan.calls if c.judge == j.name] for j in judges}
+            await asyncio.gather(*(run.run_judge(j, by_judge[j.name]) for j in judges))
         run.write_epochs()
     finally:
         run.stopped.set()  # not cancel(): a merge in progress must finish before the last one
         await flusher
         await run.flush(wait_s=store.db.wait_s if final_wait_s is None else final_wait_s)
     summary = run.summary(time.perf_counter() - started)
-    fault = run.fault_to_raise()
+    fault = stopping_fault(run.fault, store, journaled=run.journaled_calls, lost=run.lost_calls)
     if fault is not None:
         raise fault
     await asyncio.to_thread(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from dashboard.ids import utc_now
 from dashboard.judging import calls_sql
 from dashboard.judging.errors import error_line
+from dashboard.judging.limits import duration_text, limited_seconds, tokens_of_call
 from dashboard.judging.plan import RunPlan
 from dashboard.store import Store, StoreError
 from scoring.pairwise import NOT_JUDGED, flip_rate, in_both_orders
@@ -161,6 +162,28 @@ def plan_lines(plan: RunPlan) -> list[str]:
         f"  {'total':<28} {sum(j.calls_total for j in plan.judges):>7} "
         f"{plan.calls_cached:>7} {plan.calls_needed:>8}  {_usd(plan.estimated_cost_usd)}"
     )
+    return lines + limit_lines(plan)
+
+
+def limit_lines(plan: RunPlan) -> list[str]:
+    """The least time each rate-limited judge's calls take (its panel's rpm and tpm, which
+    the run stays under across all its worker processes)."""
+    lines = []
+    for judge in plan.panel.judges:
+        specs = [s for s in plan.calls if s.judge == judge.name]
+        tokens = sum(tokens_of_call(judge, s.messages) for s in specs)
+        estimate = limited_seconds(judge, len(specs), tokens)
+        if estimate is None or not specs:
+            continue
+        limits = ", ".join(
+            f"{value:,g} {unit}/min"
+            for value, unit in ((judge.rpm, "requests"), (judge.tpm, "tokens"))
+            if value
+        )
+        lines.append(
+            f"  {judge.name}: limited to {limits}: {len(specs)} calls take at least "
+            f"{duration_text(estimate.seconds)} (bound by {estimate.bound_by})"
+        )
     return lines
 
 

@@ -233,3 +233,23 @@ def test_an_answer_with_a_failed_epoch_waits_for_its_retry(
     loop.run(run_plan(store, again, flush_every_s=0.2))
     assert set(current(store, "epochs-retry")) == set(data.expected)
     assert server.stats("epochs-retry").requests == 13
+
+
+def test_epochs_over_two_workers_send_each_epochs_seed_and_reduce_the_same(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
+    """`--epochs` with `--workers`: each worker's call carries its epoch (seed + epoch on the
+    wire), every ask is made once, and the reduced ratings are those of one process."""
+    data = seed(store, n_items=5)  # 10 responses
+    name = "epochs-workers"
+    server.script(name, ModelScript(reply=shifting()))
+    the_panel = panel(judge(name, server, temperature=1.0, seed=7))
+    plan = plan_run(store, the_panel, load_rubric("likert-rag"), epochs=3, reduce="mean")
+    summary = loop.run(run_plan(store, plan, flush_every_s=0.2, workers=2))
+    assert summary.calls_made == 30 and summary.failures == 0
+    assert server.stats(name).requests == 30
+    assert server.stats(name).seeds == {7: 10, 8: 10, 9: 10}
+    want = {r: float(statistics.mean(epochs_of(m))) for r, m in data.expected.items()}
+    assert current(store, name) == pytest.approx(want)
+    stored = query(store, "SELECT count(*) AS n FROM epoch_ratings WHERE judge = ?", [name])
+    assert stored[0]["n"] == 30

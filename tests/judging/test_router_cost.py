@@ -130,3 +130,32 @@ def test_litellm_prices_a_model_it_knows(
     assert plan.estimated_cost_usd is not None and plan.estimated_cost_usd > 0
     summary = loop.run(run_plan(store, plan))
     assert summary.judge("gpt-4o-mini").cost_usd > 0
+
+
+def test_cost_comes_from_token_counts_at_litellms_prices(
+    store: Store, server: JudgeServer, loop: BackgroundLoop
+) -> None:
+    """Priced once per model from LiteLLM's map, then tokens x price for every call."""
+    from dashboard.judging.llm import litellm_module
+
+    litellm = litellm_module()
+    seed(store, n_items=2, systems=("only",))
+    server.script("gpt-4o", ModelScript())
+    loop.run(
+        run_plan(store, plan_run(store, panel(judge("gpt-4o", server)), load_rubric("likert-rag")))
+    )
+    with store.connection() as con:
+        rows = con.execute(
+            "SELECT prompt_tokens, completion_tokens, cost_usd FROM judge_calls "
+            "WHERE judge = 'gpt-4o'"
+        ).fetchall()
+    assert len(rows) == 2
+    for prompt_tokens, completion_tokens, cost in rows:
+        expected = sum(
+            litellm.cost_per_token(
+                model="openai/gpt-4o",
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+            )
+        )
+        assert cost == pytest.approx(expected) and cost > 0

@@ -90,6 +90,10 @@ class ModelScript:
     retry_after_s: float = 0.05
     timeout_sleep_s: float = 3.0
     garbage_text: str = "As an AI I find this question fascinating!!"
+    # A provider's rate limit: requests above this many per second (a bucket of `burst`)
+    # are answered 429 with Retry-After.
+    rate_per_s: float | None = None
+    burst: float = 2.0
 
 
 @dataclass
@@ -124,6 +128,7 @@ class _State:
         self.scripts: dict[str, ModelScript] = {}
         self.rngs: dict[str, random.Random] = {}
         self.stats: dict[str, ModelStats] = {}
+        self.buckets: dict[str, tuple[float, float]] = {}  # model -> (tokens, when)
         self.release = threading.Event()
         self.stopping = threading.Event()
 
@@ -142,7 +147,9 @@ class _State:
             number = stats.requests
             rng = self.rngs.setdefault(model, random.Random(script.seed))
             fault: str | None = None
-            if script.hang_from is not None and number >= script.hang_from:
+            if script.rate_per_s is not None and not self._take(model, script):
+                fault = "429"
+            elif script.hang_from is not None and number >= script.hang_from:
                 fault = "hang"
             elif number <= len(script.sequence):
                 fault = script.sequence[number - 1]
@@ -151,6 +158,15 @@ class _State:
             if fault is not None:
                 stats.faults[fault] += 1
             return script, fault
+
+    def _take(self, model: str, script: ModelScript) -> bool:
+        """A token of the model's rate bucket, if there is one (under the lock)."""
+        now = time.monotonic()
+        tokens, when = self.buckets.get(model, (script.burst, now))
+        tokens = min(script.burst, tokens + (now - when) * (script.rate_per_s or 0.0))
+        taken = tokens >= 1.0
+        self.buckets[model] = (tokens - 1.0 if taken else tokens, now)
+        return taken
 
     def count(self, model: str, attribute: str, delta: int = 1) -> None:
         with self.lock:

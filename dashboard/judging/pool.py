@@ -1,0 +1,237 @@
+"""The parent side of a judge run over several worker processes (`judge --workers N`).
+
+The plan's calls are partitioned deterministically: for each judge, its i-th call goes to
+worker i mod N, so no call is made by two workers. Workers receive their calls in chunks and
+send back outcomes; the parent records each one exactly as a one-process run does
+(`runner._Run.record`: the journal, the merge into DuckDB, progress, the summary). The parent
+is the only process that opens the store: one writer, behind the gate.
+
+Workers are spawned, never forked (see `worker.py`). A process whose `__main__` is a script
+(a Streamlit page, a console script) would make each spawned child run that script again as
+its main module; `spawn_safely` points `__main__` at `dashboard.judging.worker`, whose import
+has no side effects, while the workers start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
+
+from dashboard.judging.calls import CallOutcome
+from dashboard.judging.panel import Judge
+from dashboard.judging.plan import CallSpec, RunPlan
+from dashboard.judging.worker import Task, WorkerSetup, serve
+from dashboard.store import StoreError
+
+
+class Recorder(Protocol):
+    """What the pool needs of a run (`runner._Run`): its plan, whether to stop, and where
+    each outcome goes."""
+
+    plan: RunPlan
+    fault: StoreError | None
+
+    @property
+    def cancelled(self) -> bool: ...
+
+    def record(self, judge: Judge, spec: CallSpec, outcome: CallOutcome) -> None: ...
+
+
+log = logging.getLogger(__name__)
+
+CHUNK = 256  # calls per message to a worker
+WAIT_S = 0.2
+_main_lock = threading.Lock()
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def partition(calls: Sequence[CallSpec], workers: int) -> list[list[int]]:
+    """Indexes of the calls each worker makes: every judge's i-th call to worker i mod N."""
+    shares: list[list[int]] = [[] for _ in range(workers)]
+    seen: dict[str, int] = {}
+    for index, spec in enumerate(calls):
+        nth = seen.get(spec.judge, 0)
+        seen[spec.judge] = nth + 1
+        shares[nth % workers].append(index)
+    return shares
+
+
+@contextlib.contextmanager
+def spawn_safely() -> Iterator[Any]:
+    """A `spawn` context, with `__main__` pointed at the worker module while processes start."""
+    import dashboard.judging.worker as harmless
+
+    with _main_lock:
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = harmless
+        try:
+            yield multiprocessing.get_context("spawn")
+        finally:
+            if main is not None:
+                sys.modules["__main__"] = main
+
+
+class WorkerPool:
+    """N spawned workers making the plan's calls; outcomes go to `run.record`."""
+
+    def __init__(self, run: Recorder, workers: int) -> None:
+        self.run = run
+        self.n = workers
+        self.calls = run.plan.calls
+        self.shares = partition(self.calls, workers)
+        self.processes: list[Any] = []
+        self.reported: set[int] = set()
+
+    def _start(self) -> tuple[Any, list[Any], Any]:
+        plan = self.run.plan
+        rubric = plan.rubric
+        with spawn_safely() as context:
+            results = context.Queue()
+            stop = context.Event()
+            inboxes = []
+            for worker in range(self.n):
+                setup = WorkerSetup(
+                    worker,
+                    plan.panel.judges,
+                    rubric.kind,
+                    rubric.scale_low,
+                    rubric.scale_high,
+                    1.0 / self.n,
+                    os.getpid(),
+                )
+                inbox = context.Queue()
+                process = context.Process(
+                    target=serve,
+                    args=(setup, inbox, results, stop),
+                    name=f"judgeboard-judge-{worker}",
+                    daemon=True,
+                )
+                process.start()
+                self.processes.append(process)
+                inboxes.append(inbox)
+        return results, inboxes, stop
+
+    def _feed(self, inboxes: Sequence[Any]) -> None:
+        """Each worker's calls in chunks (a thread: a queue's feeder pickles in the
+        background, and the first chunks let workers start while the rest are sent)."""
+        for worker, share in enumerate(self.shares):
+            for start in range(0, len(share), CHUNK):
+                inboxes[worker].put(
+                    [
+                        Task(
+                            i,
+                            self.calls[i].judge,
+                            self.calls[i].messages,
+                            self.calls[i].case,
+                            self.calls[i].epoch,
+                        )
+                        for i in share[start : start + CHUNK]
+                    ]
+                )
+            inboxes[worker].put(None)
+
+    def _receive(self, results: Any) -> Any:
+        try:
+            return results.get(timeout=WAIT_S)
+        except queue.Empty:
+            return None
+
+    def _record(self, batch: Sequence[tuple[int, CallOutcome]]) -> None:
+        judges = {j.name: j for j in self.run.plan.panel.judges}
+        for index, outcome in batch:
+            if index in self.reported:
+                continue
+            self.reported.add(index)
+            spec = self.calls[index]
+            self.run.record(judges[spec.judge], spec, outcome)
+
+    async def run_calls(self) -> float:
+        """Start the workers, feed them, record every outcome; returns when all have ended,
+        with the `time.perf_counter()` at which every worker was ready to call."""
+        results, inboxes, stop = await asyncio.to_thread(self._start)
+        feeder = threading.Thread(target=self._feed, args=(inboxes,), daemon=True)
+        feeder.start()
+        ready: set[int] = set()
+        ready_at = time.perf_counter()
+        finished: set[int] = set()
+        errors: list[str] = []
+        try:
+            while len(finished) < self.n:
+                if (self.run.cancelled or self.run.fault is not None) and not stop.is_set():
+                    stop.set()
+                message = await asyncio.to_thread(self._receive, results)
+                if message is None:
+                    finished |= {
+                        w
+                        for w, p in enumerate(self.processes)
+                        if p.exitcode is not None and w not in finished
+                    }
+                    continue
+                kind, worker = message[0], message[1]
+                if kind == "results":
+                    self._record(message[2])
+                elif kind == "ready":
+                    ready.add(worker)
+                    if len(ready) == self.n:
+                        ready_at = time.perf_counter()
+                elif kind == "error":
+                    errors.append(message[2])
+                    finished.add(worker)
+                elif kind == "done":
+                    finished.add(worker)
+        finally:
+            stop.set()
+            self._record(await asyncio.to_thread(self._end, results))
+        self._lost(errors)
+        return ready_at
+
+    def _end(self, results: Any) -> list[tuple[int, CallOutcome]]:
+        """Wait for the workers; the outcomes they sent last (recorded on the loop's thread:
+        the journal is not thread-safe)."""
+        last: list[tuple[int, CallOutcome]] = []
+        with contextlib.suppress(queue.Empty, OSError, EOFError):
+            while any(p.is_alive() for p in self.processes):  # a full pipe blocks its writer
+                message = results.get(timeout=WAIT_S)
+                if message[0] == "results":
+                    last.extend(message[2])
+        for process in self.processes:
+            process.join(timeout=30)
+            if process.exitcode is None:
+                process.terminate()
+                process.join(timeout=5)
+        with contextlib.suppress(queue.Empty, OSError, EOFError):
+            while True:
+                message = results.get(timeout=0.05)
+                if message[0] == "results":
+                    last.extend(message[2])
+        return last
+
+    def _lost(self, errors: Sequence[str]) -> None:
+        """Calls a dead worker never reported fail (the next run makes them), unless the
+        run was cancelled or stopped by a fault (then they were never started)."""
+        if self.run.cancelled or self.run.fault is not None:
+            return
+        reason = "a worker process ended before making this call"
+        if errors:
+            reason = f"{reason}: {errors[0]}"
+        judges = {j.name: j for j in self.run.plan.panel.judges}
+        for index, spec in enumerate(self.calls):
+            if index not in self.reported:
+                self.reported.add(index)
+                self.run.record(judges[spec.judge], spec, CallOutcome(None, reason, 0, None))
