@@ -128,8 +128,8 @@ def propose(store: Any, args: argparse.Namespace) -> int:
         print(f"unparsed: {u.reason}")
     if names:
         print(
-            "Scored on dev only. Compare the one you pick on test (one recorded look): "
-            "judgeboard align compare --version VERSION …"
+            "Scored on dev only. For the one you pick: judgeboard align run --version VERSION "
+            "(the test answers' calls), then judgeboard align compare (one recorded look)"
         )
     return 0 if found.proposals else 1
 

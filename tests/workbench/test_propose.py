@@ -19,7 +19,7 @@ from dashboard.auth.roles import RoleError, User
 from dashboard.cli import main
 from dashboard.judging.rubrics import load_rubric
 from dashboard.store import Store
-from dashboard.workbench import lab, propose, split, versions
+from dashboard.workbench import lab, propose, run, split, versions
 from dashboard.workbench.agreement import Disagreement
 from tests.judging.conftest import KEY_ENV, SECRET_KEY
 from tests.support.judge_server import JudgeServer, ModelScript, always
@@ -130,10 +130,18 @@ def test_proposals_are_saved_as_drafts_and_scored_on_dev_only(
     dev = len(split.read_split(sample_store, rubric=RUBRIC, dataset=DATASET).ids(split.DEV))
     assert all(0 < s.exact.n <= dev * 3 and s.n_responses <= dev for s in scores)
     assert _looks(sample_store) == looks  # proposing and scoring on dev spend no look
+    # The one picked: run on the test answers too, then one recorded look.
+    rubric = versions.get_version(sample_store, RUBRIC, names[0]).rubric
+    run.run_version(
+        sample_store,
+        run.plan_version(sample_store, judges="offline", rubric=rubric, dataset=DATASET),
+    )
+    assert _looks(sample_store) == looks
     picked = lab.compare(
         sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE, candidate=names[0]
     )
-    assert picked.candidate == names[0] and _looks(sample_store) == looks + 1
+    assert picked.candidate == names[0] and picked.difference.n_units > 0
+    assert _looks(sample_store) == looks + 1
 
 
 def test_a_labeller_is_refused_before_any_call(sample_store: Store, server: JudgeServer) -> None:
