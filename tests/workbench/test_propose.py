@@ -17,9 +17,9 @@ import pytest
 
 from dashboard.auth.roles import RoleError, User
 from dashboard.cli import main
-from dashboard.judging.rubrics import load_rubric
+from dashboard.judging.rubrics import RubricError, load_rubric
 from dashboard.store import Store
-from dashboard.workbench import lab, propose, run, split, versions
+from dashboard.workbench import lab, propose, run, shots, split, versions
 from dashboard.workbench.agreement import Disagreement
 from tests.judging.conftest import KEY_ENV, SECRET_KEY
 from tests.support.judge_server import JudgeServer, ModelScript, always
@@ -208,3 +208,14 @@ def test_align_help_documents_propose(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         main(["align", "--help"])
     assert "search-shots" in capsys.readouterr().out
+
+
+def test_few_shot_sets_are_seeded_distinct_and_one_label_per_response() -> None:
+    labels = {f"h{i}": f"r{i // 2}" for i in range(12)}  # two labels per response
+    first = shots.draw_sets(labels, n_sets=4, k=3, seed=1)
+    assert first == shots.draw_sets(labels, n_sets=4, k=3, seed=1)
+    assert first != shots.draw_sets(labels, n_sets=4, k=3, seed=2)
+    assert len(set(first)) == 4
+    assert all(len({labels[i] for i in s}) == 3 for s in first)
+    with pytest.raises(RubricError, match="too few"):
+        shots.draw_sets(labels, n_sets=1, k=7, seed=0)
