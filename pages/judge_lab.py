@@ -6,7 +6,7 @@ version in force, and adoption (docs/judge-qa.md)."""
 import streamlit as st
 
 from dashboard import ui
-from dashboard.ui import judge_lab
+from dashboard.ui import judge_lab, judge_propose
 from dashboard.workbench import lab
 
 st.title("Judge lab")
@@ -49,5 +49,6 @@ judge_lab.test_scores(state, judge, by)
 judge_lab.disagreements(state, judge, version)
 judge_lab.editor(state, by)
 judge_lab.runner(state)
+judge_propose.proposer(state, judge, version, by)
 judge_lab.comparer(state, judge, by)
 judge_lab.adopter(state, judge, by)

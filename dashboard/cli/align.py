@@ -9,10 +9,16 @@
     judgeboard align adopt --rubric likert-rag --dataset eo-rag --judge baseline \\
         --version 1-wb1 --by ana --reason "kappa up on test"
     judgeboard align card --rubric likert-rag
+    judgeboard align propose --rubric likert-rag --dataset eo-rag --judge baseline \\
+        --optimizer openai/gpt-4o --proposals 3 --panel offline      # dev only, no look
+    judgeboard align search-shots --rubric likert-rag --dataset eo-rag --judge baseline \\
+        --panel offline --sets 4 --shots 3 --seed 0                  # dev only, no look
 
 Dev labels are for looking (`show`, few-shot examples); test labels only give a number.
 `compare`, `scores --split test` and `adopt` score the test split, and each such look is
-recorded: `show` says how many were spent since the last adoption.
+recorded: `show` says how many were spent since the last adoption. `propose` (an optimizer
+model, a paid call, cached) and `search-shots` save draft versions scored on dev only: compare
+the one you pick on test.
 """
 
 from __future__ import annotations
@@ -23,9 +29,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dashboard.cli import align_propose
 from dashboard.cli.common import CommandError, open_store
 
-SUBCOMMANDS = ("split", "show", "export", "edit", "run", "scores", "compare", "adopt", "card")
+SUBCOMMANDS = (
+    "split",
+    "show",
+    "export",
+    "edit",
+    "run",
+    "scores",
+    "compare",
+    "adopt",
+    "card",
+    "propose",
+    "search-shots",
+)
 
 
 def _add(sub: Any, name: str, text: str, *, dataset: bool = True) -> argparse.ArgumentParser:
@@ -87,6 +106,7 @@ def register(subparsers: Any) -> None:
         "the judge cards: adopted versions' test agreement, fresh or stale",
         dataset=False,
     )
+    align_propose.add_parsers(sub, _add)
     parser.set_defaults(handler=run)
 
 
@@ -284,6 +304,8 @@ STEPS: dict[str, Callable[[Any, argparse.Namespace], Any]] = {
     "compare": _compare,
     "adopt": _adopt,
     "card": _card,
+    "propose": align_propose.propose,
+    "search-shots": align_propose.search_shots,
 }
 
 

@@ -4,6 +4,7 @@ cost bound) first; calls already made are never made again (the judge runner's c
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 from dashboard.auth.roles import User
 from dashboard.judging import BackgroundLoop, Panel, RunPlan, RunSummary, plan_run, run_plan
@@ -25,13 +26,24 @@ def judges_panel(spec: str) -> Panel:
 
 
 def plan_version(
-    store: Store, *, judges: str | Panel, rubric: Rubric, dataset: str, every_answer: bool = False
+    store: Store,
+    *,
+    judges: str | Panel,
+    rubric: Rubric,
+    dataset: str,
+    every_answer: bool = False,
+    only: Sequence[str] | None = None,
 ) -> RunPlan:
     """The plan of judging the responses people rated with the rubric on the dataset (with
-    `every_answer`, all of the dataset's: an adopted version then covers the panel's answers);
+    `every_answer`, all of the dataset's: an adopted version then covers the panel's answers;
+    with `only`, those of them: the dev split's, for a proposal scored on dev);
     `judges` a panel, or a spec for `judges_panel`."""
     panel = judges_panel(judges) if isinstance(judges, str) else judges
-    only = None if every_answer else labelled_only(store, rubric, dataset=dataset, systems=None)
+    if only is not None:
+        labelled = set(labelled_only(store, rubric, dataset=dataset, systems=None) or ())
+        only = [r for r in only if r in labelled]
+    elif not every_answer:
+        only = labelled_only(store, rubric, dataset=dataset, systems=None)
     return plan_run(store, panel, rubric, dataset=dataset, response_ids=only)
 
 
