@@ -8,7 +8,9 @@ import streamlit as st
 from dashboard import ui
 from dashboard.campaigns import agreement, campaigns
 from dashboard.campaigns.campaigns import CampaignError
+from dashboard.metrics import choices
 from dashboard.metrics.estimates import Estimate
+from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
 
 
@@ -20,11 +22,20 @@ def _estimate(e: Estimate) -> str:
 
 def _create(dataset: str | None, creator: str) -> None:
     rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
+    # The rubric the dataset is rated with comes first (likert-rag on eo-rag), not the first
+    # rubric by name.
+    used = ui.cached(choices.default_rubric, Selection(dataset))
+    offered = annotation.default_rubric_name(list(rubrics), used.name if used else None)
     with st.form("campaign_new"):
         st.subheader("New campaign")
         first, second, third = st.columns(3)
         name = first.text_input("Name", key="campaign_name")
-        rubric = second.selectbox("Rubric", list(rubrics), key="campaign_rubric")
+        rubric = second.selectbox(
+            "Rubric",
+            list(rubrics),
+            key="campaign_rubric",
+            index=list(rubrics).index(offered) if offered in rubrics else 0,
+        )
         rules: list[str] = list(campaigns.RULES)
         rule = third.selectbox("Which answers", rules, format_func=lambda r: campaigns.RULES[r])
         size_col, seed_col, k_col, hold_col = st.columns(4)

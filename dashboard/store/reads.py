@@ -30,6 +30,10 @@ class Fingerprint(NamedTuple):
     n_reference_rules: int  # a rule change rescores in place: the counts above stay
     n_probes: int = 0
     n_anchors: int = 0
+    # A new campaign changes no label: without these the Campaigns page kept its cached
+    # "No campaign yet." until someone labelled.
+    n_campaigns: int = 0
+    newest_campaign_utc: datetime | None = None
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
@@ -93,6 +97,8 @@ def fingerprint(con: Connection) -> Fingerprint:
                (SELECT count(*) FROM auto_scores) AS n_auto_scores,
                (SELECT count(*) FROM reference_rules) AS n_reference_rules,
                (SELECT count(*) FROM probes) AS n_probes,
-               (SELECT count(*) FROM anchors) AS n_anchors""")
+               (SELECT count(*) FROM anchors) AS n_anchors,
+               (SELECT count(*) FROM campaigns) AS n_campaigns,
+               (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc""")
     (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
     return found
