@@ -60,12 +60,22 @@ class OpenItem:
 
 
 def reset_on_change(setup: Setup) -> None:
-    """A new rubric, order, seed, dataset or campaign starts from the top of its queue."""
+    """A new rubric, order, seed, dataset or campaign starts from the top of its queue. An
+    answer opened by hand (a link) stays open when only the name changes: typing one's name
+    after following a link must not silently swap the answer for the queue's next one."""
     key = (dataclasses.replace(setup.request, exclude=()), setup.campaign)
-    if st.session_state.get(SETUP_KEY) not in (None, key):
-        st.session_state[OPEN_KEY] = None
+    before = st.session_state.get(SETUP_KEY)
+    if before not in (None, key):
+        opened = st.session_state.get(OPEN_KEY)
+        by_hand = opened is not None and opened.provenance is None
+        if not (by_hand and _anyone(before) == _anyone(key)):
+            st.session_state[OPEN_KEY] = None
         st.session_state[PASSED_KEY] = []
     st.session_state[SETUP_KEY] = key
+
+
+def _anyone(key: tuple[QueueRequest, str | None]) -> tuple[QueueRequest, str | None]:
+    return dataclasses.replace(key[0], annotator=""), key[1]
 
 
 def _passed() -> list[str]:
@@ -203,11 +213,14 @@ def label_form(
     if mine is not None:
         shown = "withdrawn" if mine.value is None else f"{mine.value:g}"
         st.text(f"Your label: {shown}. A new save replaces it; Withdraw takes it back.")
+    points = annotation.scale_points(*scale)
+    # Reopening one's own label shows it picked: Enter keeps it, a digit changes it.
+    current = points.index(mine.value) if mine is not None and mine.value in points else None
     with st.form(f"annotate_form_{token}", clear_on_submit=False, border=True):
         st.radio(
             f"Your rating ({scale[0]:g} = worst, {scale[1]:g} = best)",
-            annotation.scale_points(*scale),
-            index=None,
+            points,
+            index=current,
             horizontal=True,
             format_func=lambda v: f"{v:g}",
             key=f"annotate_value_{token}",
@@ -287,5 +300,9 @@ def your_labels(setup: Setup) -> None:
 
 
 def _describe(label: edits.MyLabel) -> str:
-    value = "withdrawn" if label.value is None else f"{label.value:g}"
-    return f"{label.created_utc:%Y-%m-%d %H:%M} · {value} · answer {label.response_id[:10]}"
+    """The answer by its question (cut to one line), then the person's label and when."""
+    value = "withdrawn" if label.value is None else f"your {label.value:g}"
+    question = " ".join(label.question.split()) or f"answer {label.response_id[:10]}"
+    if len(question) > 70:
+        question = question[:69] + "…"
+    return f"{question} · {value} · {label.created_utc:%Y-%m-%d %H:%M}"
