@@ -39,7 +39,13 @@ def show_sidebar() -> Filters:
     if st.session_state.get(DATASET_KEY) not in options:
         st.session_state[DATASET_KEY] = ALL
     with st.sidebar:
-        st.selectbox("Dataset", options, key=DATASET_KEY)
+        st.selectbox(
+            "Dataset",
+            options,
+            key=DATASET_KEY,
+            help=f"{ALL}: each system's answers pooled across every dataset it answered in "
+            "(one row per system, its metrics over all of them).",
+        )
         if user is None:
             st.text_input(
                 "Annotator",
