@@ -43,6 +43,14 @@ def _create(dataset: str | None, creator: str) -> None:
         seed = seed_col.number_input("Seed", min_value=0, value=0, step=1)
         overlap = k_col.number_input("People per answer (k)", min_value=1, value=2, step=1)
         hold = hold_col.number_input("Hold (minutes)", min_value=1, value=30, step=1)
+        guide = st.text_area(
+            "Instructions (Markdown; shown beside every answer of the campaign)",
+            key="campaign_instructions",
+        )
+        points = st.text_area(
+            "What each point means here (optional; one line a point, e.g. 4: one small gap)",
+            key="campaign_points",
+        )
         st.caption(f"From the dataset chosen in the sidebar: {ui.md_escape(dataset or 'all')}.")
         if not st.form_submit_button("Create", type="primary") or rubric is None:
             return
@@ -59,6 +67,8 @@ def _create(dataset: str | None, creator: str) -> None:
             hold_minutes=float(hold),
             created_by=creator or None,
             actor=ui.actor(),
+            instructions=guide,
+            point_notes=campaigns.parse_point_notes(points or ""),
         )
     except CampaignError as error:
         st.error(ui.md_escape(error))
@@ -68,6 +78,9 @@ def _create(dataset: str | None, creator: str) -> None:
 
 def _show(found: campaigns.Campaign) -> None:
     progress = ui.cached(campaigns.progress, found.name)
+    if found.instructions:
+        with st.container(border=True):
+            st.markdown(found.instructions)  # the admin's Markdown (raw HTML stays text)
     st.text(
         f"{found.rubric} · {found.dataset or 'all datasets'} · {campaigns.RULES[found.rule]} · "
         f"k = {found.overlap} · {progress.n_items} of {found.population} answers"

@@ -11,7 +11,7 @@ judge's rating stays as it was.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -269,12 +269,14 @@ def default_rubric_name(names: Sequence[str], *preferred: str | None) -> str | N
     return names[0] if names else None
 
 
-def scale_legend(rubric: Rubric) -> str:
-    """One line per scale point: "4  helpful: room for some improvement…"."""
+def scale_legend(rubric: Rubric, *, notes: Mapping[str, str] | None = None) -> str:
+    """One line per scale point: "4  helpful: room for some improvement…", then what the
+    point means in a campaign (`notes`, by point), as "— here: …"."""
     if rubric.scale_low is None or rubric.scale_high is None:
         return ""
     lines = []
     for point in scale_points(rubric.scale_low, rubric.scale_high):
         label = rubric.labels.get(f"{point:g}", "")
-        lines.append(f"{point:g}  {label}".rstrip())
+        note = (notes or {}).get(f"{point:g}")
+        lines.append(f"{point:g}  {label}".rstrip() + (f" — here: {note}" if note else ""))
     return "\n".join(lines)

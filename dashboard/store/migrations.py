@@ -22,6 +22,7 @@ from dashboard.store.migrations_late import (
     m010_not_null,
     m010_superseded_flag,
     m011_imports,
+    m012_campaign_instructions,
 )
 from dashboard.store.transactions import transaction
 
@@ -277,6 +278,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("few_shot", m009_few_shot),
     ("superseded_flag", (m010_superseded_flag, m010_not_null)),
     ("imports", m011_imports),
+    ("campaign_instructions", m012_campaign_instructions),
 ]
 
 

@@ -112,3 +112,11 @@ def m011_imports(con: Any) -> None:
                 CHECK (kind IN ('items', 'responses', 'ratings', 'preferences')),
             row_id    VARCHAR NOT NULL
         )""")
+
+
+def m012_campaign_instructions(con: Any) -> None:
+    # A campaign's instructions (Markdown its admin writes; shown beside every answer of the
+    # campaign) and what each rating point means in it (JSON: {"1": "wrong", ...}). Safe to
+    # run again: a file whose recorded version was set back keeps its columns.
+    con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS instructions VARCHAR")
+    con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS point_notes VARCHAR")

@@ -34,6 +34,7 @@ class Fingerprint(NamedTuple):
     # "No campaign yet." until someone labelled.
     n_campaigns: int = 0
     newest_campaign_utc: datetime | None = None
+    campaign_texts: int | None = None  # an edit of instructions changes no count
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
@@ -99,6 +100,8 @@ def fingerprint(con: Connection) -> Fingerprint:
                (SELECT count(*) FROM probes) AS n_probes,
                (SELECT count(*) FROM anchors) AS n_anchors,
                (SELECT count(*) FROM campaigns) AS n_campaigns,
-               (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc""")
+               (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc,
+               (SELECT sum(hash(coalesce(instructions, '') || '|' || coalesce(point_notes, '')))
+                FROM campaigns) AS campaign_texts""")
     (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
     return found

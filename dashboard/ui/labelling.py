@@ -25,7 +25,7 @@ from dashboard.review.annotation import AnnotationError, Provenance, QueueReques
 from dashboard.review.detail import ResponseDetail
 from dashboard.store import StoreError
 from dashboard.types import Rating
-from dashboard.ui import callbacks, widgets
+from dashboard.ui import callbacks, instructions, widgets
 from dashboard.ui.labelling_kit import LabellingKit
 
 KIT = LabellingKit("annotate", "label")
@@ -225,7 +225,7 @@ def label_form(
             format_func=lambda v: f"{v:g}",
             key=f"annotate_value_{token}",
         )
-        st.text(annotation.scale_legend(setup.rubric))
+        st.text(instructions.legend(setup.rubric, setup.campaign))
         if reveal and judged:
             st.selectbox(
                 "Override a judge's rating (optional)",
