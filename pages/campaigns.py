@@ -12,6 +12,7 @@ from dashboard.metrics import choices
 from dashboard.metrics.estimates import Estimate
 from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
+from dashboard.ui import instructions
 
 
 def _estimate(e: Estimate) -> str:
@@ -96,6 +97,7 @@ def _show(found: campaigns.Campaign) -> None:
     rubric = next((r for r in ui.rubrics() if r.name == found.rubric), None)
     if rubric is None or rubric.scale_low is None or rubric.scale_high is None:
         return
+    instructions.edit_form(found, rubric)
     agreed = ui.cached(
         agreement.people_agreement, found.name, scale=(rubric.scale_low, rubric.scale_high)
     )

@@ -17,6 +17,7 @@ from dashboard.judging import Rubric
 from dashboard.review import annotation
 
 _SEEN = "jb_instructions_seen"
+_SAVED = "jb_instructions_saved"
 
 
 def show(name: str | None) -> None:
@@ -36,3 +37,38 @@ def legend(rubric: Rubric, name: str | None) -> str:
     found = ui.cached(campaigns.find_campaign, name) if name else None
     notes = campaigns.point_notes(found) if found is not None else {}
     return annotation.scale_legend(rubric, notes=notes)
+
+
+def edit_form(found: campaigns.Campaign, rubric: Rubric) -> None:
+    """An admin's form to change a campaign's instructions and point notes (no one else sees
+    it: a labeller is not offered it)."""
+    user = ui.actor()
+    if user is not None and not user.is_admin:
+        return
+    if st.session_state.get(_SAVED) == found.name:
+        st.session_state.pop(_SAVED)
+        st.success("Saved the instructions; people see them with their next answer.")
+    notes = "\n".join(f"{p}: {n}" for p, n in campaigns.point_notes(found).items())
+    with st.form(f"campaign_edit_{found.name}"):
+        guide = st.text_area(
+            "Instructions (Markdown)", value=found.instructions or "", key=f"edit_{found.name}"
+        )
+        points = st.text_area(
+            "What each point means here", value=notes, key=f"edit_points_{found.name}"
+        )
+        if not st.form_submit_button("Save the instructions"):
+            return
+    try:
+        ui.write(
+            campaigns.set_instructions,
+            found.name,
+            rubric,
+            instructions=guide,
+            point_notes=campaigns.parse_point_notes(points or ""),
+            actor=user,
+        )
+    except campaigns.CampaignError as error:
+        st.error(ui.md_escape(error))
+        return
+    st.session_state[_SAVED] = found.name
+    st.rerun()  # the page above was drawn with the old text

@@ -5,12 +5,18 @@ off the scale refused with a message; and the schema migration that holds them."
 
 from __future__ import annotations
 
+import pytest
+
+from dashboard.auth.roles import RoleError
+from dashboard.auth.users import User
 from dashboard.campaigns import campaigns
+from dashboard.judging.rubrics import list_rubrics
 from dashboard.store.migrations import MIGRATIONS
 from tests.pages.helpers import open_page, page_path, texts
 
 CAMPAIGNS = page_path("campaigns")
 ANNOTATE = page_path("annotate")
+RUBRIC = next(r for r in list_rubrics() if r.name == "likert-rag")
 GUIDE = "Rate **faithfulness** to the context only.\n\n- ignore style\n- a wrong date is a 2"
 
 
@@ -54,3 +60,22 @@ def test_a_point_off_the_scale_is_refused(app, sample_store):
     _create(app, "bad", points="great answers")
     assert any("write a point, a colon" in e for e in texts(app, "error")), texts(app, "error")
     assert campaigns.list_campaigns(sample_store) == []
+
+
+def test_an_admin_edits_the_instructions_and_a_labeller_may_not(app, sample_store):
+    open_page(app, CAMPAIGNS, dataset="eo-rag", annotator="ana")
+    _create(app, "faithful")
+    app.text_area(key="edit_faithful").set_value("Only **dates** matter now.")
+    app.text_area(key="edit_points_faithful").set_value("1: no date right")
+    next(b for b in app.button if b.label == "Save the instructions").click().run()
+    assert not app.exception, app.exception
+    (made,) = campaigns.list_campaigns(sample_store)
+    assert made.instructions == "Only **dates** matter now."
+    assert campaigns.point_notes(made) == {"1": "no date right"}
+    assert "Only **dates** matter now." in texts(app, "markdown")  # read again at once
+    labeller = User("lee", "labeller")
+    with pytest.raises(RoleError):
+        campaigns.set_instructions(
+            sample_store, "faithful", RUBRIC, instructions="mine", actor=labeller
+        )
+    assert campaigns.list_campaigns(sample_store)[0].instructions == "Only **dates** matter now."
