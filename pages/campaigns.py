@@ -52,6 +52,11 @@ def _create(dataset: str | None, creator: str) -> None:
             "What each point means here (optional; one line a point, e.g. 4: one small gap)",
             key="campaign_points",
         )
+        tags = st.text_area(
+            "Tags people may tick (optional; one line a tag, e.g. hallucination: a fact not "
+            "in the context)",
+            key="campaign_tags",
+        )
         st.caption(f"From the dataset chosen in the sidebar: {ui.md_escape(dataset or 'all')}.")
         if not st.form_submit_button("Create", type="primary") or rubric is None:
             return
@@ -70,6 +75,7 @@ def _create(dataset: str | None, creator: str) -> None:
             actor=ui.actor(),
             instructions=guide,
             point_notes=campaigns.parse_point_notes(points or ""),
+            tags=campaigns.parse_tags(tags or ""),
         )
     except CampaignError as error:
         st.error(ui.md_escape(error))

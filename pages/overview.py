@@ -6,7 +6,7 @@ from dashboard import charts, ui
 from dashboard.metrics import overview, panels, reference, registry, slices, tables
 from dashboard.metrics.output import MetricsRequest
 from dashboard.metrics.selection import Selection
-from dashboard.ui import corrected, downloads, links, pickers, standings, tables_fit
+from dashboard.ui import corrected, downloads, links, pickers, standings, tables_fit, tags
 from dashboard.ui.links import Link
 
 LINKS = (
@@ -99,6 +99,8 @@ for piece in found:
 if view.systems:
     target = corrected.show_corrected(selection, key="jb_overview_corrected")
     corrected.show_comparisons(selection, target_half_width=target)
+
+tags.show_shares(dataset, systems)
 
 if view.histograms:
     st.subheader("Rating histograms")

@@ -71,6 +71,7 @@ def create_campaign(
     actor: User | None = None,
     instructions: str | None = None,
     point_notes: Mapping[str, str] | None = None,
+    tags: Sequence[CampaignTag] = (),
 ) -> Progress:
     """Create a campaign and choose its responses; refuses a name in use or an empty set, and
     a signed-in labeller (`actor`). `instructions` (Markdown) and `point_notes` (what each
@@ -98,6 +99,7 @@ def create_campaign(
         created_by,
         instructions=(instructions or "").strip() or None,
         point_notes=_notes_json(rubric, point_notes),
+        tags=_tags_json(tags),
     )
     with store.write_lock, store.connection() as con, transaction(con):
         if sql.get_campaign(con, name) is not None:
@@ -107,6 +109,38 @@ def create_campaign(
         if chosen == 0:
             raise CampaignError("No response matches this rubric and dataset: nothing to label.")
     return progress(store, name)
+
+
+@dataclass(frozen=True)
+class CampaignTag:
+    """A tag people may tick on an answer of the campaign ("hallucination"), with what it
+    means there."""
+
+    name: str
+    description: str = ""
+
+
+def _tags_json(tags: Sequence[CampaignTag]) -> str | None:
+    names = [t.name.strip() for t in tags]
+    if any(not n for n in names) or len(set(names)) != len(names):
+        raise CampaignError("Each tag needs a name of its own.")
+    found = [{"name": t.name.strip(), "description": t.description.strip()} for t in tags]
+    return json.dumps(found) if found else None
+
+
+def parse_tags(text: str) -> list[CampaignTag]:
+    """Lines "hallucination: a fact not in the context" as tags (the description optional)."""
+    found = []
+    for line in text.splitlines():
+        name, _, description = line.partition(":")
+        if name.strip():
+            found.append(CampaignTag(name.strip(), description.strip()))
+    return found
+
+
+def tags_of(campaign: Campaign) -> list[CampaignTag]:
+    """The campaign's tags, in the order its admin gave them."""
+    return [CampaignTag(**t) for t in json.loads(campaign.tags)] if campaign.tags else []
 
 
 def _notes_json(rubric: Rubric, notes: Mapping[str, str] | None) -> str | None:

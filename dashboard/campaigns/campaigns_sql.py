@@ -41,6 +41,7 @@ class Campaign:
     created_utc: datetime | None = None
     instructions: str | None = None  # Markdown, the admin's: shown beside every answer
     point_notes: str | None = None  # JSON {"<point>": "what it means in this campaign"}
+    tags: str | None = None  # JSON [{"name": ..., "description": ...}]: its error taxonomy
 
 
 @dataclass(frozen=True)
@@ -91,9 +92,9 @@ def insert_campaign(
     population = int(scalar(con.execute(f"SELECT count(*) FROM ({SCORED})", params)))
     con.execute(
         "INSERT INTO campaigns (name, rubric, dataset, rule, size, seed, overlap, hold_minutes, "
-        "population, created_by, created_utc, instructions, point_notes) VALUES ($name, "
+        "population, created_by, created_utc, instructions, point_notes, tags) VALUES ($name, "
         "$rubric, $dataset, $rule, $size, $seed, $overlap, $hold, $population, $by, $at, "
-        "$instructions, $point_notes)",
+        "$instructions, $point_notes, $tags)",
         {
             "name": campaign.name,
             "rubric": campaign.rubric,
@@ -108,6 +109,7 @@ def insert_campaign(
             "at": campaign.created_utc,
             "instructions": campaign.instructions,
             "point_notes": campaign.point_notes,
+            "tags": campaign.tags,
         },
     )
     # Every response is in (a census) when the size covers the population; a seeded random

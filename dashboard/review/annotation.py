@@ -25,7 +25,9 @@ from dashboard.review.queue_sql import QueueEntry
 from dashboard.review.requests import QueueRequest as QueueRequest
 from dashboard.store import Store, WriteResult
 from dashboard.store.connection import Connection
-from dashboard.types import Preference, Rating
+from dashboard.store.journal import Batch
+from dashboard.store.writes import record_row
+from dashboard.types import Preference, Rating, TagLabel
 
 Record = TypeVar("Record", Rating, Preference)
 
@@ -194,8 +196,34 @@ def check_override(rating: Rating, detail: ResponseDetail) -> None:
         )
 
 
+def tag_labels(rating: Rating, ticked: Mapping[str, bool]) -> list[TagLabel]:
+    """The person's tags of the answer, one row per tag of the campaign (`ticked`: by tag
+    name), with the rating's provenance; none outside a campaign."""
+    if rating.campaign is None:
+        return []
+    return [
+        TagLabel(
+            new_id(),
+            rating.response_id,
+            rating.campaign,
+            tag,
+            "human",
+            rating.rater,
+            bool(value),
+            created_utc=rating.created_utc,
+            selection=rating.selection,
+            blind=rating.blind,
+        )
+        for tag, value in ticked.items()
+    ]
+
+
 def save_rating(
-    store: Store, rating: Rating, *, detail: ResponseDetail | None = None
+    store: Store,
+    rating: Rating,
+    *,
+    detail: ResponseDetail | None = None,
+    tags: Sequence[TagLabel] = (),
 ) -> WriteResult:
     """Store a person's rating. An override is checked against `detail`, the answer with the
     ratings the page showed: no extra read, so that while another process holds the file the
@@ -220,6 +248,12 @@ def save_rating(
             raise LabelRefused(refusal)
         campaigns.release_after_save(con, campaign, rating.response_id, rating.rater)
 
+    if tags:  # the tags go with the rating, in its transaction, or not at all
+        batches = [
+            Batch("ratings", (record_row(rating),)),
+            Batch("tag_labels", tuple(map(record_row, tags))),
+        ]
+        return store.write(batches, spool_if_busy=False, check=within_rules)
     return store.add_ratings([rating], check=within_rules)
 
 

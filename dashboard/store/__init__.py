@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 # The order in which spooled tables are applied: calls before the ratings that cite them.
-_APPLY_ORDER = ("judge_calls", "ratings", "preferences", "probes", "anchors")
+_APPLY_ORDER = ("judge_calls", "ratings", "preferences", "probes", "anchors", "tag_labels")
 
 
 @dataclass(frozen=True)

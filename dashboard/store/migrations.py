@@ -23,6 +23,7 @@ from dashboard.store.migrations_late import (
     m010_superseded_flag,
     m011_imports,
     m012_campaign_instructions,
+    m013_tags,
 )
 from dashboard.store.transactions import transaction
 
@@ -279,6 +280,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("superseded_flag", (m010_superseded_flag, m010_not_null)),
     ("imports", m011_imports),
     ("campaign_instructions", m012_campaign_instructions),
+    ("tags", m013_tags),
 ]
 
 

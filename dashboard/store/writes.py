@@ -18,7 +18,17 @@ import pyarrow as pa
 from dashboard.ids import utc_now
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
-from dashboard.types import Anchor, Dataset, Item, JudgeCall, Preference, Probe, Rating, Response
+from dashboard.types import (
+    Anchor,
+    Dataset,
+    Item,
+    JudgeCall,
+    Preference,
+    Probe,
+    Rating,
+    Response,
+    TagLabel,
+)
 
 Row = Mapping[str, Any]
 
@@ -47,6 +57,7 @@ TABLES: dict[str, Table] = {
     "judge_calls": Table("call_id", JUDGE_CALL_COLUMNS),
     "probes": Table("probe_id", tuple(f.name for f in dataclasses.fields(Probe))),
     "anchors": Table("anchor_id", tuple(f.name for f in dataclasses.fields(Anchor))),
+    "tag_labels": Table("tag_id", tuple(f.name for f in dataclasses.fields(TagLabel))),
 }
 # The stream a rating or preference belongs to: a new row supersedes the current row of its stream.
 STREAM_KEYS: dict[str, tuple[str, ...]] = {
@@ -60,6 +71,7 @@ STREAM_KEYS: dict[str, tuple[str, ...]] = {
         "rubric",
         "shown_first",
     ),
+    "tag_labels": ("response_id", "rater_kind", "rater", "campaign", "tag"),
 }
 
 

@@ -32,6 +32,12 @@ def show(name: str | None) -> None:
         st.markdown(found.instructions)
 
 
+def tags(name: str | None) -> list[campaigns.CampaignTag]:
+    """The tags people may tick on an answer of the campaign (none without one)."""
+    found = ui.cached(campaigns.find_campaign, name) if name else None
+    return campaigns.tags_of(found) if found is not None else []
+
+
 def legend(rubric: Rubric, name: str | None) -> str:
     """The scale's legend, with what each point means in the campaign after the rubric's."""
     found = ui.cached(campaigns.find_campaign, name) if name else None

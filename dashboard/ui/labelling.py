@@ -178,8 +178,13 @@ def _save(
     KIT.saves().append(rating)
     _passed().append(item.response_id)
     st.session_state[OPEN_KEY] = None
+    ticked = {
+        tag.name: bool(st.session_state.get(f"annotate_tag_{token}_{n}"))
+        for n, tag in enumerate(instructions.tags(setup.campaign))
+    }
     try:
-        result = ui.write(annotation.save_rating, rating, detail=detail)
+        tags = annotation.tag_labels(rating, ticked)
+        result = ui.write(annotation.save_rating, rating, detail=detail, tags=tags)
     except annotation.LabelRefused as error:  # the campaign's rules: nothing saved, move on
         KIT.saves().remove(rating)
         st.session_state.pop(FLASH_KEY, None)
@@ -226,6 +231,12 @@ def label_form(
             key=f"annotate_value_{token}",
         )
         st.text(instructions.legend(setup.rubric, setup.campaign))
+        for n, tag in enumerate(instructions.tags(setup.campaign)):
+            st.checkbox(
+                ui.md_escape(tag.name),  # a label renders Markdown: the admin's text is escaped
+                key=f"annotate_tag_{token}_{n}",
+                help=ui.md_escape(tag.description) if tag.description else None,
+            )
         if reveal and judged:
             st.selectbox(
                 "Override a judge's rating (optional)",
