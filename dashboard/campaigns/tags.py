@@ -35,11 +35,3 @@ def tag_shares(
         ci = bootstrap_mean_ci_from_counts([1.0, 0.0], [c.n_ticked, c.n - c.n_ticked])
         found.append(TagShare(c.campaign, c.tag, c.system, ci.estimate, ci.low, ci.high, c.n))
     return found
-
-
-def tagged_responses(store: Store, tags: list[str]) -> set[str]:
-    """The answers some person currently tags with any of `tags` (for the Failures filter)."""
-    if not tags:
-        return set()
-    with store.connection() as con:
-        return set(sql.tagged_responses(con, tags=tags))

@@ -35,13 +35,3 @@ def tag_counts(
         ),
         TagCount,
     )
-
-
-def tagged_responses(con: Connection, *, tags: list[str]) -> list[str]:
-    """The answers some person currently tags with any of `tags`."""
-    rows = con.execute(
-        "SELECT DISTINCT response_id FROM tag_labels "
-        "WHERE NOT superseded AND ticked AND list_contains($tags, tag)",
-        {"tags": tags},
-    ).fetchall()
-    return [str(row[0]) for row in rows]

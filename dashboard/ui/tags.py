@@ -34,12 +34,11 @@ def show_shares(dataset: str | None, systems: tuple[str, ...] | None) -> None:
     )
 
 
-def tag_filter(dataset: str | None, *, key: str) -> set[str] | None:
-    """Pick tags; the answers some person tagged with any of them (None: no filter)."""
+def tag_filter(dataset: str | None, *, key: str) -> tuple[str, ...] | None:
+    """Pick tags to list only the answers a person tagged with any of them (None: no filter;
+    no picker while no one has tagged an answer)."""
     names = sorted({s.tag for s in ui.cached(tags.tag_shares, dataset=dataset)})
     if not names:
         return None
     chosen = st.multiselect("Tagged with", names, key=key, help="Answers a person tagged so.")
-    if not chosen:
-        return None
-    return ui.cached(tags.tagged_responses, sorted(chosen))
+    return tuple(sorted(chosen)) or None

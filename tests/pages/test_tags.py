@@ -8,6 +8,8 @@ from __future__ import annotations
 from dashboard.campaigns import campaigns, tags
 from dashboard.campaigns.campaigns import CampaignTag
 from dashboard.judging.rubrics import list_rubrics
+from dashboard.review import failures
+from dashboard.review.failures import FailureFilter
 from dashboard.store.migrations import MIGRATIONS
 from tests.pages.helpers import open_page, page_path
 
@@ -80,3 +82,24 @@ def test_tags_are_written_from_the_campaign_form(app, sample_store):
     assert not app.exception, app.exception
     (made,) = campaigns.list_campaigns(sample_store)
     assert campaigns.tags_of(made) == TAGS
+
+
+def test_failures_filters_by_tag(app, sample_store):
+    campaigns.create_campaign(
+        sample_store, "errs", RUBRIC, dataset="eo-rag", rule="random", size=6, tags=TAGS
+    )
+    open_page(app, ANNOTATE, dataset="eo-rag", annotator="tia")
+    app.selectbox(key="annotate_campaign").set_value("errs").run()
+    _label(app, 2.0, {"hallucination"})
+    _label(app, 3.0, {"incomplete"})
+    ticked = {r[0] for r in _tag_rows(sample_store) if r[2] == "hallucination" and r[5]}
+    app.switch_page(page_path("failures")).run()
+    assert not app.exception, app.exception
+    app.multiselect(key="failures_tags").select("hallucination").run()
+    assert not app.exception, app.exception
+    n = len(ticked)
+    assert f"Answers 1–{n} of {n}" in [t.value for t in app.text]
+    found = failures.failures(
+        sample_store, FailureFilter(RUBRIC.name, dataset="eo-rag", tags=("hallucination",))
+    )
+    assert {f.response_id for f in found.rows} == ticked
