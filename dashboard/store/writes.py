@@ -277,6 +277,11 @@ def delete_dataset(con: Connection, name: str) -> None:
         [name],
     )
     con.execute(
+        "DELETE FROM tag_labels WHERE response_id IN "
+        "(SELECT response_id FROM responses WHERE dataset = ?)",
+        [name],
+    )
+    con.execute(
         "DELETE FROM auto_scores WHERE response_id IN "
         "(SELECT response_id FROM responses WHERE dataset = ?)",
         [name],
@@ -295,6 +300,7 @@ RESPONSE_REFERENCES: dict[str, tuple[str, ...]] = {
     "judge_calls": ("response_id", "response_a", "response_b"),
     "probes": ("response_id", "response_a", "response_b"),
     "anchors": ("response_id",),
+    "tag_labels": ("response_id",),
 }
 
 

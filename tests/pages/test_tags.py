@@ -103,3 +103,27 @@ def test_failures_filters_by_tag(app, sample_store):
         sample_store, FailureFilter(RUBRIC.name, dataset="eo-rag", tags=("hallucination",))
     )
     assert {f.response_id for f in found.rows} == ticked
+
+
+def test_tag_labels_go_with_their_dataset(sample_store):
+    from dashboard.review import annotation
+    from dashboard.review.annotation import Provenance
+
+    campaigns.create_campaign(
+        sample_store, "errs", RUBRIC, dataset="eo-rag", rule="random", size=2, tags=TAGS
+    )
+    taken = campaigns.assign(sample_store, "errs", "tia")
+    rating = annotation.human_rating(
+        taken.response_id,
+        annotator="tia",
+        rubric=RUBRIC.name,
+        rubric_version=RUBRIC.version,
+        value=3,
+        scale=(1, 5),
+        provenance=Provenance(taken.selection, None, "errs", True),
+    )
+    labels = annotation.tag_labels(rating, {"hallucination": True, "incomplete": False})
+    annotation.save_rating(sample_store, rating, tags=labels)
+    assert len(_tag_rows(sample_store)) == 2
+    sample_store.delete_dataset("eo-rag")
+    assert _tag_rows(sample_store) == []
