@@ -35,3 +35,10 @@ def tag_shares(
         ci = bootstrap_mean_ci_from_counts([1.0, 0.0], [c.n_ticked, c.n - c.n_ticked])
         found.append(TagShare(c.campaign, c.tag, c.system, ci.estimate, ci.low, ci.high, c.n))
     return found
+
+
+def ticked_by(store: Store, response_id: str, person: str, campaign: str) -> frozenset[str]:
+    """The tags `person` currently ticks on the answer: what their form shows when reopened."""
+    with store.connection() as con:
+        found = sql.ticked_by(con, response_id=response_id, person=person, campaign=campaign)
+    return frozenset(found)

@@ -35,3 +35,13 @@ def tag_counts(
         ),
         TagCount,
     )
+
+
+def ticked_by(con: Connection, *, response_id: str, person: str, campaign: str) -> list[str]:
+    """The tags the person currently ticks on the answer in the campaign."""
+    rows = con.execute(
+        "SELECT tag FROM tag_labels WHERE NOT superseded AND ticked AND response_id = $r "
+        "AND rater_kind = 'human' AND rater = $person AND campaign = $campaign ORDER BY tag",
+        {"r": response_id, "person": person, "campaign": campaign},
+    ).fetchall()
+    return [str(row[0]) for row in rows]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import ui
-from dashboard.campaigns import campaigns
+from dashboard.campaigns import campaigns, tags as tags_api
 from dashboard.judging import Rubric
 from dashboard.review import annotation
 
@@ -36,6 +36,15 @@ def tags(name: str | None) -> list[campaigns.CampaignTag]:
     """The tags people may tick on an answer of the campaign (none without one)."""
     found = ui.cached(campaigns.find_campaign, name) if name else None
     return campaigns.tags_of(found) if found is not None else []
+
+
+def ticked(
+    response_id: str, person: str, campaign: str | None, *, labelled: bool
+) -> frozenset[str]:
+    """The tags the person ticked on the answer when they labelled it (none before)."""
+    if not labelled or not campaign:
+        return frozenset()
+    return ui.cached(tags_api.ticked_by, response_id, person, campaign)
 
 
 def legend(rubric: Rubric, name: str | None) -> str:

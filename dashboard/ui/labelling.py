@@ -231,9 +231,13 @@ def label_form(
             key=f"annotate_value_{token}",
         )
         st.text(instructions.legend(setup.rubric, setup.campaign))
+        ticked = instructions.ticked(
+            item.response_id, setup.request.annotator, setup.campaign, labelled=mine is not None
+        )
         for n, tag in enumerate(instructions.tags(setup.campaign)):
             st.checkbox(
                 ui.md_escape(tag.name),  # a label renders Markdown: the admin's text is escaped
+                value=tag.name in ticked,
                 key=f"annotate_tag_{token}_{n}",
                 help=ui.md_escape(tag.description) if tag.description else None,
             )

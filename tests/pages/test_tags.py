@@ -127,3 +127,18 @@ def test_tag_labels_go_with_their_dataset(sample_store):
     assert len(_tag_rows(sample_store)) == 2
     sample_store.delete_dataset("eo-rag")
     assert _tag_rows(sample_store) == []
+
+
+def test_reopening_an_answer_shows_the_ticks_given(app, sample_store):
+    campaigns.create_campaign(
+        sample_store, "errs", RUBRIC, dataset="eo-rag", rule="random", size=6, tags=TAGS
+    )
+    open_page(app, ANNOTATE, dataset="eo-rag", annotator="tia")
+    app.selectbox(key="annotate_campaign").set_value("errs").run()
+    _label(app, 2.0, {"incomplete"})
+    (first,) = {r[0] for r in _tag_rows(sample_store)}
+    app.selectbox(key="annotate_mine_pick").set_value(first).run()
+    next(b for b in app.button if b.key == "annotate_mine_open").click().run()
+    assert not app.exception, app.exception
+    boxes = {b.label: b.value for b in app.checkbox if (b.key or "").startswith("annotate_tag_")}
+    assert boxes == {"hallucination": False, "incomplete": True}
