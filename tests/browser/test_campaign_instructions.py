@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 from dashboard.campaigns import campaigns
 from dashboard.judging.rubrics import list_rubrics
 from dashboard.store import Store
-from tests.browser.support import settled, start_server, stop
+from tests.browser.support import STEP_TIMEOUT_MS, settled, start_server, stop
 
 RUBRIC = next(r for r in list_rubrics() if r.name == "likert-rag")
 GUIDE = (
@@ -37,8 +37,10 @@ def test_instructions_render_markdown_and_never_html(
     try:
         page.goto(f"{url}/annotate?dataset=eo-rag&annotator=carol&campaign=faithful")
         settled(page)
-        expect(page.locator("strong", has_text="faithfulness-7c1")).to_be_visible()
-        expect(page.get_by_text("— here: a wrong date")).to_be_visible()
+        expect(page.locator("strong", has_text="faithfulness-7c1")).to_be_visible(
+            timeout=STEP_TIMEOUT_MS
+        )
+        expect(page.get_by_text("— here: a wrong date")).to_be_visible(timeout=STEP_TIMEOUT_MS)
         assert page.locator("#jb-injected").count() == 0
         assert page.evaluate("window.__jbPwned === undefined")
     finally:

@@ -37,13 +37,13 @@ def test_name_kept_on_reload_no_digit_in_the_name_and_a_link_to_a_label(
         settled(page)
         # no blur by hand: the digit rates, it does not join the name
         page.keyboard.press("4")
-        expect(page.locator(CHECKED)).to_have_count(1)
+        expect(page.locator(CHECKED)).to_have_count(1, timeout=STEP_TIMEOUT_MS)
         assert name.input_value() == "carol"
-        expect(page.locator(f"{CHECKED}[value]")).to_have_count(1)
+        expect(page.locator(f"{CHECKED}[value]")).to_have_count(1, timeout=STEP_TIMEOUT_MS)
         page.keyboard.press("Enter")
         expect(
             page.get_by_test_id("stAlert").filter(has_text="Saved your rating (4)")
-        ).to_be_visible()
+        ).to_be_visible(timeout=STEP_TIMEOUT_MS)
         settled(page)
         ((labelled, value),) = _rated(sample_store, "carol")
         assert value == 4.0
@@ -51,20 +51,22 @@ def test_name_kept_on_reload_no_digit_in_the_name_and_a_link_to_a_label(
         # a reload keeps the name
         page.reload()
         settled(page)
-        expect(page.get_by_role("textbox", name="Annotator", exact=True)).to_have_value("carol")
+        expect(page.get_by_role("textbox", name="Annotator", exact=True)).to_have_value(
+            "carol", timeout=STEP_TIMEOUT_MS
+        )
         # a link to the answer already labelled opens it, the label picked and editable
         page.goto(
             f"{url}/annotate?dataset=eo-rag&rubric=likert-rag&item={labelled}&annotator=carol"
         )
         settled(page)
-        expect(page.get_by_text("Your label: 4.")).to_be_visible()
-        expect(page.locator(CHECKED)).to_have_count(1)
+        expect(page.get_by_text("Your label: 4.")).to_be_visible(timeout=STEP_TIMEOUT_MS)
+        expect(page.locator(CHECKED)).to_have_count(1, timeout=STEP_TIMEOUT_MS)
         page.wait_for_url(f"**item={labelled}**", timeout=STEP_TIMEOUT_MS)
         page.keyboard.press("2")
         page.keyboard.press("Enter")
         expect(
             page.get_by_test_id("stAlert").filter(has_text="Saved your rating (2)")
-        ).to_be_visible()
+        ).to_be_visible(timeout=STEP_TIMEOUT_MS)
         assert _rated(sample_store, "carol")[-1] == (labelled, 2.0)
     finally:
         stop(process)
