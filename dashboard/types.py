@@ -283,6 +283,24 @@ class Probe:
 
 
 @dataclass(frozen=True)
+class TagLabel:
+    """A person's tag of one answer in a campaign (`ticked` or not), saved with their rating;
+    `supersedes` names their earlier row of the same tag on the answer."""
+
+    tag_id: str
+    response_id: str
+    campaign: str
+    tag: str
+    rater_kind: str
+    rater: str
+    ticked: bool
+    created_utc: datetime | None = None
+    supersedes: str | None = None
+    selection: str | None = None
+    blind: bool | None = None
+
+
+@dataclass(frozen=True)
 class Anchor:
     """A response re-judged whenever a judge, its model version or a rubric version changes;
     `chosen_by` is "picked" (by a person) or "sample" (a seeded draw)."""

@@ -11,7 +11,7 @@ from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest
 from dashboard.review.detail import response_detail
-from dashboard.ui import annotate_url, corrected, keys, labelling, pickers, widgets
+from dashboard.ui import annotate_url, corrected, instructions, keys, labelling, pickers, widgets
 
 
 def _setup(annotator: str, dataset: str | None) -> labelling.Setup | None:
@@ -107,6 +107,7 @@ def _answer(setup: labelling.Setup) -> labelling.OpenItem | None:
                 "you have saved your own."
             )
     with label:
+        instructions.show(setup.campaign)
         labelling.reveal_toggle(setup, item, mine)
         labelling.label_form(item, setup, detail, mine, reveal=reveal)
     return item

@@ -8,8 +8,11 @@ import streamlit as st
 from dashboard import ui
 from dashboard.campaigns import agreement, campaigns
 from dashboard.campaigns.campaigns import CampaignError
+from dashboard.metrics import choices
 from dashboard.metrics.estimates import Estimate
+from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
+from dashboard.ui import instructions
 
 
 def _estimate(e: Estimate) -> str:
@@ -20,11 +23,20 @@ def _estimate(e: Estimate) -> str:
 
 def _create(dataset: str | None, creator: str) -> None:
     rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
+    # The rubric the dataset is rated with comes first (likert-rag on eo-rag), not the first
+    # rubric by name.
+    used = ui.cached(choices.default_rubric, Selection(dataset))
+    offered = annotation.default_rubric_name(list(rubrics), used.name if used else None)
     with st.form("campaign_new"):
         st.subheader("New campaign")
         first, second, third = st.columns(3)
         name = first.text_input("Name", key="campaign_name")
-        rubric = second.selectbox("Rubric", list(rubrics), key="campaign_rubric")
+        rubric = second.selectbox(
+            "Rubric",
+            list(rubrics),
+            key="campaign_rubric",
+            index=list(rubrics).index(offered) if offered in rubrics else 0,
+        )
         rules: list[str] = list(campaigns.RULES)
         rule = third.selectbox("Which answers", rules, format_func=lambda r: campaigns.RULES[r])
         size_col, seed_col, k_col, hold_col = st.columns(4)
@@ -32,6 +44,19 @@ def _create(dataset: str | None, creator: str) -> None:
         seed = seed_col.number_input("Seed", min_value=0, value=0, step=1)
         overlap = k_col.number_input("People per answer (k)", min_value=1, value=2, step=1)
         hold = hold_col.number_input("Hold (minutes)", min_value=1, value=30, step=1)
+        guide = st.text_area(
+            "Instructions (Markdown; shown beside every answer of the campaign)",
+            key="campaign_instructions",
+        )
+        points = st.text_area(
+            "What each point means here (optional; one line a point, e.g. 4: one small gap)",
+            key="campaign_points",
+        )
+        tags = st.text_area(
+            "Tags people may tick (optional; one line a tag, e.g. hallucination: a fact not "
+            "in the context)",
+            key="campaign_tags",
+        )
         st.caption(f"From the dataset chosen in the sidebar: {ui.md_escape(dataset or 'all')}.")
         if not st.form_submit_button("Create", type="primary") or rubric is None:
             return
@@ -48,6 +73,9 @@ def _create(dataset: str | None, creator: str) -> None:
             hold_minutes=float(hold),
             created_by=creator or None,
             actor=ui.actor(),
+            instructions=guide,
+            point_notes=campaigns.parse_point_notes(points or ""),
+            tags=campaigns.parse_tags(tags or ""),
         )
     except CampaignError as error:
         st.error(ui.md_escape(error))
@@ -57,6 +85,9 @@ def _create(dataset: str | None, creator: str) -> None:
 
 def _show(found: campaigns.Campaign) -> None:
     progress = ui.cached(campaigns.progress, found.name)
+    if found.instructions:
+        with st.container(border=True):
+            st.markdown(found.instructions)  # the admin's Markdown (raw HTML stays text)
     st.text(
         f"{found.rubric} · {found.dataset or 'all datasets'} · {campaigns.RULES[found.rule]} · "
         f"k = {found.overlap} · {progress.n_items} of {found.population} answers"
@@ -72,6 +103,7 @@ def _show(found: campaigns.Campaign) -> None:
     rubric = next((r for r in ui.rubrics() if r.name == found.rubric), None)
     if rubric is None or rubric.scale_low is None or rubric.scale_high is None:
         return
+    instructions.edit_form(found, rubric)
     agreed = ui.cached(
         agreement.people_agreement, found.name, scale=(rubric.scale_low, rubric.scale_high)
     )

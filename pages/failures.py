@@ -10,7 +10,7 @@ from dashboard.metrics.selection import Selection
 from dashboard.review import failures
 from dashboard.review.detail import response_detail
 from dashboard.review.failures import FailureFilter
-from dashboard.ui import failure_list, links, pickers, widgets
+from dashboard.ui import failure_list, links, pickers, tags, widgets
 from dashboard.ui.links import Link
 
 ANY = "(any)"
@@ -75,6 +75,7 @@ def _filters(dataset: str | None) -> FailureFilter | None:
         help="Highest minus lowest normalized judge score.",
     )
     search = bottom[2].text_input("Search question and answer", key="failures_search")
+    tagged = tags.tag_filter(dataset, key="failures_tags")
     full_range = (low, high) == (0.0, 1.0)
     return FailureFilter(
         rubric=rubric.name,
@@ -86,6 +87,7 @@ def _filters(dataset: str | None) -> FailureFilter | None:
         task_type=None if task == ANY else task,
         min_disagreement=spread or None,
         search=search.strip() or None,
+        tags=tagged,
         panel=panel.panel,
         panel_judges=panel.panel_judges,
         panel_version=panel.panel_version,

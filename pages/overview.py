@@ -6,7 +6,7 @@ from dashboard import charts, ui
 from dashboard.metrics import overview, panels, reference, registry, slices, tables
 from dashboard.metrics.output import MetricsRequest
 from dashboard.metrics.selection import Selection
-from dashboard.ui import corrected, downloads, links, pickers, standings, tables_fit
+from dashboard.ui import corrected, downloads, links, pickers, standings, tables_fit, tags
 from dashboard.ui.links import Link
 
 LINKS = (
@@ -34,7 +34,7 @@ with third:
     field = pickers.group_by_selector(dataset, key="jb_overview_by")
 panel_column, pool_column = st.columns([1, 2])
 with panel_column:
-    panel = pickers.panel_selector(dataset, rubric, page="overview")
+    panel = pickers.panel_selector(dataset, rubric, page="overview", systems=systems)
 with pool_column:
     pool = pickers.pool_checkbox(key="jb_overview_pool")
 links.publish(LINKS)
@@ -53,8 +53,13 @@ if not view.histograms:
         "metrics are below."
     )
 st.subheader("Scores per system")
+pooled = (
+    "All datasets: each system is pooled across every dataset it answered in (one row per system). "
+    if dataset is None
+    else ""
+)
 st.caption(
-    f"Panel: **{ui.md_escape(panels.panel_text(view.selection))}**. "
+    f"{pooled}Panel: **{ui.md_escape(panels.panel_text(view.selection))}**. "
     "Each cell: mean [95% bootstrap interval]. Judge, panel, human and effective "
     "scores are normalized to 0–1; the effective score (descriptive, not an estimate) is "
     "the human rating where there is one, the panel's otherwise. *Panel skipped* counts "
@@ -94,6 +99,8 @@ for piece in found:
 if view.systems:
     target = corrected.show_corrected(selection, key="jb_overview_corrected")
     corrected.show_comparisons(selection, target_half_width=target)
+
+tags.show_shares(dataset, systems)
 
 if view.histograms:
     st.subheader("Rating histograms")

@@ -15,7 +15,8 @@ lock, so two sessions of one server never take the same response beyond `overlap
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -68,9 +69,13 @@ def create_campaign(
     hold_minutes: float = DEFAULT_HOLD_MINUTES,
     created_by: str | None = None,
     actor: User | None = None,
+    instructions: str | None = None,
+    point_notes: Mapping[str, str] | None = None,
+    tags: Sequence[CampaignTag] = (),
 ) -> Progress:
     """Create a campaign and choose its responses; refuses a name in use or an empty set, and
-    a signed-in labeller (`actor`)."""
+    a signed-in labeller (`actor`). `instructions` (Markdown) and `point_notes` (what each
+    point of the rubric's scale means here, by point: {"1": "wrong"}) are shown to people."""
     require_admin(actor, "create campaigns")
     name = (name or "").strip()
     if not name:
@@ -82,7 +87,19 @@ def create_campaign(
     if rubric.is_pairwise or rubric.scale_low is None:
         raise CampaignError(f"The rubric {rubric.name} has no scale to rate on.")
     campaign = Campaign(
-        name, rubric.name, dataset, rule, size, seed, overlap, hold_minutes, 0, created_by
+        name,
+        rubric.name,
+        dataset,
+        rule,
+        size,
+        seed,
+        overlap,
+        hold_minutes,
+        0,
+        created_by,
+        instructions=(instructions or "").strip() or None,
+        point_notes=_notes_json(rubric, point_notes),
+        tags=_tags_json(tags),
     )
     with store.write_lock, store.connection() as con, transaction(con):
         if sql.get_campaign(con, name) is not None:
@@ -92,6 +109,100 @@ def create_campaign(
         if chosen == 0:
             raise CampaignError("No response matches this rubric and dataset: nothing to label.")
     return progress(store, name)
+
+
+@dataclass(frozen=True)
+class CampaignTag:
+    """A tag people may tick on an answer of the campaign ("hallucination"), with what it
+    means there."""
+
+    name: str
+    description: str = ""
+
+
+def _tags_json(tags: Sequence[CampaignTag]) -> str | None:
+    names = [t.name.strip() for t in tags]
+    if any(not n for n in names) or len(set(names)) != len(names):
+        raise CampaignError("Each tag needs a name of its own.")
+    found = [{"name": t.name.strip(), "description": t.description.strip()} for t in tags]
+    return json.dumps(found) if found else None
+
+
+def parse_tags(text: str) -> list[CampaignTag]:
+    """Lines "hallucination: a fact not in the context" as tags (the description optional)."""
+    found = []
+    for line in text.splitlines():
+        name, _, description = line.partition(":")
+        if name.strip():
+            found.append(CampaignTag(name.strip(), description.strip()))
+    return found
+
+
+def tags_of(campaign: Campaign) -> list[CampaignTag]:
+    """The campaign's tags, in the order its admin gave them."""
+    return [CampaignTag(**t) for t in json.loads(campaign.tags)] if campaign.tags else []
+
+
+def _notes_json(rubric: Rubric, notes: Mapping[str, str] | None) -> str | None:
+    """The point notes as stored, checked against the rubric's scale."""
+    kept = {str(k).strip(): str(v).strip() for k, v in (notes or {}).items() if str(v).strip()}
+    if rubric.scale_low is None or rubric.scale_high is None:
+        return None
+    points = [f"{p:g}" for p in range(int(rubric.scale_low), int(rubric.scale_high) + 1)]
+    wrong = sorted(set(kept) - set(points))
+    if wrong:
+        raise CampaignError(
+            f"No point {', '.join(wrong)} on the {rubric.name} scale; describe points among "
+            f"{', '.join(points)}."
+        )
+    return json.dumps({p: kept[p] for p in points if p in kept}) if kept else None
+
+
+def parse_point_notes(text: str) -> dict[str, str]:
+    """Lines "4: helpful, one small gap" as {"4": "helpful, one small gap"}; a line without a
+    colon is refused, naming it."""
+    found: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        point, colon, note = line.partition(":")
+        if not colon or not point.strip():
+            raise CampaignError(f"Line {number}: write a point, a colon, then what it means.")
+        key = point.strip()
+        try:
+            key = f"{float(key):g}"
+        except ValueError:
+            raise CampaignError(f"Line {number}: {key!r} is not a point of the scale.") from None
+        found[key] = note.strip()
+    return found
+
+
+def point_notes(campaign: Campaign) -> dict[str, str]:
+    """What each point of the scale means in the campaign, by point ("4")."""
+    return dict(json.loads(campaign.point_notes)) if campaign.point_notes else {}
+
+
+def find_campaign(store: Store, name: str) -> Campaign | None:
+    with store.connection() as con:
+        return sql.get_campaign(con, name)
+
+
+def set_instructions(
+    store: Store,
+    name: str,
+    rubric: Rubric,
+    *,
+    instructions: str | None,
+    point_notes: Mapping[str, str] | None = None,
+    actor: User | None = None,
+) -> None:
+    """Replace a campaign's instructions and point notes (an admin's)."""
+    require_admin(actor, "edit a campaign's instructions")
+    notes = _notes_json(rubric, point_notes)
+    with store.write_lock, store.connection() as con, transaction(con):
+        _campaign(con, name)
+        text = (instructions or "").strip() or None
+        sql.set_instructions(con, name, instructions=text, point_notes=notes)
 
 
 def list_campaigns(store: Store, rubric: str | None = None) -> list[Campaign]:

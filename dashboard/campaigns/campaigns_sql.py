@@ -39,6 +39,9 @@ class Campaign:
     population: int
     created_by: str | None = None
     created_utc: datetime | None = None
+    instructions: str | None = None  # Markdown, the admin's: shown beside every answer
+    point_notes: str | None = None  # JSON {"<point>": "what it means in this campaign"}
+    tags: str | None = None  # JSON [{"name": ..., "description": ...}]: its error taxonomy
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,10 @@ def insert_campaign(
     params = _population_params(campaign.rubric, campaign.dataset, task_types)
     population = int(scalar(con.execute(f"SELECT count(*) FROM ({SCORED})", params)))
     con.execute(
-        "INSERT INTO campaigns VALUES ($name, $rubric, $dataset, $rule, $size, $seed, $overlap, "
-        "$hold, $population, $by, $at)",
+        "INSERT INTO campaigns (name, rubric, dataset, rule, size, seed, overlap, hold_minutes, "
+        "population, created_by, created_utc, instructions, point_notes, tags) VALUES ($name, "
+        "$rubric, $dataset, $rule, $size, $seed, $overlap, $hold, $population, $by, $at, "
+        "$instructions, $point_notes, $tags)",
         {
             "name": campaign.name,
             "rubric": campaign.rubric,
@@ -102,6 +107,9 @@ def insert_campaign(
             "population": population,
             "by": campaign.created_by,
             "at": campaign.created_utc,
+            "instructions": campaign.instructions,
+            "point_notes": campaign.point_notes,
+            "tags": campaign.tags,
         },
     )
     # Every response is in (a census) when the size covers the population; a seeded random
@@ -138,6 +146,16 @@ def list_campaigns(con: Connection, rubric: str | None = None) -> list[Campaign]
             {"rubric": rubric},
         ),
         Campaign,
+    )
+
+
+def set_instructions(
+    con: Connection, name: str, *, instructions: str | None, point_notes: str | None
+) -> None:
+    con.execute(
+        "UPDATE campaigns SET instructions = $instructions, point_notes = $notes "
+        "WHERE name = $name",
+        {"name": name, "instructions": instructions, "notes": point_notes},
     )
 
 

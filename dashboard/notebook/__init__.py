@@ -7,8 +7,13 @@
     db.metrics(dataset="eo-rag")          # every metric of `judgeboard metrics --json`
     db.systems(dataset="eo-rag")          # a row per system, a column per metric and bound
 
-Nothing here writes: the tables are read through the same store and the same metric code as
-the dashboard and `judgeboard metrics`, so a notebook shows the numbers the report shows.
+The tables are read through the same store and the same metric code as the dashboard and
+`judgeboard metrics`, so a notebook shows the numbers the report shows. The only writes are
+people's labels given in code, checked whole before anything is written (`labels.py`):
+
+    db.add_ratings(pd.DataFrame({"response_id": [...], "rater": "carol",
+                                 "rubric": "likert-rag", "value": [4, 2]}))
+    db.add_preferences(frame)  # response_a, response_b, rater, rubric, verdict (A, B, tie)
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ from dashboard.metrics import output, reference, registry
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.selection import Selection
 from dashboard.notebook import notebook_sql as sql
+from dashboard.notebook.labels import LabelsRefused, Written, write_preferences, write_ratings
 from dashboard.settings import resolve_db_path
 from dashboard.store import Store
 
-__all__ = ["Database", "open_database"]
+__all__ = ["Database", "LabelsRefused", "Written", "open_database"]
 
 PARTS = ("value", "low", "high", "n")
 
@@ -68,6 +74,23 @@ class Database:
         """Every pairwise verdict, canonical frame, with the order it was shown in."""
         with self._store.connection() as con:
             return sql.preferences(con, dataset=dataset, current_only=current_only)
+
+    def add_ratings(self, frame: pd.DataFrame) -> Written:
+        """Write people's ratings: a row per label with `response_id`, `rater` (the person),
+        `rubric` (a rating rubric) and `value` (on its scale), and optionally `comment` and
+        `selection` (how the answer was chosen; default "unknown"). Each is stored as a page
+        stores a person's label (rater_kind "human", the time of the write, the rubric's
+        version) and supersedes that person's earlier label of the answer. The frame is checked
+        whole first: one bad row raises `LabelsRefused`, naming the row and field, and nothing
+        is written."""
+        return write_ratings(self._store, frame)
+
+    def add_preferences(self, frame: pd.DataFrame) -> Written:
+        """Write people's pairwise votes: a row with `response_a`, `response_b` (two answers
+        to one question), `rater`, `rubric` (a pairwise rubric) and `verdict` ("A": response_a
+        is better, "B", or "tie"), optionally `shown_first` (default "A"), `comment` and
+        `selection`. All or nothing, as `add_ratings`."""
+        return write_preferences(self._store, frame)
 
     def judge_calls(self, *, dataset: str | None = None) -> pd.DataFrame:
         """Every judge call with its status, attempts, latency, tokens and cost."""

@@ -124,3 +124,12 @@ def judge_calls(con: Connection, *, dataset: str | None) -> pd.DataFrame:
         ORDER BY j.created_utc, j.call_id""",
         {"dataset": dataset},
     ).df()
+
+
+def items_of_responses(con: Connection, response_ids: Sequence[str]) -> dict[str, str]:
+    """The item of each of these responses that is in the database."""
+    rows = con.execute(
+        "SELECT response_id, item_id FROM responses WHERE response_id IN (SELECT unnest($ids))",
+        {"ids": list(response_ids)},
+    ).fetchall()
+    return {str(response_id): str(item_id) for response_id, item_id in rows}

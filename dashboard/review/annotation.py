@@ -11,7 +11,7 @@ judge's rating stays as it was.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -25,7 +25,9 @@ from dashboard.review.queue_sql import QueueEntry
 from dashboard.review.requests import QueueRequest as QueueRequest
 from dashboard.store import Store, WriteResult
 from dashboard.store.connection import Connection
-from dashboard.types import Preference, Rating
+from dashboard.store.journal import Batch
+from dashboard.store.writes import record_row
+from dashboard.types import Preference, Rating, TagLabel
 
 Record = TypeVar("Record", Rating, Preference)
 
@@ -194,8 +196,34 @@ def check_override(rating: Rating, detail: ResponseDetail) -> None:
         )
 
 
+def tag_labels(rating: Rating, ticked: Mapping[str, bool]) -> list[TagLabel]:
+    """The person's tags of the answer, one row per tag of the campaign (`ticked`: by tag
+    name), with the rating's provenance; none outside a campaign."""
+    if rating.campaign is None:
+        return []
+    return [
+        TagLabel(
+            new_id(),
+            rating.response_id,
+            rating.campaign,
+            tag,
+            "human",
+            rating.rater,
+            bool(value),
+            created_utc=rating.created_utc,
+            selection=rating.selection,
+            blind=rating.blind,
+        )
+        for tag, value in ticked.items()
+    ]
+
+
 def save_rating(
-    store: Store, rating: Rating, *, detail: ResponseDetail | None = None
+    store: Store,
+    rating: Rating,
+    *,
+    detail: ResponseDetail | None = None,
+    tags: Sequence[TagLabel] = (),
 ) -> WriteResult:
     """Store a person's rating. An override is checked against `detail`, the answer with the
     ratings the page showed: no extra read, so that while another process holds the file the
@@ -220,6 +248,12 @@ def save_rating(
             raise LabelRefused(refusal)
         campaigns.release_after_save(con, campaign, rating.response_id, rating.rater)
 
+    if tags:  # the tags go with the rating, in its transaction, or not at all
+        batches = [
+            Batch("ratings", (record_row(rating),)),
+            Batch("tag_labels", tuple(map(record_row, tags))),
+        ]
+        return store.write(batches, spool_if_busy=False, check=within_rules)
     return store.add_ratings([rating], check=within_rules)
 
 
@@ -269,12 +303,14 @@ def default_rubric_name(names: Sequence[str], *preferred: str | None) -> str | N
     return names[0] if names else None
 
 
-def scale_legend(rubric: Rubric) -> str:
-    """One line per scale point: "4  helpful: room for some improvement…"."""
+def scale_legend(rubric: Rubric, *, notes: Mapping[str, str] | None = None) -> str:
+    """One line per scale point: "4  helpful: room for some improvement…", then what the
+    point means in a campaign (`notes`, by point), as "— here: …"."""
     if rubric.scale_low is None or rubric.scale_high is None:
         return ""
     lines = []
     for point in scale_points(rubric.scale_low, rubric.scale_high):
         label = rubric.labels.get(f"{point:g}", "")
-        lines.append(f"{point:g}  {label}".rstrip())
+        note = (notes or {}).get(f"{point:g}")
+        lines.append(f"{point:g}  {label}".rstrip() + (f" — here: {note}" if note else ""))
     return "\n".join(lines)

@@ -19,6 +19,7 @@ class MyLabel:
     unscored_reason: str | None
     campaign: str | None
     created_utc: datetime
+    question: str = ""  # the answer's question, so a person can tell their labels apart
 
 
 def my_labels(con: Connection, annotator: str, rubric: str, *, limit: int) -> list[MyLabel]:
@@ -30,10 +31,12 @@ def my_labels(con: Connection, annotator: str, rubric: str, *, limit: int) -> li
             SELECT rating_id, response_id, value, unscored_reason, campaign, created_utc
             FROM ratings
             WHERE rater_kind = 'human' AND rater = $annotator AND rubric = $rubric)
-        SELECT * FROM mine
-        WHERE rating_id NOT IN (
+        SELECT m.*, coalesce(i.question, '') AS question FROM mine m
+        LEFT JOIN responses r ON r.response_id = m.response_id
+        LEFT JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset
+        WHERE m.rating_id NOT IN (
             SELECT supersedes FROM ratings WHERE supersedes IN (SELECT rating_id FROM mine))
-        ORDER BY created_utc DESC, rating_id
+        ORDER BY m.created_utc DESC, m.rating_id
         LIMIT $limit""",
             {"annotator": annotator, "rubric": rubric, "limit": limit},
         ),

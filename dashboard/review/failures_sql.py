@@ -101,7 +101,10 @@ SCORED = f"""
 _FAILURE_WHERE = f"""
     WHERE ($min_score IS NULL OR score >= $min_score - {_EPSILON})
       AND ($max_score IS NULL OR score <= $max_score + {_EPSILON})
-      AND ($min_disagreement IS NULL OR spread >= $min_disagreement - {_EPSILON})"""
+      AND ($min_disagreement IS NULL OR spread >= $min_disagreement - {_EPSILON})
+      AND ($tags IS NULL OR response_id IN (
+           SELECT response_id FROM tag_labels
+           WHERE NOT superseded AND ticked AND list_contains($tags, tag)))"""
 
 FAILURE_COLUMNS = (
     "response_id",
@@ -133,6 +136,7 @@ def _failure_params(f: FailureFilter) -> dict[str, Any]:
         "min_score": f.min_score,
         "max_score": f.max_score,
         "min_disagreement": f.min_disagreement,
+        "tags": list(f.tags) if f.tags else None,
         "panel_judges": list(f.panel_judges) if f.panel_judges is not None else None,
         "panel_versions": panel_versions_param(f.panel_versions, f.panel_version),
     }

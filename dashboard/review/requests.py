@@ -59,3 +59,5 @@ class FailureFilter:
     panel_judges: tuple[str, ...] | None = None
     panel_version: str | None = None
     panel_versions: tuple[str, ...] | None = None  # the versions in use (`Selection`'s)
+    # Only answers some person currently tags with any of these (a campaign's tags).
+    tags: tuple[str, ...] | None = None

@@ -57,6 +57,7 @@ _APPLY_ORDER = (
     "probes",
     "anchors",
     "epoch_ratings",
+    "tag_labels",
 )
 
 
@@ -303,9 +304,13 @@ class Store:
         *,
         wait_s: float | None = None,
         spool_if_busy: bool = True,
+        check: Callable[[Connection], None] | None = None,
     ) -> WriteResult:
+        """Add preferences; `check` as in `write`."""
         rows = tuple(map(writes.record_row, preferences))
-        return self.write([Batch("preferences", rows)], wait_s=wait_s, spool_if_busy=spool_if_busy)
+        return self.write(
+            [Batch("preferences", rows)], wait_s=wait_s, spool_if_busy=spool_if_busy, check=check
+        )
 
     def add_judge_calls(
         self, calls: Sequence[JudgeCall], *, wait_s: float | None = None, spool_if_busy: bool = True

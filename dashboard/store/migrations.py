@@ -23,6 +23,8 @@ from dashboard.store.migrations_late import (
     m010_superseded_flag,
     m011_imports,
     m012_judge_epochs,
+    m014_campaign_instructions,
+    m015_tags,
 )
 from dashboard.store.migrations_workbench import m013_workbench
 from dashboard.store.transactions import transaction
@@ -281,6 +283,8 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("imports", m011_imports),
     ("judge_epochs", m012_judge_epochs),
     ("workbench", m013_workbench),
+    ("campaign_instructions", m014_campaign_instructions),
+    ("tags", m015_tags),
 ]
 
 

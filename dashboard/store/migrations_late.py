@@ -133,3 +133,34 @@ def m012_judge_epochs(con: Any) -> None:
             unscored_reason VARCHAR,
             created_utc     TIMESTAMP NOT NULL
         )""")
+
+
+def m014_campaign_instructions(con: Any) -> None:
+    # A campaign's instructions (Markdown its admin writes; shown beside every answer of the
+    # campaign) and what each rating point means in it (JSON: {"1": "wrong", ...}). Safe to
+    # run again: a file whose recorded version was set back keeps its columns.
+    con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS instructions VARCHAR")
+    con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS point_notes VARCHAR")
+
+
+def m015_tags(con: Any) -> None:
+    # Tags, an error taxonomy per campaign: the campaign's tags (JSON [{"name", "description"}])
+    # and people's tag labels, one row per tag of the campaign each time a person saves an
+    # answer in it (ticked or not, so a share has its denominator). Append-only as ratings
+    # are: a new save supersedes the person's earlier row of the same tag on the answer.
+    con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS tags VARCHAR")
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS tag_labels (
+            tag_id      VARCHAR PRIMARY KEY,
+            response_id VARCHAR NOT NULL,
+            campaign    VARCHAR NOT NULL,
+            tag         VARCHAR NOT NULL,
+            rater_kind  VARCHAR NOT NULL,
+            rater       VARCHAR NOT NULL,
+            ticked      BOOLEAN NOT NULL,
+            created_utc TIMESTAMP NOT NULL,
+            supersedes  VARCHAR,
+            selection   VARCHAR,
+            blind       BOOLEAN,
+            superseded  BOOLEAN NOT NULL DEFAULT false
+        )""")

@@ -33,6 +33,11 @@ class Fingerprint(NamedTuple):
     # The judge workbench's records (migration 13): a saved version, a split, a look or an
     # adoption changes what the Judge lab and the panel show.
     n_workbench: int = 0
+    # A new campaign changes no label: without these the Campaigns page kept its cached
+    # "No campaign yet." until someone labelled.
+    n_campaigns: int = 0
+    newest_campaign_utc: datetime | None = None
+    campaign_texts: int | None = None  # an edit of instructions changes no count
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
@@ -99,6 +104,10 @@ def fingerprint(con: Connection) -> Fingerprint:
                (SELECT count(*) FROM anchors) AS n_anchors,
                (SELECT count(*) FROM rubric_versions) + (SELECT count(*) FROM label_splits)
                + (SELECT count(*) FROM split_assignments) + (SELECT count(*) FROM test_looks)
-               + (SELECT count(*) FROM adoptions) AS n_workbench""")
+               + (SELECT count(*) FROM adoptions) AS n_workbench,
+               (SELECT count(*) FROM campaigns) AS n_campaigns,
+               (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc,
+               (SELECT sum(hash(coalesce(instructions, '') || '|' || coalesce(point_notes, '')))
+                FROM campaigns) AS campaign_texts""")
     (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
     return found

@@ -28,6 +28,7 @@ from dashboard.types import (
     Probe,
     Rating,
     Response,
+    TagLabel,
 )
 
 Row = Mapping[str, Any]
@@ -60,6 +61,7 @@ TABLES: dict[str, Table] = {
     "epoch_ratings": Table(
         "epoch_rating_id", tuple(f.name for f in dataclasses.fields(EpochRating))
     ),
+    "tag_labels": Table("tag_id", tuple(f.name for f in dataclasses.fields(TagLabel))),
 }
 # The stream a rating or preference belongs to: a new row supersedes the current row of its stream.
 STREAM_KEYS: dict[str, tuple[str, ...]] = {
@@ -73,6 +75,7 @@ STREAM_KEYS: dict[str, tuple[str, ...]] = {
         "rubric",
         "shown_first",
     ),
+    "tag_labels": ("response_id", "rater_kind", "rater", "campaign", "tag"),
 }
 
 
@@ -283,6 +286,11 @@ def delete_dataset(con: Connection, name: str) -> None:
         [name],
     )
     con.execute(
+        "DELETE FROM tag_labels WHERE response_id IN "
+        "(SELECT response_id FROM responses WHERE dataset = ?)",
+        [name],
+    )
+    con.execute(
         "DELETE FROM auto_scores WHERE response_id IN "
         "(SELECT response_id FROM responses WHERE dataset = ?)",
         [name],
@@ -302,6 +310,7 @@ RESPONSE_REFERENCES: dict[str, tuple[str, ...]] = {
     "probes": ("response_id", "response_a", "response_b"),
     "anchors": ("response_id",),
     "epoch_ratings": ("response_id",),
+    "tag_labels": ("response_id",),
 }
 
 

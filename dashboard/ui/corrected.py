@@ -47,9 +47,15 @@ def labels_needed_line(dataset: str | None, rubric: str) -> str:
         f" (has {n.n_valid_labels})"
         for n in found
     ]
+    unknown = (
+        " Unknown: fewer than two random labels of the system yet, or none of its answers "
+        "scored by the panel, so its spread cannot be estimated; label a few at random first."
+        if any(n.labels_needed is None for n in found)
+        else ""
+    )
     return (
         f"Random labels still needed for a corrected score within ±{corrected.TARGET_HALF_WIDTH:g}"
-        f" (default panel): {'; '.join(parts)}. Updated every minute."
+        f" (default panel): {'; '.join(parts)}. Updated every minute.{unknown}"
     )
 
 
@@ -96,7 +102,8 @@ def show_corrected(selection: Selection, *, key: str) -> float:
         "random labels weighted by their inverse inclusion probability, and census labels; "
         "targeted and unknown labels never count), and judge-corrected by PPI++. Normal 95% "
         "intervals; a response passes at a normalized score of 0.5 or more. *Labels "
-        "needed*: more random labels that bring the corrected interval to ± the target. "
+        "needed*: more random labels that bring the corrected interval to ± the target "
+        "(a dash: fewer than two random labels yet, so it cannot be said). "
         "*Pass rate Rogan–Gladen*: the panel's pass rate p corrected by its true positive and "
         "true negative rates against the valid labels, (p + TNR − 1) / (TPR + TNR − 1) "
         "clipped to [0, 1], with a bootstrap interval. The effective score above is "

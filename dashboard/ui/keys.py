@@ -22,6 +22,13 @@ import streamlit as st
 _LISTENER = """
 window.addEventListener("keydown", (event) => {
   const target = event.target;
+  // Enter in the sidebar's name box saves the name and leaves the box, so that the digit
+  // typed next rates the answer instead of joining the name ("carol4").
+  if (event.key === "Enter" && target && target.closest &&
+      target.closest('[class*="st-key-jb_annotator"]')) {
+    setTimeout(() => target.blur(), 0);
+    return;
+  }
   const typing = target && (target.tagName === "TEXTAREA" || target.isContentEditable ||
     (target.tagName === "INPUT" && !["radio", "checkbox"].includes(target.type)));
   if (typing || event.ctrlKey || event.metaKey || event.altKey) return;

@@ -25,7 +25,7 @@ from dashboard.review.annotation import AnnotationError, Provenance, QueueReques
 from dashboard.review.detail import ResponseDetail
 from dashboard.store import StoreError
 from dashboard.types import Rating
-from dashboard.ui import callbacks, widgets
+from dashboard.ui import callbacks, instructions, widgets
 from dashboard.ui.labelling_kit import LabellingKit
 
 KIT = LabellingKit("annotate", "label")
@@ -60,12 +60,22 @@ class OpenItem:
 
 
 def reset_on_change(setup: Setup) -> None:
-    """A new rubric, order, seed, dataset or campaign starts from the top of its queue."""
+    """A new rubric, order, seed, dataset or campaign starts from the top of its queue. An
+    answer opened by hand (a link) stays open when only the name changes: typing one's name
+    after following a link must not silently swap the answer for the queue's next one."""
     key = (dataclasses.replace(setup.request, exclude=()), setup.campaign)
-    if st.session_state.get(SETUP_KEY) not in (None, key):
-        st.session_state[OPEN_KEY] = None
+    before = st.session_state.get(SETUP_KEY)
+    if before not in (None, key):
+        opened = st.session_state.get(OPEN_KEY)
+        by_hand = opened is not None and opened.provenance is None
+        if not (by_hand and _anyone(before) == _anyone(key)):
+            st.session_state[OPEN_KEY] = None
         st.session_state[PASSED_KEY] = []
     st.session_state[SETUP_KEY] = key
+
+
+def _anyone(key: tuple[QueueRequest, str | None]) -> tuple[QueueRequest, str | None]:
+    return dataclasses.replace(key[0], annotator=""), key[1]
 
 
 def _passed() -> list[str]:
@@ -168,8 +178,13 @@ def _save(
     KIT.saves().append(rating)
     _passed().append(item.response_id)
     st.session_state[OPEN_KEY] = None
+    ticked = {
+        tag.name: bool(st.session_state.get(f"annotate_tag_{token}_{n}"))
+        for n, tag in enumerate(instructions.tags(setup.campaign))
+    }
     try:
-        result = ui.write(annotation.save_rating, rating, detail=detail)
+        tags = annotation.tag_labels(rating, ticked)
+        result = ui.write(annotation.save_rating, rating, detail=detail, tags=tags)
     except annotation.LabelRefused as error:  # the campaign's rules: nothing saved, move on
         KIT.saves().remove(rating)
         st.session_state.pop(FLASH_KEY, None)
@@ -203,16 +218,29 @@ def label_form(
     if mine is not None:
         shown = "withdrawn" if mine.value is None else f"{mine.value:g}"
         st.text(f"Your label: {shown}. A new save replaces it; Withdraw takes it back.")
+    points = annotation.scale_points(*scale)
+    # Reopening one's own label shows it picked: Enter keeps it, a digit changes it.
+    current = points.index(mine.value) if mine is not None and mine.value in points else None
     with st.form(f"annotate_form_{token}", clear_on_submit=False, border=True):
         st.radio(
             f"Your rating ({scale[0]:g} = worst, {scale[1]:g} = best)",
-            annotation.scale_points(*scale),
-            index=None,
+            points,
+            index=current,
             horizontal=True,
             format_func=lambda v: f"{v:g}",
             key=f"annotate_value_{token}",
         )
-        st.text(annotation.scale_legend(setup.rubric))
+        st.text(instructions.legend(setup.rubric, setup.campaign))
+        ticked = instructions.ticked(
+            item.response_id, setup.request.annotator, setup.campaign, labelled=mine is not None
+        )
+        for n, tag in enumerate(instructions.tags(setup.campaign)):
+            st.checkbox(
+                ui.md_escape(tag.name),  # a label renders Markdown: the admin's text is escaped
+                value=tag.name in ticked,
+                key=f"annotate_tag_{token}_{n}",
+                help=ui.md_escape(tag.description) if tag.description else None,
+            )
         if reveal and judged:
             st.selectbox(
                 "Override a judge's rating (optional)",
@@ -287,5 +315,9 @@ def your_labels(setup: Setup) -> None:
 
 
 def _describe(label: edits.MyLabel) -> str:
-    value = "withdrawn" if label.value is None else f"{label.value:g}"
-    return f"{label.created_utc:%Y-%m-%d %H:%M} · {value} · answer {label.response_id[:10]}"
+    """The answer by its question (cut to one line), then the person's label and when."""
+    value = "withdrawn" if label.value is None else f"your {label.value:g}"
+    question = " ".join(label.question.split()) or f"answer {label.response_id[:10]}"
+    if len(question) > 70:
+        question = question[:69] + "…"
+    return f"{question} · {value} · {label.created_utc:%Y-%m-%d %H:%M}"

@@ -139,7 +139,13 @@ def raters_selector(pairwise: Pairwise, *, key: str) -> Standings | None:
 PANEL_KEY = "jb_panel"
 
 
-def panel_selector(dataset: str | None, rubric: str | None, *, page: str) -> str | None:
+def panel_selector(
+    dataset: str | None,
+    rubric: str | None,
+    *,
+    page: str,
+    systems: tuple[str, ...] | None = None,
+) -> str | None:
     """Pick the panel of a metric page: the default (`metrics.panels`), a panel file, or
     every judge. None is the default."""
     found = ui.cached(panels.panel_choices, Selection(dataset, rubric))
@@ -149,7 +155,9 @@ def panel_selector(dataset: str | None, rubric: str | None, *, page: str) -> str
     if st.session_state.get(key) not in options:
         remembered = st.session_state.get(PANEL_KEY)
         st.session_state[key] = remembered if remembered in options else None
-    default = found[0].name if found and found[0].n_ratings else panels.ALL_JUDGES
+    # The default named as the numbers below resolve it (`panels.with_panel`), so that the box
+    # and the caption under the table never disagree.
+    default = ui.cached(panels.with_panel, Selection(dataset, rubric, systems)).panel
 
     def label(name: str | None) -> str:
         return f"default: {default}" if name is None else by_name[name].label

@@ -15,6 +15,8 @@ ALL = "All datasets"
 DATASET_KEY = "jb_dataset"
 ANNOTATOR_KEY = "jb_annotator"
 DATASET_LINK = links.Link(DATASET_KEY, links.DATASET_PARAM, default=ALL)
+# Without sign-in, the name typed in is in the URL too, so that a reload keeps it.
+ANNOTATOR_LINK = links.Link(ANNOTATOR_KEY, "annotator", default="")
 
 
 @dataclass(frozen=True)
@@ -30,21 +32,30 @@ class Filters:
 def show_sidebar() -> Filters:
     """Render the dataset filter and who labels; call once per run, from app.py."""
     options = [ALL, *dataset_names()]
-    links.restore([DATASET_LINK])
+    user = auth.current_user()
+    # A signed-in person's name is theirs, never the URL's.
+    kept = [DATASET_LINK] if user is not None else [DATASET_LINK, ANNOTATOR_LINK]
+    links.restore(kept)
     if st.session_state.get(DATASET_KEY) not in options:
         st.session_state[DATASET_KEY] = ALL
-    user = auth.current_user()
     with st.sidebar:
-        st.selectbox("Dataset", options, key=DATASET_KEY)
+        st.selectbox(
+            "Dataset",
+            options,
+            key=DATASET_KEY,
+            help=f"{ALL}: each system's answers pooled across every dataset it answered in "
+            "(one row per system, its metrics over all of them).",
+        )
         if user is None:
             st.text_input(
                 "Annotator",
                 key=ANNOTATOR_KEY,
-                placeholder="your name",
-                help="Stored with every rating and vote you give.",
+                placeholder="your name, then Enter",
+                help="Stored with every rating and vote you give, and kept in the page's "
+                "address. Enter (or Tab) leaves the box, so that the next digit rates.",
             )
         auth.show_identity(user)
-    links.publish([DATASET_LINK])
+    links.publish([DATASET_LINK, ANNOTATOR_LINK])
     return filters()
 
 

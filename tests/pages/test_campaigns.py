@@ -130,3 +130,19 @@ def test_a_labeller_cannot_create_a_campaign_an_admin_can(app_for, sample_store)
     _fill(admin, "study", size=3, seed=0, k=1)
     assert texts(admin, "success") == ["Created study with 3 answers."]
     assert campaigns.list_campaigns(sample_store)[0].created_by == "ada"
+
+
+def test_a_new_campaign_is_listed_at_once_and_the_rubric_follows_the_data(app, sample_store):
+    # eo-rag's people and judges rate with likert-rag: the form offers it first, not the
+    # first rubric by name (eve-0-5)
+    open_page(app, PAGE, dataset="eo-rag", annotator="ana")
+    assert app.selectbox(key="campaign_rubric").value == "likert-rag"
+    app.text_input(key="campaign_name").set_value("wave2-k2")
+    _number(app, "How many answers").set_value(10)
+    next(b for b in app.button if b.label == "Create").click().run()
+    assert not app.exception, app.exception
+    assert texts(app, "success") == ["Created wave2-k2 with 10 answers."]
+    # listed in the same run, before anyone labels in it
+    assert "No campaign yet." not in texts(app, "info")
+    assert [e.label for e in app.expander] == ["wave2-k2"]
+    assert any(t.startswith("likert-rag · eo-rag · Random") for t in texts(app, "text"))

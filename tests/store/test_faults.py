@@ -179,8 +179,9 @@ def test_a_database_of_a_newer_schema_is_refused(sample_store: Store, cli: Cli) 
 
 
 def _make_older(store: Store) -> None:
-    """The schema as it was before the last four migrations (10, the `superseded` flag; 11,
-    the record of imports; 12, the epochs of repeated judging; 13, the judge workbench)."""
+    """The schema as it was before migration 10 (10, the `superseded` flag; 11, the record of
+    imports; 12, the epochs of repeated judging; 13, the judge workbench; 14 and 15, a
+    campaign's instructions and tags, which add their columns only where missing)."""
     with store.connection() as con:
         for table, id_column in (("ratings", "rating_id"), ("preferences", "preference_id")):
             con.execute(f"""CREATE OR REPLACE VIEW current_{table} AS SELECT r.* FROM {table} r
@@ -203,7 +204,8 @@ def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cl
     assert status == SCHEMA_STATUS
     assert _one_line(err, "datasets") == (
         f"The database {sample_store.path} is read-only and has an older schema (version 9; "
-        "this judgeboard needs version 13), which cannot be upgraded on a read-only file. Make "
+        f"this judgeboard needs version {len(MIGRATIONS)}), which cannot be upgraded on a "
+        "read-only file. Make "
         "it writable once (chmod u+w) and open it to upgrade it, or open a writable copy of it."
     )
     # Writable again, it is upgraded on first use.

@@ -226,8 +226,27 @@ def _head_to_head(cells: Sequence[sql.PairCell]) -> tuple[HeadToHeadCorrected, .
     return tuple(found)
 
 
-def _notes(systems: Sequence[SystemCorrected], pairs: Sequence[HeadToHeadCorrected]) -> list[str]:
+def _notes(
+    systems: Sequence[SystemCorrected],
+    pairs: Sequence[HeadToHeadCorrected],
+    selection: Selection | None = None,
+) -> list[str]:
     notes = []
+    if not systems and not pairs:
+        # Without this the section was a heading and nothing else.
+        if selection is not None and selection.rubric is None:
+            notes.append(
+                "Nothing to correct: no rubric has ratings on this selection, so there is no "
+                "judge score. Run the judges on the Run judges page (or import ratings)."
+            )
+        else:
+            panel = selection.panel if selection is not None and selection.panel else "panel"
+            rubric = selection.rubric if selection is not None else "rubric"
+            notes.append(
+                f"Nothing to correct: the panel {panel} has no rating of {rubric} on this "
+                "selection, and no pairwise verdict is on it. Run the panel's judges on the "
+                "Run judges page, or pick another panel or rubric."
+            )
     if systems and not any(s.n_valid_labels for s in systems):
         notes.append(
             "No valid human sample: no rating on this selection was given to a random or "
@@ -272,7 +291,8 @@ def corrected_from(
     )
     systems = _with_rogan_gladen(systems, by_system, totals)
     pairs = _head_to_head(cells)
-    return Corrected(selection, systems, pairs, target_half_width, tuple(_notes(systems, pairs)))
+    notes = _notes(systems, pairs, selection)
+    return Corrected(selection, systems, pairs, target_half_width, tuple(notes))
 
 
 def read_rows(

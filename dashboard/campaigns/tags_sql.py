@@ -1,0 +1,47 @@
+"""The SQL of tags: per system, campaign and tag, how many of people's current tag labels
+there are and how many are ticked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dashboard.store.connection import Connection
+from dashboard.store.rows import fetch
+
+
+@dataclass(frozen=True)
+class TagCount:
+    system: str
+    campaign: str
+    tag: str
+    n: int
+    n_ticked: int
+
+
+def tag_counts(
+    con: Connection, *, dataset: str | None, systems: tuple[str, ...] | None
+) -> list[TagCount]:
+    """People's current tag labels (the latest row of each person, answer and tag), counted."""
+    return fetch(
+        con.execute(
+            """
+        SELECT r.system, t.campaign, t.tag, count(*) AS n,
+               count(*) FILTER (WHERE t.ticked) AS n_ticked
+        FROM tag_labels t JOIN responses r ON r.response_id = t.response_id
+        WHERE NOT t.superseded AND ($dataset IS NULL OR r.dataset = $dataset)
+          AND ($systems IS NULL OR list_contains($systems, r.system))
+        GROUP BY ALL ORDER BY t.campaign, t.tag, r.system""",
+            {"dataset": dataset, "systems": list(systems) if systems else None},
+        ),
+        TagCount,
+    )
+
+
+def ticked_by(con: Connection, *, response_id: str, person: str, campaign: str) -> list[str]:
+    """The tags the person currently ticks on the answer in the campaign."""
+    rows = con.execute(
+        "SELECT tag FROM tag_labels WHERE NOT superseded AND ticked AND response_id = $r "
+        "AND rater_kind = 'human' AND rater = $person AND campaign = $campaign ORDER BY tag",
+        {"r": response_id, "person": person, "campaign": campaign},
+    ).fetchall()
+    return [str(row[0]) for row in rows]
