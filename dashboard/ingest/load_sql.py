@@ -29,7 +29,14 @@ RESPONSE_COLUMNS = ("response_id", "item_id", "dataset", "system", "answer", "co
 RATING_COLUMNS = tuple(f.name for f in fields(Rating))
 PREFERENCE_COLUMNS = tuple(f.name for f in fields(Preference))
 _STREAMS = STREAM_KEYS  # the same streams as every other writer
-_CURRENT = {"ratings": "current_ratings", "preferences": "current_preferences"}
+# The rows an imported row may supersede: a stream's current row, never a judge's rating under
+# a workbench version (those chain only among themselves, as in `writes._stream`).
+_CURRENT = {
+    "ratings": """(SELECT * FROM ratings g WHERE NOT g.superseded AND NOT (g.rater_kind = 'llm'
+        AND EXISTS (SELECT 1 FROM rubric_versions v
+                    WHERE v.rubric = g.rubric AND v.rubric_version = g.rubric_version)))""",
+    "preferences": "current_preferences",
+}
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dashboard.store.migrations_late import (
     m011_imports,
     m012_judge_epochs,
 )
-from dashboard.store.migrations_workbench import m013_workbench
+from dashboard.store.migrations_workbench import m013_workbench, m014_in_force
 from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
@@ -281,6 +281,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("imports", m011_imports),
     ("judge_epochs", m012_judge_epochs),
     ("workbench", m013_workbench),
+    ("workbench_in_force", m014_in_force),
 ]
 
 

@@ -203,7 +203,7 @@ def test_a_read_only_database_of_an_older_schema_says_so(sample_store: Store, cl
     assert status == SCHEMA_STATUS
     assert _one_line(err, "datasets") == (
         f"The database {sample_store.path} is read-only and has an older schema (version 9; "
-        "this judgeboard needs version 13), which cannot be upgraded on a read-only file. Make "
+        "this judgeboard needs version 14), which cannot be upgraded on a read-only file. Make "
         "it writable once (chmod u+w) and open it to upgrade it, or open a writable copy of it."
     )
     # Writable again, it is upgraded on first use.
