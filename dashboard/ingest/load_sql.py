@@ -18,6 +18,7 @@ from typing import Any
 
 from dashboard.ingest import imports_sql
 from dashboard.ingest.read_sql import columns_of, execute
+from dashboard.store import shelved
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, fetch_one, scalar
 from dashboard.store.writes import STREAM_KEYS, mark_superseded
@@ -345,6 +346,8 @@ def _insert_judgements(
         superseded = scalar(con.execute("SELECT count(*) FILTER (WHERE _implicit) FROM _fresh"))
         if added:
             mark_superseded(con, table, relation="_fresh")
+            if table == "ratings":
+                shelved.refresh_written(con, "_fresh")
     finally:
         con.execute("DROP TABLE IF EXISTS _fresh")
     imports_sql.note_rows(

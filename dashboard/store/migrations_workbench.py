@@ -75,32 +75,13 @@ def m013_workbench(con: Any) -> None:
 def m014_in_force(con: Any) -> None:
     # A judge's rating under a workbench version supersedes only that version's earlier
     # rating (`writes._stream`), so a stream can hold a current row per such version beside
-    # its file version's. The current view shows one: a workbench version's rows only where it
-    # is the adopted version in force on the response's dataset (the latest adoption of the
-    # rubric there), and then in place of the stream's other current rows; a draft's ratings
-    # leave every current read (panel, failures, calibration, exports) as it was. A filter on
-    # the flag as before, plus two small anti-joins when the workbench has versions.
-    con.execute("""
-        CREATE OR REPLACE VIEW current_ratings AS
-        WITH in_force AS (
-            SELECT rubric, dataset, arg_max(rubric_version, created_utc) AS rubric_version
-            FROM adoptions GROUP BY ALL),
-        workbench AS (
-            SELECT g.rating_id, g.response_id, g.rater, g.rubric,
-                   f.rubric_version IS NOT NULL AS adopted
-            FROM ratings g
-            SEMI JOIN rubric_versions v
-                ON v.rubric = g.rubric AND v.rubric_version = g.rubric_version
-            JOIN responses r USING (response_id)
-            LEFT JOIN in_force f ON f.rubric = g.rubric AND f.dataset = r.dataset
-                AND f.rubric_version = g.rubric_version
-            WHERE NOT g.superseded AND g.rater_kind = 'llm'),
-        hidden AS (
-            SELECT rating_id FROM workbench WHERE NOT adopted
-            UNION ALL
-            SELECT g.rating_id FROM ratings g JOIN workbench w
-                ON w.adopted AND g.response_id = w.response_id AND g.rater = w.rater
-                AND g.rubric = w.rubric AND g.rating_id <> w.rating_id
-            WHERE NOT g.superseded AND g.rater_kind = 'llm')
-        SELECT * EXCLUDE (superseded) FROM ratings
-        WHERE NOT superseded AND rating_id NOT IN (SELECT rating_id FROM hidden)""")
+    # its file version's. `shelved` (kept by `store/shelved.py`) marks the rows the current
+    # view leaves out: a workbench version's unless adopted in force on the response's
+    # dataset, and, where one is, the stream's other current rows. A draft's ratings then
+    # leave every current read (panel, failures, calibration, exports) as it was, and the
+    # view stays a filter. No rating is shelved yet: runs of saved versions made before this
+    # migration superseded the file version's ratings, as they did then.
+    con.execute("ALTER TABLE ratings ADD COLUMN IF NOT EXISTS shelved BOOLEAN DEFAULT false")
+    con.execute("""CREATE OR REPLACE VIEW current_ratings AS
+        SELECT * EXCLUDE (superseded, shelved) FROM ratings
+        WHERE NOT superseded AND NOT shelved""")

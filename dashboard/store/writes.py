@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from dashboard.ids import utc_now
+from dashboard.store import shelved
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
 from dashboard.types import (
@@ -100,7 +101,7 @@ def _workbench_versions(con: Connection, table: str) -> frozenset[tuple[str, str
     """The rubric versions made in the judge workbench (`rubric_versions`), as (rubric,
     version): a judge's rating under one is a draft's until adopted, so it supersedes only an
     earlier rating of that version, and a rating under any other version never supersedes it
-    (the current view then shows the version in force, `migrations_workbench.m014_in_force`)."""
+    (the current view then shows the version in force, `store/shelved.py`)."""
     if table != "ratings":
         return frozenset()
     found = con.execute("SELECT rubric, rubric_version FROM rubric_versions").fetchall()
@@ -197,7 +198,19 @@ def insert_rows(con: Connection, table: str, rows: Sequence[Row]) -> int:
     if table in STREAM_KEYS:
         named = {row["supersedes"] for row in fresh if row.get("supersedes") is not None}
         mark_superseded(con, table, ids=sorted(named | {row[id_column] for row in fresh}))
+    if table == "ratings":
+        shelve(con, fresh)
     return len(fresh)
+
+
+def shelve(con: Connection, rows: Sequence[Row]) -> None:
+    """Keep the `shelved` flag (`store/shelved.py`) of the streams these judge ratings join."""
+    judged: dict[str, set[str]] = {}
+    for row in rows:
+        if row.get("rater_kind") == "llm":
+            judged.setdefault(row["rubric"], set()).add(row["response_id"])
+    for rubric, response_ids in sorted(judged.items()):
+        shelved.refresh(con, rubric=rubric, response_ids=sorted(response_ids))
 
 
 def mark_superseded(
