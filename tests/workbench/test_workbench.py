@@ -227,3 +227,7 @@ def test_a_draft_rating_supersedes_only_its_own_version(sample_store: Store) -> 
         "f2": (False, "f1"),
     }
     assert current == [("f2",)]  # the draft's rating is not the judge's current one
+    only = Rating("o1", rid, "llm", "draft-only", RUBRIC, draft, 4.0, 1, 5)
+    sample_store.add_ratings([only])
+    judges = failures.filter_options(sample_store, dataset=None, rubric=RUBRIC).judges
+    assert "lane" in judges and "draft-only" not in judges  # no current rating of its own
