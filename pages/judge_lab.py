@@ -6,10 +6,18 @@ version in force, and adoption (docs/judge-qa.md)."""
 import streamlit as st
 
 from dashboard import ui
-from dashboard.ui import judge_lab, judge_propose
+from dashboard.ui import disagreements, judge_lab, judge_propose, links
+from dashboard.ui.links import Link
 from dashboard.workbench import lab
 
+# Calibration's confusion cells link here with the judge, rubric and dataset chosen.
+LINKS = (
+    Link("jb_lab_rubric", links.RUBRIC_PARAM),
+    Link("jb_lab_judge", disagreements.JUDGE_PARAM),
+)
+
 st.title("Judge lab")
+links.restore(LINKS)
 filters = ui.filters()
 if not ui.may_administer(
     "use the judge lab (its runs are paid judge calls, its looks spend the test split, "
@@ -23,19 +31,20 @@ if filters.dataset is None:
     st.info("Pick a dataset in the sidebar: the split of people's labels is per dataset.")
     st.stop()
 rating_rubrics = [r.name for r in ui.rubrics() if not r.is_pairwise]
-rubric = st.selectbox(
-    "Rubric",
-    rating_rubrics,
-    index=rating_rubrics.index("likert-rag") if "likert-rag" in rating_rubrics else 0,
-    key="jb_lab_rubric",
-)
+if rating_rubrics and st.session_state.get("jb_lab_rubric") not in rating_rubrics:
+    first = "likert-rag" if "likert-rag" in rating_rubrics else rating_rubrics[0]
+    st.session_state["jb_lab_rubric"] = first
+rubric = st.selectbox("Rubric", rating_rubrics, key="jb_lab_rubric")
 state = ui.cached(lab.state, rubric=rubric, dataset=filters.dataset)
 judge_lab.header(state)
 if not state.judges:
     st.info("No judge rated the answers people labelled yet: run one below.")
     judge_lab.runner(state)
     st.stop()
+if st.session_state.get("jb_lab_judge") not in state.judges:
+    st.session_state.pop("jb_lab_judge", None)
 judge = st.selectbox("Judge", state.judges, key="jb_lab_judge")
+links.publish(LINKS)
 by = filters.annotator or "anonymous"
 in_force = state.card.version if state.card else state.versions[0].version
 names = [v.version for v in state.versions]

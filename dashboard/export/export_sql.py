@@ -109,7 +109,7 @@ def ratings_select(fmt: str) -> str:
         "g.rating_id",
         "g.supersedes",
         "g.overrides",
-        "CASE WHEN g.rating_id IS NOT NULL THEN s.id IS NULL END AS is_current",
+        "CASE WHEN g.rating_id IS NOT NULL THEN NOT (g.superseded OR g.shelved) END AS is_current",
         "e.effective_score",
         "e.effective_source",
         "g.call_id",
@@ -119,8 +119,6 @@ def ratings_select(fmt: str) -> str:
     return f"""
         SELECT {", ".join(columns)}
         {_RATING_ROWS}
-        LEFT JOIN (SELECT DISTINCT supersedes AS id FROM ratings
-                   WHERE supersedes IS NOT NULL) s ON s.id = g.rating_id
         LEFT JOIN ({_EFFECTIVE}) e ON e.response_id = g.response_id AND e.rubric = g.rubric
         {_IN_DATASET} {_RATED}
         ORDER BY i.dataset, i.item_id, r.system, r.response_id, g.rubric, g.rater_kind,

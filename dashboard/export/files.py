@@ -16,8 +16,9 @@ one transaction, so they are one consistent snapshot even while judges are writi
 
 Each row carries, besides the format's own fields (`rater_kind`, `rater`, `rubric`,
 `rubric_version`, `created_utc`, `rating_id`/`preference_id`, `supersedes`, `item_metadata`,
-`response_metadata`, …): `is_current` (false once a later row supersedes it), `call_id` (the
-judge call behind it), `response_id`/`item_id` (or `response_a`/`response_b`), and, for
+`response_metadata`, …): `is_current` (false once a later row supersedes it, and for a
+judge's rating under an unadopted workbench version), `call_id` (the judge call behind it),
+`response_id`/`item_id` (or `response_a`/`response_b`), and, for
 ratings, `effective_score` and `effective_source`: the response's effective score under that
 rubric, normalized to 0–1 (people's mean where someone rated it, else the judge panel's
 mean), the number the Overview averages. The importer uses the ids and ignores the rest.

@@ -18,6 +18,7 @@ from typing import Any
 
 from dashboard.ingest import imports_sql
 from dashboard.ingest.read_sql import columns_of, execute
+from dashboard.store import shelved
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, fetch_one, scalar
 from dashboard.store.writes import STREAM_KEYS, mark_superseded
@@ -29,7 +30,14 @@ RESPONSE_COLUMNS = ("response_id", "item_id", "dataset", "system", "answer", "co
 RATING_COLUMNS = tuple(f.name for f in fields(Rating))
 PREFERENCE_COLUMNS = tuple(f.name for f in fields(Preference))
 _STREAMS = STREAM_KEYS  # the same streams as every other writer
-_CURRENT = {"ratings": "current_ratings", "preferences": "current_preferences"}
+# The rows an imported row may supersede: a stream's current row, never a judge's rating under
+# a workbench version (those chain only among themselves, as in `writes._stream`).
+_CURRENT = {
+    "ratings": """(SELECT * FROM ratings g WHERE NOT g.superseded AND NOT (g.rater_kind = 'llm'
+        AND EXISTS (SELECT 1 FROM rubric_versions v
+                    WHERE v.rubric = g.rubric AND v.rubric_version = g.rubric_version)))""",
+    "preferences": "current_preferences",
+}
 
 
 @dataclass(frozen=True)
@@ -338,6 +346,8 @@ def _insert_judgements(
         superseded = scalar(con.execute("SELECT count(*) FILTER (WHERE _implicit) FROM _fresh"))
         if added:
             mark_superseded(con, table, relation="_fresh")
+            if table == "ratings":
+                shelved.refresh_written(con, "_fresh")
     finally:
         con.execute("DROP TABLE IF EXISTS _fresh")
     imports_sql.note_rows(

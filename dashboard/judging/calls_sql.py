@@ -176,7 +176,8 @@ def unscored_ratings(
     judge: str | None = None,
     dataset: str | None = None,
 ) -> list[UnscoredRating]:
-    """Current judge ratings without a value, with the raw output of the call behind each."""
+    """Current judge ratings without a value, with the raw output of the call behind each
+    (current in their stream: a workbench draft's too, which the current view leaves out)."""
     where, params = _reparse_filters(
         "c",
         rubric=rubric,
@@ -189,8 +190,9 @@ def unscored_ratings(
             "SELECT c.rating_id, c.response_id, c.rater, c.rubric, c.rubric_version, c.scale_low, "
             "c.scale_high, c.call_id, c.unscored_reason, "
             "coalesce(j.raw_output, c.raw_output) AS raw_output "
-            "FROM current_ratings c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
-            f"WHERE c.value IS NULL AND {where} AND NOT {_REDUCED} ORDER BY c.rating_id",
+            "FROM ratings c LEFT JOIN judge_calls j ON j.call_id = c.call_id "
+            f"WHERE NOT c.superseded AND c.value IS NULL AND {where} AND NOT {_REDUCED} "
+            "ORDER BY c.rating_id",
             params,
         ),
         UnscoredRating,

@@ -181,11 +181,11 @@ def judgements_by_rater(con: Connection, *, dataset: str | None) -> list[RaterUs
                    p.preference_id, p.created_utc
             FROM preferences p JOIN items i USING (item_id)
             WHERE $dataset IS NULL OR i.dataset = $dataset),
-        replaced AS (
-            SELECT supersedes AS id FROM ratings WHERE supersedes IS NOT NULL
-            UNION SELECT supersedes FROM preferences WHERE supersedes IS NOT NULL)
+        current AS (  -- the current views: a workbench draft's ratings are not current
+            SELECT rating_id AS id FROM current_ratings
+            UNION ALL SELECT preference_id FROM current_preferences)
         SELECT kind, rubric, rubric_version, rater_kind, rater,
-               count(*) FILTER (WHERE id NOT IN (SELECT id FROM replaced)) AS current,
+               count(*) FILTER (WHERE id IN (SELECT id FROM current)) AS current,
                count(*) AS total, min(created_utc) AS first_utc, max(created_utc) AS last_utc
         FROM rows GROUP BY ALL ORDER BY kind DESC, rubric, rubric_version, rater_kind, rater""",
         {"dataset": dataset},

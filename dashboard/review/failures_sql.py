@@ -185,13 +185,14 @@ def filter_options(con: Connection, *, dataset: str | None, rubric: str | None) 
         params,
     ).fetchall()
     # Every rating stream keeps one current row, so the raters of `ratings` are the current
-    # raters, without the cost of the current_ratings view.
+    # raters, without the cost of the current_ratings view (but a judge that only rated under
+    # a workbench draft, whose ratings are all shelved).
     judges = con.execute(
         """
         SELECT DISTINCT g.rater FROM ratings g
         SEMI JOIN (SELECT response_id FROM responses
                    WHERE $dataset IS NULL OR dataset = $dataset) r USING (response_id)
-        WHERE g.rater_kind = 'llm' AND g.rubric = $rubric
+        WHERE g.rater_kind = 'llm' AND g.rubric = $rubric AND NOT g.shelved
         ORDER BY g.rater""",
         {**params, "rubric": rubric},
     ).fetchall()

@@ -26,7 +26,7 @@ from dashboard.store.migrations_late import (
     m014_campaign_instructions,
     m015_tags,
 )
-from dashboard.store.migrations_workbench import m013_workbench
+from dashboard.store.migrations_workbench import m013_workbench, m016_in_force
 from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
@@ -285,6 +285,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("workbench", m013_workbench),
     ("campaign_instructions", m014_campaign_instructions),
     ("tags", m015_tags),
+    ("workbench_in_force", m016_in_force),
 ]
 
 

@@ -1,5 +1,5 @@
-"""The judge workbench's migration (13; `dashboard/workbench`), kept apart so that each
-module stays small; `migrations.py` lists it in order. Never edit it once shipped."""
+"""The judge workbench's migrations (13 and 14; `dashboard/workbench`), kept apart so that
+each module stays small; `migrations.py` lists them in order. Never edit one once shipped."""
 
 from __future__ import annotations
 
@@ -70,3 +70,18 @@ def m013_workbench(con: Any) -> None:
             reason         VARCHAR,
             created_utc    TIMESTAMP NOT NULL
         )""")
+
+
+def m016_in_force(con: Any) -> None:
+    # A judge's rating under a workbench version supersedes only that version's earlier
+    # rating (`writes._stream`), so a stream can hold a current row per such version beside
+    # its file version's. `shelved` (kept by `store/shelved.py`) marks the rows the current
+    # view leaves out: a workbench version's unless adopted in force on the response's
+    # dataset, and, where one is, the stream's other current rows. A draft's ratings then
+    # leave every current read (panel, failures, calibration, exports) as it was, and the
+    # view stays a filter. No rating is shelved yet: runs of saved versions made before this
+    # migration superseded the file version's ratings, as they did then.
+    con.execute("ALTER TABLE ratings ADD COLUMN IF NOT EXISTS shelved BOOLEAN DEFAULT false")
+    con.execute("""CREATE OR REPLACE VIEW current_ratings AS
+        SELECT * EXCLUDE (superseded, shelved) FROM ratings
+        WHERE NOT superseded AND NOT shelved""")

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from dashboard.ids import utc_now
+from dashboard.store import shelved
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
 from dashboard.types import (
@@ -99,7 +100,32 @@ def _arrow(rows: Sequence[Row], columns: Sequence[str]) -> pa.Table:
     return pa.table(data)
 
 
-def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple, str]:
+def _workbench_versions(con: Connection, table: str) -> frozenset[tuple[str, str]]:
+    """The rubric versions made in the judge workbench (`rubric_versions`), as (rubric,
+    version): a judge's rating under one is a draft's until adopted, so it supersedes only an
+    earlier rating of that version, and a rating under any other version never supersedes it
+    (the current view then shows the version in force, `store/shelved.py`)."""
+    if table != "ratings":
+        return frozenset()
+    found = con.execute("SELECT rubric, rubric_version FROM rubric_versions").fetchall()
+    return frozenset((str(r[0]), str(r[1])) for r in found)
+
+
+def _stream(row: Row, keys: Sequence[str], workbench: frozenset[tuple[str, str]]) -> tuple:
+    """The stream a row belongs to: its keys, and its rubric version when that is one of the
+    workbench's and a judge gave it (None: a file version, where a newer version's rating
+    supersedes an older one's)."""
+    lane = None
+    if row.get("rater_kind") == "llm" and (row.get("rubric"), row.get("rubric_version")) in (
+        workbench
+    ):
+        lane = row["rubric_version"]
+    return (*(row[k] for k in keys), lane)
+
+
+def _current_ids(
+    con: Connection, table: str, rows: Sequence[Row], workbench: frozenset[tuple[str, str]]
+) -> dict[tuple, str]:
     """The current row id of each stream the batch touches.
 
     Candidates are found by the stream's first key (a response, or an item) through a bound
@@ -108,11 +134,12 @@ def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple
     """
     keys = STREAM_KEYS[table]
     id_column = TABLES[table].id_column
-    wanted = {tuple(row[k] for k in keys) for row in rows}
+    wanted = {_stream(row, keys, workbench) for row in rows}
+    version = ", rubric_version" if table == "ratings" else ""
     found = dicts(
         con.execute(
             f"""
-        SELECT {", ".join(keys)}, {id_column}, created_utc FROM {table}
+        SELECT {", ".join(keys)}{version}, {id_column}, created_utc FROM {table}
         WHERE {keys[0]} IN (SELECT unnest($firsts)) AND NOT superseded
         ORDER BY created_utc""",
             {"firsts": sorted({k[0] for k in wanted})},
@@ -121,7 +148,7 @@ def _current_ids(con: Connection, table: str, rows: Sequence[Row]) -> dict[tuple
     # The stream's key columns vary with the table, hence rows by column name, not records.
     current: dict[tuple, str] = {}
     for row in found:
-        stream = tuple(row[k] for k in keys)
+        stream = _stream(row, keys, workbench)
         if stream in wanted:
             current[stream] = row[id_column]
     return current
@@ -132,9 +159,10 @@ def _chain_supersedes(con: Connection, table: str, rows: list[dict[str, Any]]) -
     of the same batch."""
     keys = STREAM_KEYS[table]
     id_column = TABLES[table].id_column
-    latest = _current_ids(con, table, rows)
+    workbench = _workbench_versions(con, table)
+    latest = _current_ids(con, table, rows, workbench)
     for row in sorted(rows, key=lambda r: r["created_utc"]):
-        stream = tuple(row[k] for k in keys)
+        stream = _stream(row, keys, workbench)
         previous = latest.get(stream)
         if row.get("supersedes") is None and previous is not None and previous != row[id_column]:
             row["supersedes"] = previous
@@ -173,7 +201,19 @@ def insert_rows(con: Connection, table: str, rows: Sequence[Row]) -> int:
     if table in STREAM_KEYS:
         named = {row["supersedes"] for row in fresh if row.get("supersedes") is not None}
         mark_superseded(con, table, ids=sorted(named | {row[id_column] for row in fresh}))
+    if table == "ratings":
+        shelve(con, fresh)
     return len(fresh)
+
+
+def shelve(con: Connection, rows: Sequence[Row]) -> None:
+    """Keep the `shelved` flag (`store/shelved.py`) of the streams these judge ratings join."""
+    judged: dict[str, set[str]] = {}
+    for row in rows:
+        if row.get("rater_kind") == "llm":
+            judged.setdefault(row["rubric"], set()).add(row["response_id"])
+    for rubric, response_ids in sorted(judged.items()):
+        shelved.refresh(con, rubric=rubric, response_ids=sorted(response_ids))
 
 
 def mark_superseded(

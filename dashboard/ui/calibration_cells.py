@@ -1,5 +1,6 @@
-"""Calibration's drill-down: from a cell of a confusion table to the responses it counts, and
-a filter for judge-versus-person disagreements. The page calls `drilldown_section`."""
+"""Calibration's drill-down: from a cell of a confusion table (or every judge-versus-person
+disagreement) to the list the Judge lab shows of its disagreements (`ui/disagreements.py`),
+and a link to the Judge lab on that judge. The page calls `drilldown_section`."""
 
 from __future__ import annotations
 
@@ -9,22 +10,11 @@ from dashboard import ui
 from dashboard.metrics import calibration
 from dashboard.metrics.calibration import Calibration
 from dashboard.metrics.selection import Selection
-from dashboard.ui import pickers
+from dashboard.ui import disagreements
+from dashboard.workbench import lab
 
 KEY = "jb_cal_cell"
 DISAGREE = "every disagreement"
-
-
-def _rows(pairs: list[calibration.CellPair]) -> list[dict[str, object]]:
-    return [
-        {
-            "response": p.response_id,
-            "person": p.person,
-            "judge's rating": p.judge_value,
-            "person's rating": p.person_value,
-        }
-        for p in pairs
-    ]
 
 
 def drilldown_section(result: Calibration, selection: Selection) -> None:
@@ -63,5 +53,21 @@ def drilldown_section(result: Calibration, selection: Selection) -> None:
             f"{len(pairs):,} pairs in the cell: {ui.md_escape(judge)} said {judge_value}, "
             f"the person {person_value}."
         )
+    rubric = selection.rubric or result.selection.rubric
+    if rubric is None:
+        return
+    lab_url = disagreements.judge_lab_url(
+        judge=None if judge == calibration.PANEL else judge,
+        rubric=rubric,
+        dataset=selection.dataset,
+    )
+    st.markdown(f"[Work on this judge in the Judge lab]({lab_url})")
     if pairs:
-        pickers.table(_rows(pairs), key=f"{KEY}_table")
+        found = ui.cached(
+            lab.cell_disagreements,
+            rubric=rubric,
+            judge=judge,
+            pairs=tuple((p.response_id, p.person, p.judge_value, p.person_value) for p in pairs),
+            actor=ui.actor(),
+        )
+        disagreements.table(found, rubric=rubric, dataset=selection.dataset, key=f"{KEY}_table")

@@ -13,7 +13,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.judging import plan_lines, summary_lines
 from dashboard.judging.rubrics import RubricError
-from dashboard.ui import links, pickers
+from dashboard.ui import disagreements as listed, pickers
 from dashboard.ui.runs import background_loop
 from dashboard.workbench import lab, run, versions
 from dashboard.workbench.agreement import Comparison, VersionScore
@@ -21,8 +21,6 @@ from dashboard.workbench.lab import LabState
 from dashboard.workbench.split import TEST
 
 KEY = "jb_lab"
-DETAIL = "detail"
-_LINK = st.column_config.LinkColumn(DETAIL, display_text="open detail")
 SCORES, COMPARED, RUN_OUT = f"{KEY}_scores", f"{KEY}_compared", f"{KEY}_run_out"
 SAVED, ADOPTED = f"{KEY}_saved", f"{KEY}_adopted"
 NUMBERS = ("exact", "within_one", "kappa_quadratic", "alpha_ordinal", "spearman", "tpr", "tnr")
@@ -114,22 +112,7 @@ def disagreements(state: LabState, judge: str, version: str) -> None:
             f"{len(found)} disagreements of {judge} at version {version} on the dev split."
         )
     )
-    rows = [
-        {
-            "question": d.question,
-            "answer": d.answer,
-            "judge": d.judge_value,
-            "explanation": d.explanation or "",
-            "person": d.person,
-            "person's rating": d.person_value,
-            "comment": d.comment or "",
-            DETAIL: links.detail_url(
-                d.response_id, rubric=state.rubric.name, dataset=state.dataset
-            ),
-        }
-        for d in found
-    ]
-    pickers.table(rows, column_config={DETAIL: _LINK}, key=f"{KEY}_disagreements")
+    listed.table(found, rubric=state.rubric.name, dataset=state.dataset, key=f"{KEY}_disagreements")
 
 
 def _labels_text(labels: dict[str, str]) -> str:

@@ -241,3 +241,38 @@ def disagreements(
         if r.response_id in texts
     ]
     return sorted(found, key=lambda d: (-d.gap, d.response_id, d.person))
+
+
+def explained(
+    store: Store, *, rubric: str, judge: str, pairs: Sequence[tuple[str, str, float, float]]
+) -> list[Disagreement]:
+    """Compared pairs from elsewhere (Calibration's confusion cells: response, person, the
+    judge's rating, the person's) as disagreement rows: the question and answer, the judge's
+    current explanation (none for the panel, a mean of judges) and the person's comment."""
+    ids = sorted({p[0] for p in pairs})
+    with store.connection() as con:
+        texts = {t.response_id: t for t in sql.response_texts(con, ids)}
+        notes = sql.current_notes(con, rubric=rubric, judge=judge, response_ids=ids)
+    said = {n.response_id: n.explanation for n in notes if n.rater_kind == "llm"}
+    people = {(n.response_id, n.rater): n for n in notes if n.rater_kind == "human"}
+    found = []
+    for response_id, person, judge_value, person_value in pairs:
+        text, note = texts.get(response_id), people.get((response_id, person))
+        if text is None:
+            continue
+        found.append(
+            Disagreement(
+                response_id,
+                text.item_id,
+                text.system,
+                text.question,
+                text.answer,
+                judge_value,
+                said.get(response_id),
+                person,
+                person_value,
+                note.comment if note else None,
+                note.rating_id if note else "",
+            )
+        )
+    return sorted(found, key=lambda d: (-d.gap, d.response_id, d.person))

@@ -95,3 +95,31 @@ def judge_model(con: Connection, *, judge: str, rubric: str, version: str) -> st
         [judge, rubric, version],
     ).fetchone()
     return str(row[0]) if row else None
+
+
+@dataclass(frozen=True)
+class Note:
+    """A current rating's words: a judge's explanation or a person's comment."""
+
+    response_id: str
+    rater_kind: str
+    rater: str
+    rating_id: str
+    explanation: str | None
+    comment: str | None
+
+
+def current_notes(
+    con: Connection, *, rubric: str, judge: str, response_ids: Sequence[str]
+) -> list[Note]:
+    """The judge's and the people's current ratings of the rubric on these responses."""
+    cursor = con.execute(
+        """
+        SELECT response_id, rater_kind, rater, rating_id, explanation, comment
+        FROM current_ratings
+        WHERE rubric = $rubric AND response_id IN (SELECT unnest($ids))
+          AND (rater_kind = 'human' OR (rater_kind = 'llm' AND rater = $judge))
+        ORDER BY ALL""",
+        {"rubric": rubric, "judge": judge, "ids": list(response_ids)},
+    )
+    return fetch(cursor, Note)

@@ -20,7 +20,7 @@ from datetime import datetime
 
 from dashboard.ids import utc_now
 from dashboard.judging.rubrics import RubricError
-from dashboard.store import Store, transaction
+from dashboard.store import Store, shelved, transaction
 from dashboard.workbench import adopt_sql as sql, agreement_sql, split_sql
 from dashboard.workbench.versions import get_version
 
@@ -107,6 +107,7 @@ def save_adoption(
     )
     with store.write_lock, store.connection() as con, transaction(con):
         sql.add_adoption(con, row)
+        shelved.refresh(con, rubric=row.rubric)  # the adopted version's ratings are current
     return _card(store, row)
 
 

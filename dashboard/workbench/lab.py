@@ -197,6 +197,20 @@ def dev_disagreements(
     return agreement.disagreements(store, reads, judge=judge, version=version, scale=_scale(root))
 
 
+def cell_disagreements(
+    store: Store,
+    *,
+    rubric: str,
+    judge: str,
+    pairs: Sequence[tuple[str, str, float, float]],
+    actor: User | None = None,
+) -> list[Disagreement]:
+    """Calibration's confusion-cell pairs (response, person, judge's rating, person's) as the
+    rows of the dev disagreements: question, answer, explanation, comment. An admin's to see."""
+    require_admin(actor, "see which person gave which label")
+    return agreement.explained(store, rubric=rubric, judge=judge, pairs=pairs)
+
+
 def dev_label_ids(store: Store, *, rubric: str, dataset: str) -> list[str]:
     """The rating ids of people's dev labels: what few-shot examples are picked from."""
     return [e.rating_id for e in dev_labels(store, rubric=rubric, dataset=dataset)]

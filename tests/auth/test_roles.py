@@ -97,6 +97,9 @@ WORKBENCH = {
     "dev disagreements": lambda store, actor: lab.dev_disagreements(
         store, version="1", actor=actor, **_LAB
     ),
+    "a calibration cell's disagreements": lambda store, actor: lab.cell_disagreements(
+        store, rubric="likert-rag", judge="offline", pairs=(), actor=actor
+    ),
     "save a version": lambda store, actor: versions.save_version(
         store, "likert-rag", parent="1", changes={"criteria": "new"}, actor=actor
     ),

@@ -50,12 +50,14 @@ def test_migrations_produce_the_record_columns(store: Store) -> None:
         ("epoch_ratings", EpochRating),
     ):
         assert sorted(_columns(store, table)) == sorted(_fields(record)), table
-    # Ratings and preferences also keep whether a later row supersedes the row; their current
-    # views show the record's columns alone.
+    # Ratings and preferences also keep whether a later row supersedes the row, ratings
+    # whether the current view shelves it (a workbench draft's); their current views show
+    # the record's columns alone.
+    flags = {"ratings": ["superseded", "shelved"], "preferences": ["superseded"]}
     for table, record in (("ratings", Rating), ("preferences", Preference)):
-        assert sorted(_columns(store, table)) == sorted([*_fields(record), "superseded"])
+        assert sorted(_columns(store, table)) == sorted([*_fields(record), *flags[table]])
         assert _columns(store, f"current_{table}") == [
-            c for c in _columns(store, table) if c != "superseded"
+            c for c in _columns(store, table) if c not in flags[table]
         ]
     assert _columns(store, "datasets") == ["name", "description", "source", "created_utc"]
     assert _columns(store, "few_shot_examples") == [

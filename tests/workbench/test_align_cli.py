@@ -49,6 +49,9 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     assert main(_align(sample_store, "run", "--dataset", DATASET, "--version", "1", *judge)) == 0
     assert server.stats("wb-judge").requests == 30  # the labelled answers only
     capsys.readouterr()
+    metrics = ["--db", str(sample_store.path), "metrics", "--dataset", DATASET, "--rubric", RUBRIC]
+    assert main([*metrics, "--json"]) == 0
+    before_draft = json.loads(capsys.readouterr().out)
     assert main(_align(sample_store, "export", "--version", "1")) == 0
     exported = capsys.readouterr().out
     edited = tmp_path / "edit.toml"
@@ -65,6 +68,10 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     )
     assert server.stats("wb-judge").requests == 60  # cached: no call made again
     capsys.readouterr()
+    # The draft's ratings (another value on most answers) leave every number as it was.
+    assert main([*metrics, "--json"]) == 0
+    after_draft = json.loads(capsys.readouterr().out)
+    assert after_draft == before_draft
     assert (
         main(_align(sample_store, "show", "--dataset", DATASET, "--judge", "openai/wb-judge")) == 0
     )
@@ -76,9 +83,12 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     adopt = [*compare, "--by", "ana", "--reason", "stricter"]
     assert main(_align(sample_store, "adopt", *adopt)) == 0
     capsys.readouterr()
-    metrics = ["--db", str(sample_store.path), "metrics", "--dataset", DATASET, "--rubric", RUBRIC]
     assert main([*metrics, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    changed = [k for k, v in before_draft["metrics"].items() if data["metrics"].get(k) != v]
+    # Adopted, the version is the judge's in force: its scores and calibration change.
+    assert "systems.eo-rag-large.judge.openai/wb-judge" in changed
+    assert "calibration.openai/wb-judge.kappa_quadratic" in changed
     card = "judge_cards.openai/wb-judge.likert-rag"
     assert data["metrics"][f"{card}.fresh"]["value"] == 1
     assert data["metrics"][f"{card}.kappa_quadratic"]["n"] > 0

@@ -10,6 +10,8 @@ import pytest
 from dashboard.judging.rubrics import RubricError, rubric_from_toml
 from dashboard.metrics import overview, panels
 from dashboard.metrics.selection import Selection
+from dashboard.review import failures
+from dashboard.review.failures import FailureFilter
 from dashboard.store import Store
 from dashboard.types import Rating
 from dashboard.workbench import cards, lab, run, split, versions
@@ -24,6 +26,21 @@ def _panel_scores(store: Store) -> dict[str, tuple[float, int]]:
         for row in found.systems
         if "panel" in row.scores
     }
+
+
+def _streams_with_two_current(store: Store) -> int:
+    """(response, judge, rubric) streams with more than one current rating: none, ever."""
+    with store.connection() as con:
+        found = con.execute("""
+            SELECT count(*) FROM (SELECT response_id, rater, rubric FROM current_ratings
+            WHERE rater_kind = 'llm' GROUP BY ALL HAVING count(*) > 1)""").fetchone()
+    assert found is not None
+    return int(found[0])
+
+
+def _failures(store: Store) -> list[tuple[str, object]]:
+    page = failures.failures(store, FailureFilter(dataset=DATASET, rubric=RUBRIC), page_size=500)
+    return [(row.response_id, row) for row in page.rows]
 
 
 def _no_reference(store: Store) -> versions.RubricVersion:
@@ -108,6 +125,7 @@ def test_a_version_is_a_row_with_parent_hash_toml_and_diff(sample_store: Store) 
 
 def test_the_loop_changes_the_panel_only_on_adoption(sample_store: Store) -> None:
     before = _panel_scores(sample_store)
+    failing = _failures(sample_store)
     draft = _no_reference(sample_store)
     plan = run.plan_version(sample_store, judges="offline", rubric=draft.rubric, dataset=DATASET)
     assert (plan.calls_needed, plan.calls_cached) == (30, 0)  # the labelled answers only
@@ -115,11 +133,12 @@ def test_the_loop_changes_the_panel_only_on_adoption(sample_store: Store) -> Non
     assert summary.judges[0].calls_made == 30
     cached = run.plan_version(sample_store, judges="offline", rubric=draft.rubric, dataset=DATASET)
     assert cached.calls_needed == 0 and cached.calls_cached == 30
-    # A draft never becomes the panel's version; like `judge --labelled-only`, its run makes
-    # its ratings of the labelled answers the judge's current ones (docs/judge-qa.md).
+    # A draft never becomes the panel's version, and its ratings supersede none of version
+    # 1's: the panel keeps every answer and every number (docs/judge-qa.md).
     assert panels.with_panel(sample_store, Selection(DATASET, RUBRIC)).panel_versions == ("1",)
     after_run = _panel_scores(sample_store)
-    assert {n for _, n in after_run.values()} == {30}
+    assert after_run == before
+    assert _failures(sample_store) == failing and _streams_with_two_current(sample_store) == 0
     assert {n for _, n in before.values()} == {40}
 
     compared = lab.compare(
@@ -142,6 +161,7 @@ def test_the_loop_changes_the_panel_only_on_adoption(sample_store: Store) -> Non
     selection = panels.with_panel(sample_store, Selection(DATASET, RUBRIC))
     assert selection.panel_versions == (draft.version,)
     assert _panel_scores(sample_store) != after_run  # the panel's numbers change
+    assert _streams_with_two_current(sample_store) == 0  # the adopted rating, not both
     state = lab.state(sample_store, rubric=RUBRIC, dataset=DATASET)
     assert state.card is not None and state.looks_since_adoption == 0
     scores = lab.score_on(
@@ -173,3 +193,41 @@ def test_a_card_goes_stale_when_labels_grow(sample_store: Store) -> None:
     sample_store.add_ratings([Rating("new-2", row[0], "human", "cy", RUBRIC, "1", 2.0, 1, 5)])
     (card,) = cards.judge_cards(sample_store)
     assert card.stale and "1 more responses" in card.stale_reasons[0]
+
+
+def test_a_draft_rating_supersedes_only_its_own_version(sample_store: Store) -> None:
+    draft = _no_reference(sample_store).version
+    with sample_store.connection() as con:
+        found = con.execute("SELECT response_id FROM responses ORDER BY response_id").fetchone()
+    assert found is not None
+    rid = found[0]
+
+    def rate(rating_id: str, version: str, value: float) -> None:
+        sample_store.add_ratings(
+            [Rating(rating_id, rid, "llm", "lane", RUBRIC, version, value, 1, 5)]
+        )
+
+    rate("f1", "1", 2.0)
+    rate("d1", draft, 4.0)  # a draft: f1 stays current
+    rate("d2", draft, 5.0)  # the draft again: replaces d1 only
+    rate("f2", "2", 3.0)  # a file version: replaces f1, never the draft's
+    with sample_store.connection() as con:
+        rows = dict(
+            con.execute(
+                "SELECT rating_id, (superseded, supersedes) FROM ratings WHERE rater = 'lane'"
+            ).fetchall()
+        )
+        current = con.execute(
+            "SELECT rating_id FROM current_ratings WHERE rater = 'lane'"
+        ).fetchall()
+    assert rows == {
+        "f1": (True, None),
+        "d1": (True, None),
+        "d2": (False, "d1"),
+        "f2": (False, "f1"),
+    }
+    assert current == [("f2",)]  # the draft's rating is not the judge's current one
+    only = Rating("o1", rid, "llm", "draft-only", RUBRIC, draft, 4.0, 1, 5)
+    sample_store.add_ratings([only])
+    judges = failures.filter_options(sample_store, dataset=None, rubric=RUBRIC).judges
+    assert "lane" in judges and "draft-only" not in judges  # no current rating of its own

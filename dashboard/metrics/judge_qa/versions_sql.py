@@ -1,7 +1,7 @@
 """The reads of rubric versions side by side: on the responses of a selection that people
 rated, each judge's latest scored rating under every rubric version it ran with (current or
-superseded; a few-shot version's own examples left out), people's current ratings, and the
-examples each few-shot version used.
+superseded; a few-shot version's own examples and the workbench's unadopted drafts left out),
+people's current ratings, and the examples each few-shot version used.
 """
 
 from __future__ import annotations
@@ -30,6 +30,14 @@ class VersionedLabel:
     value: float
 
 
+# A judge's rating under a workbench version never adopted: the workbench compares drafts on
+# its dev split (and counts each look at the test split), so Judge QA leaves them out.
+_A_DRAFT = """(EXISTS (SELECT 1 FROM rubric_versions v
+                WHERE v.rubric = g.rubric AND v.rubric_version = g.rubric_version)
+        AND NOT EXISTS (SELECT 1 FROM adoptions a
+                WHERE a.rubric = g.rubric AND a.rubric_version = g.rubric_version))"""
+
+
 def versioned_labels(con: Connection, sel: Selection) -> list[VersionedLabel]:
     """Every judge's latest scored rating per rubric version, and every person's current
     scored rating, of the selection's rubric on the selected responses people rated."""
@@ -46,7 +54,7 @@ def versioned_labels(con: Connection, sel: Selection) -> list[VersionedLabel]:
             FROM ratings g
             WHERE g.rubric = $rubric AND g.rater_kind = 'llm' AND g.value IS NOT NULL
               AND g.response_id IN (SELECT response_id FROM people)
-              AND NOT {NOT_AN_EXAMPLE.format(table="g")}
+              AND NOT {NOT_AN_EXAMPLE.format(table="g")} AND NOT {_A_DRAFT}
             GROUP BY ALL)
         SELECT 'llm' AS rater_kind, rater, rubric_version,
                min(first_utc) OVER (PARTITION BY rater, rubric_version) AS first_utc,
