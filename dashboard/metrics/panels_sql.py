@@ -109,7 +109,8 @@ def versions_in_use(con: Connection, sel: Selection) -> dict[str, list[str]]:
     older one rated (a rubric changed and run again). Versions used side by side, each on
     responses of its own (FastChat's four single-answer prompts), all count. Newer: rated
     last, then the greater name."""
-    found = _in_force(con, sel, _versions(con, sel))
+    saved = _workbench_versions(con, sel)
+    found = _in_force(con, sel, _versions(con, sel), saved)
     newest = {(v.dataset, v.rubric_version): (v.newest_utc, v.rubric_version) for v in found}
     by_dataset: dict[str, list[str]] = {}
     for v in found:
@@ -117,6 +118,8 @@ def versions_in_use(con: Connection, sel: Selection) -> dict[str, list[str]]:
     several = [d for d, versions in by_dataset.items() if len(versions) > 1]
     retired = set()
     for o in _overlaps(con, sel, several) if several else []:
+        if o.older in saved or o.newer in saved:
+            continue  # an adopted version beside the file's: its rows shelve theirs per judge
         one, two = (o.dataset, o.older), (o.dataset, o.newer)
         retired.add(one if newest[one] < newest[two] else two)
     return {
@@ -125,10 +128,22 @@ def versions_in_use(con: Connection, sel: Selection) -> dict[str, list[str]]:
     }
 
 
-def _in_force(con: Connection, sel: Selection, found: list[DatasetVersion]) -> list[DatasetVersion]:
-    """`found` without the workbench's drafts: on a dataset with an adoption in force only
-    the adopted version (when its judges rated under it); elsewhere every version but the
-    workbench's unadopted ones (unless nothing else was rated there)."""
+def _workbench_versions(con: Connection, sel: Selection) -> set[str]:
+    """The rubric's versions saved in the workbench (drafts until adopted)."""
+    cursor = con.execute(
+        "SELECT rubric_version FROM rubric_versions WHERE rubric = $rubric", sel.params("rubric")
+    )
+    return {row[0] for row in cursor.fetchall()}
+
+
+def _in_force(
+    con: Connection, sel: Selection, found: list[DatasetVersion], drafts: set[str]
+) -> list[DatasetVersion]:
+    """`found` without the workbench's unadopted versions. On a dataset with an adoption in
+    force, the adopted version counts beside the others: an adoption is one judge's, and the
+    ratings it replaces are that judge's alone (the current view shelves them, per judge and
+    answer), so every other judge, and this one's answers the version has not rated, keep
+    counting at their own versions. Where only drafts were rated, they count."""
     adopted = dict(
         con.execute(
             """
@@ -137,16 +152,13 @@ def _in_force(con: Connection, sel: Selection, found: list[DatasetVersion]) -> l
             sel.params("rubric"),
         ).fetchall()
     )
-    drafts = {
-        row[0]
-        for row in con.execute(
-            "SELECT rubric_version FROM rubric_versions WHERE rubric = $rubric",
-            sel.params("rubric"),
-        ).fetchall()
-    }
     kept = []
     for dataset in sorted({v.dataset for v in found}):
         here = [v for v in found if v.dataset == dataset]
-        chosen = [v for v in here if v.rubric_version == adopted.get(dataset)]
-        kept += chosen or [v for v in here if v.rubric_version not in drafts] or here
+        chosen = [
+            v
+            for v in here
+            if v.rubric_version == adopted.get(dataset) or v.rubric_version not in drafts
+        ]
+        kept += chosen or here
     return kept

@@ -5,19 +5,25 @@ answers (calls counted), compare on test, adopt; the panel's numbers change."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.judging import BackgroundLoop, run_judges
+from dashboard.judging.panel_files import SelfHostedJudge, save_panel
 from dashboard.metrics import overview
 from dashboard.metrics.selection import Selection
+from dashboard.settings import PANELS_ENV
 from dashboard.store import Store
 from tests.pages.helpers import open_page, page_path
+from tests.support.judge_server import JudgeServer, ModelScript
 
 PAGE = page_path("judge_lab")
 
 
-def _panel(store: Store) -> dict[str, float]:
-    found = overview.overview(store, Selection("eo-rag", "likert-rag"))
+def _panel(store: Store, panel: str | None = None) -> dict[str, float]:
+    found = overview.overview(store, Selection("eo-rag", "likert-rag", panel=panel))
     return {r.system: r.scores["panel"].value for r in found.systems if "panel" in r.scores}
 
 
@@ -63,3 +69,54 @@ def test_the_loop_from_disagreement_to_adoption(
     assert _panel(judged_store) != before  # the panel uses the adopted version
     assert any("Judge card" in i.value for i in app.info)
     assert app.metric[0].value == "0"  # the count restarts at the adoption
+
+
+def _loopback_reply(prompt: str) -> str:
+    """The loopback judge: a 2 when the edited prompt hides the reference, a 4 otherwise."""
+    return "Short.\nRating: [[2]]" if "(not shown)" in prompt else "Fine.\nRating: [[4]]"
+
+
+def test_the_loop_with_a_judge_on_a_loopback_server(
+    sample_store: Store,
+    app_for: Callable[[Store], AppTest],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same loop with a real model behind real LiteLLM: a self-hosted judge (a panel file
+    naming an OpenAI-compatible server on 127.0.0.1) rates, its edited version runs on the
+    labelled answers only (every call counted on the server), is compared and adopted."""
+    monkeypatch.setenv(PANELS_ENV, str(tmp_path / "panels"))
+    with JudgeServer() as server:
+        server.script("lab-judge", ModelScript(reply=_loopback_reply))
+        save_panel(SelfHostedJudge("lab-loop", "openai/lab-judge", server.url))
+        loop = BackgroundLoop(name="lab-loopback")
+        try:
+            run_judges(sample_store, "lab-loop", "likert-rag", dataset="eo-rag", loop=loop)
+        finally:
+            loop.close()
+        first = server.stats("lab-judge").requests
+        assert first > 0
+
+        app = open_page(app_for(sample_store), PAGE, dataset="eo-rag", annotator="ana")
+        _ok(app.selectbox(key="jb_lab_judge").set_value("openai/lab-judge").run())
+        template = app.text_area(key="jb_lab_template_1").value
+        app.text_area(key="jb_lab_template_1").set_value(
+            template.replace("{{reference_answer}}", "(not shown)")
+        )
+        _ok(app.run())
+        app.text_input(key="jb_lab_note").set_value("no reference")
+        _ok(app.button(key="jb_lab_save").click().run())
+        _ok(app.text_input(key="jb_lab_panel").set_value("lab-loop").run())
+        assert any("30" in c.value for c in app.code)  # the plan: the 30 labelled answers
+        _ok(app.button(key="jb_lab_run").click().run())
+        assert server.stats("lab-judge").requests == first + 30  # labelled answers only
+
+        before = _panel(sample_store, "all-judges")
+        _ok(app.button(key="jb_lab_compare").click().run())
+        assert any("Verdict:" in m.value for m in app.markdown)
+        _ok(app.text_input(key="jb_lab_reason").set_value("fewer hints").run())
+        _ok(app.button(key="jb_lab_adopt").click().run())
+        assert "Adopted 1-wb1 for openai/lab-judge on eo-rag" in app.success[0].value
+        after = _panel(sample_store, "all-judges")  # the panel with the loopback judge in it
+        assert after != before and all(after[s] < before[s] for s in before)  # its 2s count
+        assert server.stats("lab-judge").requests == first + 30  # compare and adopt: no call

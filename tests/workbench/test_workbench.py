@@ -158,9 +158,13 @@ def test_the_loop_changes_the_panel_only_on_adoption(sample_store: Store) -> Non
     )
     assert card.version == draft.version and card.model == "judgeboard/baseline"
     assert not card.stale and card.numbers["kappa_quadratic"]["n"] > 0
+    # The adopted version counts where it rated; the judge's other answers, and every other
+    # judge, keep counting at version 1: no answer leaves the panel.
     selection = panels.with_panel(sample_store, Selection(DATASET, RUBRIC))
-    assert selection.panel_versions == (draft.version,)
-    assert _panel_scores(sample_store) != after_run  # the panel's numbers change
+    assert selection.panel_versions == ("1", draft.version)
+    adopted_scores = _panel_scores(sample_store)
+    assert adopted_scores != after_run  # the panel's numbers change
+    assert {n for _, n in adopted_scores.values()} == {40}
     assert _streams_with_two_current(sample_store) == 0  # the adopted rating, not both
     state = lab.state(sample_store, rubric=RUBRIC, dataset=DATASET)
     assert state.card is not None and state.looks_since_adoption == 0
