@@ -139,26 +139,24 @@ def _workbench_versions(con: Connection, sel: Selection) -> set[str]:
 def _in_force(
     con: Connection, sel: Selection, found: list[DatasetVersion], drafts: set[str]
 ) -> list[DatasetVersion]:
-    """`found` without the workbench's unadopted versions. On a dataset with an adoption in
-    force, the adopted version counts beside the others: an adoption is one judge's, and the
-    ratings it replaces are that judge's alone (the current view shelves them, per judge and
-    answer), so every other judge, and this one's answers the version has not rated, keep
-    counting at their own versions. Where only drafts were rated, they count."""
-    adopted = dict(
-        con.execute(
-            """
-            SELECT dataset, arg_max(rubric_version, created_utc) FROM adoptions
-            WHERE rubric = $rubric GROUP BY dataset""",
-            sel.params("rubric"),
-        ).fetchall()
-    )
+    """`found` without the workbench's unadopted versions. On a dataset with adoptions in
+    force (each judge's latest), the adopted versions count beside the others: an adoption
+    is one judge's, and the ratings it replaces are that judge's alone (the current view
+    shelves them, per judge and answer, `store/shelved.py`), so every other judge, and this
+    one's answers the version has not rated, keep counting at their own versions. Where only
+    drafts were rated, they count."""
+    adopted: dict[str, set[str]] = {}
+    for dataset, version in con.execute(
+        """
+        SELECT dataset, arg_max(rubric_version, created_utc) FROM adoptions
+        WHERE rubric = $rubric GROUP BY dataset, judge""",
+        sel.params("rubric"),
+    ).fetchall():
+        adopted.setdefault(dataset, set()).add(version)
     kept = []
     for dataset in sorted({v.dataset for v in found}):
         here = [v for v in found if v.dataset == dataset]
-        chosen = [
-            v
-            for v in here
-            if v.rubric_version == adopted.get(dataset) or v.rubric_version not in drafts
-        ]
+        in_force = adopted.get(dataset, set())
+        chosen = [v for v in here if v.rubric_version in in_force or v.rubric_version not in drafts]
         kept += chosen or here
     return kept

@@ -3,8 +3,9 @@ although nothing superseded it. A judge's rating under a workbench version (`rub
 supersedes only that version's earlier rating (`writes._stream`), so a (response, judge,
 rubric) stream can hold a current row per such version beside its file version's. The flag
 keeps one of them in `current_ratings`: a workbench version's row is shelved unless that
-version is the one adopted in force on the response's dataset (the latest adoption of the
-rubric there), and an adopted version's row shelves the stream's other current rows. Kept on
+version is the one adopted in force for that judge on the response's dataset (the judge's
+latest adoption of the rubric there: an adoption is one judge's), and an adopted version's
+row shelves the stream's other current rows. Kept on
 the row, like `superseded`, so that the current view stays a filter."""
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from dashboard.store.connection import Connection
 # The rows of $rubric (on $ids, or every response when NULL) the current view leaves out.
 _HIDDEN = """
     WITH in_force AS (
-        SELECT dataset, arg_max(rubric_version, created_utc) AS rubric_version
+        SELECT dataset, judge, arg_max(rubric_version, created_utc) AS rubric_version
         FROM adoptions WHERE rubric = $rubric GROUP BY ALL),
     workbench AS (
         SELECT g.rating_id, g.response_id, g.rater, f.rubric_version IS NOT NULL AS adopted
         FROM ratings g
         JOIN responses r USING (response_id)
-        LEFT JOIN in_force f ON f.dataset = r.dataset AND f.rubric_version = g.rubric_version
+        LEFT JOIN in_force f ON f.dataset = r.dataset AND f.judge = g.rater
+            AND f.rubric_version = g.rubric_version
         WHERE g.rubric = $rubric AND NOT g.superseded AND g.rater_kind = 'llm'
           AND g.rubric_version IN (
               SELECT rubric_version FROM rubric_versions WHERE rubric = $rubric)

@@ -235,3 +235,49 @@ def test_a_draft_rating_supersedes_only_its_own_version(sample_store: Store) -> 
     sample_store.add_ratings([only])
     judges = failures.filter_options(sample_store, dataset=None, rubric=RUBRIC).judges
     assert "lane" in judges and "draft-only" not in judges  # no current rating of its own
+
+
+def test_an_adoption_is_one_judges(sample_store: Store, tmp_path, monkeypatch) -> None:
+    """Two judges ran one saved version; it is adopted for one of them. The other judge's
+    ratings of it stay out of every current read (its own version 1 ratings stay current),
+    and the adopted judge's replace only its own."""
+    from dashboard.settings import PANELS_ENV
+
+    folder = tmp_path / "panels"
+    folder.mkdir()
+    (folder / "two.toml").write_text(
+        'name = "two"\n[[judges]]\nname = "baseline"\nmodel = "judgeboard/baseline"\n'
+        '[[judges]]\nname = "second"\nmodel = "judgeboard/baseline"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv(PANELS_ENV, str(folder))
+    root = versions.list_versions(sample_store, RUBRIC)[0].rubric
+    run.run_version(
+        sample_store, run.plan_version(sample_store, judges="two", rubric=root, dataset=DATASET)
+    )
+    draft = _no_reference(sample_store)
+    run.run_version(
+        sample_store,
+        run.plan_version(sample_store, judges="two", rubric=draft.rubric, dataset=DATASET),
+    )
+    lab.adopt(
+        sample_store,
+        rubric=RUBRIC,
+        dataset=DATASET,
+        judge=JUDGE,
+        version=draft.version,
+        by="ana",
+        reason="fewer hints",
+    )
+    with sample_store.connection() as con:
+        current = dict(
+            con.execute(
+                "SELECT g.rater, list(DISTINCT g.rubric_version ORDER BY g.rubric_version) "
+                "FROM current_ratings g JOIN responses r USING (response_id) "
+                "WHERE r.dataset = ? AND g.rubric = ? AND g.rater_kind = 'llm' GROUP BY 1",
+                [DATASET, RUBRIC],
+            ).fetchall()
+        )
+    assert current["second"] == ["1"]  # its run of the draft was never adopted for it
+    assert current[JUDGE] == ["1", draft.version]  # adopted where it rated, 1 elsewhere
+    assert _streams_with_two_current(sample_store) == 0
