@@ -64,6 +64,7 @@ NAV_TITLES = (
     "Campaigns",
     "Calibration",
     "Judge QA",
+    "Judge lab",
     "Run judges",
     "Data",
 )

@@ -89,13 +89,21 @@ def _calibration_cell(page: Page, store: Store) -> None:
         f"the person {person_value:g}."
     )
     expect(page.get_by_text(caption)).to_be_visible(timeout=STEP_TIMEOUT_MS)
-    # Streamlit keeps an accessible copy of the grid's cells: every response of the cell is
-    # in a table (no other table of the page lists responses).
+    # The cell opens the Judge lab's disagreement list: each response of the cell by its
+    # question (Streamlit keeps an accessible copy of the grid's cells), with a link to its
+    # detail, and a link to the Judge lab for this judge.
+    with store.connection() as con:
+        questions = dict(
+            con.execute(
+                "SELECT r.response_id, i.question FROM responses r JOIN items i USING (item_id)"
+            ).fetchall()
+        )
     tables = page.get_by_test_id("stDataFrame")
     for pair in in_cell:
-        expect(tables.get_by_text(pair.response_id, exact=True).first).to_be_attached(
+        expect(tables.get_by_text(questions[pair.response_id], exact=True).first).to_be_attached(
             timeout=STEP_TIMEOUT_MS
         )
+    expect(page.get_by_role("link", name="Work on this judge in the Judge lab")).to_be_visible()
 
 
 def _number(page: Page, label: str, value: str) -> None:
