@@ -36,7 +36,9 @@ def test_the_judge_lab_loop(server: tuple[str, str], page: Page) -> None:
     page.goto(f"{url}/?dataset=eo-rag")
     settled(page)
     go(page, "Judge lab")
-    expect(page.get_by_role("heading", name="Dev disagreements, worst first")).to_be_visible()
+    expect(page.get_by_role("heading", name="Dev disagreements, worst first")).to_be_visible(
+        timeout=STEP_TIMEOUT_MS
+    )
     expect(
         page.get_by_text("disagreements of baseline at version 1 on the dev split")
     ).to_be_visible()
@@ -47,7 +49,9 @@ def test_the_judge_lab_loop(server: tuple[str, str], page: Page) -> None:
     template.press("Control+Enter")
     settled(page)
     expect(_keyed(page, "jb_lab_save").get_by_role("button")).to_be_enabled()  # a diff
-    expect(page.locator("code").filter(has_text="(not shown)").first).to_be_visible()
+    expect(page.locator("code").filter(has_text="(not shown)").first).to_be_visible(
+        timeout=STEP_TIMEOUT_MS
+    )
     _click(page, "jb_lab_save")
     expect(page.get_by_text("Saved version 1-wb1")).to_be_visible(timeout=STEP_TIMEOUT_MS)
 
@@ -64,7 +68,9 @@ def test_the_judge_lab_loop(server: tuple[str, str], page: Page) -> None:
     reason.fill("fewer hints")
     reason.press("Enter")
     settled(page)
-    expect(_keyed(page, "jb_lab_adopt").get_by_role("button")).to_be_enabled()
+    expect(_keyed(page, "jb_lab_adopt").get_by_role("button")).to_be_enabled(
+        timeout=STEP_TIMEOUT_MS
+    )
     _click(page, "jb_lab_adopt")
     expect(page.get_by_text("Adopted 1-wb1 for baseline on eo-rag")).to_be_visible(
         timeout=STEP_TIMEOUT_MS
@@ -130,7 +136,9 @@ def test_the_judge_lab_loop_with_a_judge_on_a_loopback_server(
             reason.press("Enter")
             settled(page)
             # Adopt is enabled once the reason has reached the server: click it then, not before
-            expect(_keyed(page, "jb_lab_adopt").get_by_role("button")).to_be_enabled()
+            expect(_keyed(page, "jb_lab_adopt").get_by_role("button")).to_be_enabled(
+                timeout=STEP_TIMEOUT_MS
+            )
             _click(page, "jb_lab_adopt")
             expect(page.get_by_text("Adopted 1-wb1 for openai/lab-judge on eo-rag")).to_be_visible(
                 timeout=STEP_TIMEOUT_MS
