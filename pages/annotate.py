@@ -11,7 +11,16 @@ from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
 from dashboard.review.annotation import QueueRequest
 from dashboard.review.detail import response_detail
-from dashboard.ui import annotate_url, corrected, instructions, keys, labelling, pickers, widgets
+from dashboard.ui import (
+    annotate_url,
+    corrected,
+    gold,
+    instructions,
+    keys,
+    labelling,
+    pickers,
+    widgets,
+)
 
 
 def _setup(annotator: str, dataset: str | None) -> labelling.Setup | None:
@@ -110,6 +119,7 @@ def _answer(setup: labelling.Setup) -> labelling.OpenItem | None:
         instructions.show(setup.campaign)
         labelling.reveal_toggle(setup, item, mine)
         labelling.label_form(item, setup, detail, mine, reveal=reveal)
+        gold.reference_box(detail, author=setup.request.annotator, campaign=setup.campaign)
     return item
 
 

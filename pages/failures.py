@@ -10,7 +10,7 @@ from dashboard.metrics.selection import Selection
 from dashboard.review import failures
 from dashboard.review.detail import response_detail
 from dashboard.review.failures import FailureFilter
-from dashboard.ui import failure_list, links, pickers, tags, widgets
+from dashboard.ui import failure_list, gold, links, pickers, tags, widgets
 from dashboard.ui.links import Link
 
 ANY = "(any)"
@@ -102,6 +102,7 @@ def _detail(response_id: str) -> None:
         return
     st.divider()
     widgets.show_detail(detail, open_contexts=True, people_of=ui.labeller_name())
+    gold.reference_box(detail, author=ui.filters().annotator)
 
 
 st.title("Failures")

@@ -35,9 +35,11 @@ from pathlib import Path
 
 USERS_ENV = "JUDGEBOARD_USERS"
 USERS_FILE = "judgeboard-users.json"
-# An admin may import, delete and run judges besides labelling; a labeller only labels.
-ROLES: tuple[str, ...] = ("admin", "labeller")
+# An admin may import, delete and run judges besides labelling; a reviewer labels and
+# adjudicates the answers a campaign's people disagree on; a labeller only labels.
+ROLES: tuple[str, ...] = ("admin", "reviewer", "labeller")
 ADMIN = "admin"
+REVIEWER = "reviewer"
 _SCRYPT = {"n": 2**17, "r": 8, "p": 1}  # OWASP's password storage cheat sheet (scrypt)
 _NO_LINK = os.O_NOFOLLOW | os.O_CLOEXEC
 log = logging.getLogger("judgeboard.auth")
@@ -57,6 +59,11 @@ class User:
     @property
     def is_admin(self) -> bool:
         return self.role == ADMIN
+
+    @property
+    def is_reviewer(self) -> bool:
+        """A reviewer or an admin: may adjudicate."""
+        return self.role in (ADMIN, REVIEWER)
 
 
 def users_path(db_path: Path) -> Path:

@@ -72,10 +72,12 @@ def create_campaign(
     instructions: str | None = None,
     point_notes: Mapping[str, str] | None = None,
     tags: Sequence[CampaignTag] = (),
+    review_spread: float = 0.0,
 ) -> Progress:
     """Create a campaign and choose its responses; refuses a name in use or an empty set, and
     a signed-in labeller (`actor`). `instructions` (Markdown) and `point_notes` (what each
-    point of the rubric's scale means here, by point: {"1": "wrong"}) are shown to people."""
+    point of the rubric's scale means here, by point: {"1": "wrong"}) are shown to people;
+    answers whose labels differ by more than `review_spread` go to review (`adjudication`)."""
     require_admin(actor, "create campaigns")
     name = (name or "").strip()
     if not name:
@@ -84,6 +86,8 @@ def create_campaign(
         raise CampaignError(f"Unknown rule {rule!r}; use one of {', '.join(RULES)}.")
     if size < 1 or overlap < 1 or hold_minutes <= 0:
         raise CampaignError("The size, the overlap and the hold must all be above zero.")
+    if review_spread < 0:
+        raise CampaignError("The review threshold cannot be below zero.")
     if rubric.is_pairwise or rubric.scale_low is None:
         raise CampaignError(f"The rubric {rubric.name} has no scale to rate on.")
     campaign = Campaign(
@@ -100,6 +104,7 @@ def create_campaign(
         instructions=(instructions or "").strip() or None,
         point_notes=_notes_json(rubric, point_notes),
         tags=_tags_json(tags),
+        review_spread=float(review_spread),
     )
     with store.write_lock, store.connection() as con, transaction(con):
         if sql.get_campaign(con, name) is not None:

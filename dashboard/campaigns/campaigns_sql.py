@@ -42,6 +42,8 @@ class Campaign:
     instructions: str | None = None  # Markdown, the admin's: shown beside every answer
     point_notes: str | None = None  # JSON {"<point>": "what it means in this campaign"}
     tags: str | None = None  # JSON [{"name": ..., "description": ...}]: its error taxonomy
+    # Answers whose labels differ by more than this go to review (0: any disagreement).
+    review_spread: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,9 @@ def insert_campaign(
     population = int(scalar(con.execute(f"SELECT count(*) FROM ({SCORED})", params)))
     con.execute(
         "INSERT INTO campaigns (name, rubric, dataset, rule, size, seed, overlap, hold_minutes, "
-        "population, created_by, created_utc, instructions, point_notes, tags) VALUES ($name, "
-        "$rubric, $dataset, $rule, $size, $seed, $overlap, $hold, $population, $by, $at, "
-        "$instructions, $point_notes, $tags)",
+        "population, created_by, created_utc, instructions, point_notes, tags, review_spread) "
+        "VALUES ($name, $rubric, $dataset, $rule, $size, $seed, $overlap, $hold, $population, "
+        "$by, $at, $instructions, $point_notes, $tags, $review_spread)",
         {
             "name": campaign.name,
             "rubric": campaign.rubric,
@@ -110,6 +112,7 @@ def insert_campaign(
             "instructions": campaign.instructions,
             "point_notes": campaign.point_notes,
             "tags": campaign.tags,
+            "review_spread": campaign.review_spread,
         },
     )
     # Every response is in (a census) when the size covers the population; a seeded random
@@ -156,6 +159,13 @@ def set_instructions(
         "UPDATE campaigns SET instructions = $instructions, point_notes = $notes "
         "WHERE name = $name",
         {"name": name, "instructions": instructions, "notes": point_notes},
+    )
+
+
+def set_review_spread(con: Connection, name: str, spread: float) -> None:
+    con.execute(
+        "UPDATE campaigns SET review_spread = $spread WHERE name = $name",
+        {"name": name, "spread": spread},
     )
 
 

@@ -91,6 +91,7 @@ def metrics_request(store: Store, args: argparse.Namespace) -> MetricsRequest:
         by=args.by,
         cluster=args.cluster,
         **({} if target is None else {"target_half_width": target}),
+        human_reference=getattr(args, "human_reference", None) or "all_labels",
     )
 
 
@@ -103,6 +104,15 @@ def add_panel_option(parser: argparse.ArgumentParser) -> None:
         "(data/panels/), JUDGE,JUDGE…, or all-judges (default: the panel file whose judges "
         "gave the most ratings of the rubric, else all-judges); other judges keep their own "
         "columns",
+    )
+    parser.add_argument(
+        "--human-reference",
+        dest="human_reference",
+        choices=("all_labels", "adjudicated"),
+        default="all_labels",
+        help="calibration compares judges with every person's label (all_labels, the "
+        "default) or, where a reviewer adjudicated an answer, with the adjudicated label "
+        "(adjudicated); named in the JSON as selection.human_reference",
     )
     parser.add_argument(
         "--cluster",

@@ -3,6 +3,9 @@
 judgeboard export --out results.parquet
 -> results.ratings.parquet and results.preferences.parquet, which `judgeboard import`
    reads back with no options, one file at a time in either order, or as a folder.
+judgeboard export --golden gold.jsonl
+-> the items with their corrected references, in the format they came in
+   (`dashboard/export/golden.py`).
 """
 
 from __future__ import annotations
@@ -33,11 +36,19 @@ def register(subparsers: Any) -> None:
         description=__doc__.split("\n\n")[0],
         epilog=EPILOG,
     )
-    parser.add_argument(
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument(
         "--out",
-        required=True,
         metavar="FILE.{csv,jsonl,parquet}",
         help="the format follows the suffix",
+    )
+    target.add_argument(
+        "--golden",
+        metavar="FILE.{csv,jsonl,parquet}",
+        help="write instead the items with their current references (people's corrections "
+        "where there are, else the imported ones), a row per response, in the format they "
+        "came in (rag, conversational, mcqa, hallucination; other items in the ratings "
+        "format); several formats go to FILE's name with the format before the suffix",
     )
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
     parser.add_argument(
@@ -61,9 +72,30 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _golden(args: argparse.Namespace) -> int:
+    from dashboard.export.files import ExportError
+    from dashboard.export.golden import export_golden
+
+    store = open_store(args)
+    require_dataset(store, args.dataset)
+    try:
+        result = export_golden(store, args.golden, dataset=args.dataset)
+    except ExportError as error:
+        raise CommandError(str(error)) from None
+    for f in result.files:
+        mapped = f" (columns named as {f.mapping})" if f.mapping else ""
+        print(
+            f"{f.format}: {f.n_items} items, {f.n_corrected} with corrected references, "
+            f"{f.rows} rows{mapped} -> {f.path}"
+        )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from dashboard.export.files import ExportError, export
 
+    if args.golden:
+        return _golden(args)
     store = open_store(args)
     require_dataset(store, args.dataset)
     require_rubric(store, args.rubric)

@@ -274,7 +274,7 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _csv_safe(con: Connection, select: str, params: dict[str, Any]) -> str:
+def csv_safe(con: Connection, select: str, params: dict[str, Any]) -> str:
     """`select` with every text column neutralized for spreadsheets (`formulas.py`); the
     columns and their types are the query's own, so numbers stay numbers."""
     columns = con.execute(f"SELECT * FROM ({select}) LIMIT 0", params).description
@@ -304,7 +304,7 @@ def copy_records(
     select = _SELECTS[kind](fmt)
     params = _params(select, dataset=dataset, rubric=rubric, unrated=unrated)
     if fmt == "csv":
-        select = _csv_safe(con, select, params)
+        select = csv_safe(con, select, params)
     copy = f"COPY ({select}) TO $path {WRITERS[fmt]}"
     row = con.execute(copy, {**params, "path": path}).fetchone()
     return int(row[0]) if row else 0

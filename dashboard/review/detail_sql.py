@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.review.gold_sql import CURRENT_ITEMS
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch
 from dashboard.store.writes import RATING_COLUMNS
@@ -78,7 +79,7 @@ def response_rows(con: Connection, response_ids: Sequence[str]) -> list[Response
     return fetch(
         con.execute(
             f"SELECT {_DETAIL_COLUMNS} FROM responses r "
-            "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
+            f"JOIN ({CURRENT_ITEMS}) i ON i.item_id = r.item_id AND i.dataset = r.dataset "
             "WHERE list_contains($ids, r.response_id)",
             {"ids": list(response_ids)},
         ),

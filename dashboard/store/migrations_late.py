@@ -164,3 +164,42 @@ def m015_tags(con: Any) -> None:
             blind       BOOLEAN,
             superseded  BOOLEAN NOT NULL DEFAULT false
         )""")
+
+
+def m017_adjudication(con: Any) -> None:
+    # Gold answers and adjudication, both append-only with provenance.
+    # `reference_edits`: a person's corrected references of an item (the whole new list, and
+    # the list it replaced); the item's row keeps what was imported. The current reference of
+    # an item is its edit that no later edit supersedes, else the imported one.
+    # `adjudications`: a reviewer's label of a campaign's answer its people disagreed on, with
+    # the people's labels as they stood then (JSON); people's own ratings stay as they are.
+    # `campaigns.review_spread`: an answer goes to review when its labels' range (highest
+    # minus lowest, on the rubric's scale) is above it; 0: any disagreement.
+    con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS review_spread DOUBLE DEFAULT 0")
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS reference_edits (
+            edit_id           VARCHAR PRIMARY KEY,
+            item_id           VARCHAR NOT NULL,
+            dataset           VARCHAR NOT NULL,
+            reference_answers VARCHAR[] NOT NULL,
+            previous          VARCHAR[],
+            supersedes        VARCHAR,
+            author            VARCHAR NOT NULL,
+            reason            VARCHAR,
+            response_id       VARCHAR,
+            campaign          VARCHAR,
+            created_utc       TIMESTAMP NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS adjudications (
+            adjudication_id VARCHAR PRIMARY KEY,
+            campaign        VARCHAR NOT NULL,
+            response_id     VARCHAR NOT NULL,
+            rubric          VARCHAR NOT NULL,
+            value           DOUBLE NOT NULL,
+            reviewer        VARCHAR NOT NULL,
+            reason          VARCHAR,
+            labels          JSON NOT NULL,
+            supersedes      VARCHAR,
+            created_utc     TIMESTAMP NOT NULL
+        )""")

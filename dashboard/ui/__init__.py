@@ -48,6 +48,7 @@ from dashboard.ui.sidebar import (
     filters as filters,
     labeller_name as labeller_name,
     may_administer as may_administer,
+    may_review as may_review,
     show_sidebar as show_sidebar,
 )
 from dashboard.ui.text import md_escape as md_escape, show_text as show_text

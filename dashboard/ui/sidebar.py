@@ -88,5 +88,15 @@ def may_administer(what: str) -> bool:
     user = auth.current_user()
     if user is None or user.is_admin:
         return True
-    st.info(f"Signed in as a labeller: only an admin may {what}.")
+    st.info(f"Signed in as a {user.role}: only an admin may {what}.")
+    return False
+
+
+def may_review(what: str) -> bool:
+    """True for a reviewer or an admin, or with no sign-in; otherwise says that a labeller
+    may not do `what` (e.g. "adjudicate")."""
+    user = auth.current_user()
+    if user is None or user.is_reviewer:
+        return True
+    st.info(f"Signed in as a {user.role}: only a reviewer or an admin may {what}.")
     return False

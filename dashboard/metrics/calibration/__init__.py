@@ -6,12 +6,16 @@ reads are in `calibration_sql.py`.
 """
 
 from dashboard.metrics.calibration.agreement import (
+    ADJUDICATED,
+    ALL_LABELS,
+    HUMAN_REFERENCES,
     PANEL,
     Calibration,
     Confusion,
     RaterPair,
     calibration,
     rating_agreements,
+    with_adjudicated,
 )
 from dashboard.metrics.calibration.calibration_cells import (
     CellPair,
@@ -19,7 +23,7 @@ from dashboard.metrics.calibration.calibration_cells import (
     compared_pairs,
     disagreements,
 )
-from dashboard.metrics.calibration.calibration_sql import LabelledRating
+from dashboard.metrics.calibration.calibration_sql import AdjudicatedLabel, LabelledRating
 from dashboard.metrics.calibration.isotonic import (
     CalibratedRating,
     JudgeMap,
@@ -29,6 +33,10 @@ from dashboard.metrics.calibration.levels import JudgeLevels, judge_levels
 from dashboard.metrics.calibration.pairwise_calibration import PreferenceAgreement
 
 __all__ = [
+    "ADJUDICATED",
+    "AdjudicatedLabel",
+    "ALL_LABELS",
+    "HUMAN_REFERENCES",
     "PANEL",
     "Calibration",
     "CalibratedRating",
@@ -46,4 +54,5 @@ __all__ = [
     "isotonic_calibration",
     "judge_levels",
     "rating_agreements",
+    "with_adjudicated",
 ]

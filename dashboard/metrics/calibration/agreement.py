@@ -16,6 +16,10 @@ Conventions:
 - Beside them (`calibration_levels`): alpha among people alone, each judge against the mean
   of people per item at the item and the system level, and its TPR and TNR as a pass/fail
   judge.
+- The people's reference (`human_reference`): "all_labels" takes every person's label;
+  "adjudicated" takes, on an answer a reviewer adjudicated, the adjudicated label alone (as
+  one rater, ADJUDICATOR) in place of its people's labels, and people's labels elsewhere.
+  Agreement among people (their pairs and alpha) always reads their raw labels.
 - Pairwise: every published convention of a judge against the people's majority, and the
   label-free ones on every pair judged in both orders; see `pairwise_calibration`.
 """
@@ -49,6 +53,12 @@ from dashboard.store import Store
 from scoring import agreement, agreement_ci
 
 __all__ = ["PANEL", "Calibration", "PreferenceAgreement", "calibration"]
+
+# What calibration compares judges with (`human_reference`), named in the JSON and the page.
+ALL_LABELS = "all_labels"
+ADJUDICATED = "adjudicated"
+HUMAN_REFERENCES = (ALL_LABELS, ADJUDICATED)
+ADJUDICATOR = "adjudicated"  # the rater name of adjudicated labels in the reference
 
 
 @dataclass(frozen=True)
@@ -95,6 +105,8 @@ class Calibration:
     n_human_preferences: int
     levels: tuple[JudgeLevels, ...] = ()  # each judge (and the panel) against people's mean
     people_alpha: PeopleAlpha | None = None  # agreement among people alone
+    human_reference: str = ALL_LABELS  # `HUMAN_REFERENCES`
+    n_adjudicated: int = 0  # answers whose reference is an adjudicated label
 
 
 def _judge_agreement(
@@ -286,20 +298,67 @@ def _preference_calibration(
     return results, pairs, sum(len(v) for v in human_units.values())
 
 
-def calibration(store: Store, selection: Selection) -> Calibration:
-    """Every number of the Calibration page for one selection."""
+def with_adjudicated(
+    rows: Sequence[sql.LabelledRating], adjudicated: Sequence[sql.AdjudicatedLabel]
+) -> list[sql.LabelledRating]:
+    """The rows with each adjudicated answer's people's labels replaced by its adjudicated
+    label (rater ADJUDICATOR); the judges' rows and other answers' labels as they are."""
+    chosen = {a.response_id: a.value for a in adjudicated}
+    kept = [r for r in rows if r.rater_kind != "human" or r.response_id not in chosen]
+    systems = {r.response_id: r.system for r in rows if r.response_id in chosen}
+    added = [
+        sql.LabelledRating(response_id, "human", ADJUDICATOR, chosen[response_id], False, system)
+        for response_id, system in systems.items()
+    ]
+    return sorted([*kept, *added], key=lambda r: (r.response_id, r.rater_kind, r.rater))
+
+
+def _references(
+    store: Store, selection: Selection, rows: list[sql.LabelledRating], human_reference: str
+) -> tuple[list[sql.LabelledRating], int]:
+    """The rows judges are compared with under `human_reference`, and how many answers'
+    reference is an adjudicated label."""
+    if human_reference not in HUMAN_REFERENCES:
+        raise ValueError(
+            f"unknown human reference {human_reference!r}; use one of "
+            + ", ".join(HUMAN_REFERENCES)
+        )
+    if human_reference == ALL_LABELS or not selection.rubric:
+        return rows, 0
+    with store.connection() as con:
+        adjudicated = sql.adjudicated_labels(con, selection.rubric)
+    found = with_adjudicated(rows, adjudicated)
+    return found, sum(1 for r in found if r.rater == ADJUDICATOR and r.rater_kind == "human")
+
+
+def calibration(
+    store: Store, selection: Selection, *, human_reference: str = ALL_LABELS
+) -> Calibration:
+    """Every number of the Calibration page for one selection; judges are compared with
+    people's labels as `human_reference` says (`HUMAN_REFERENCES`)."""
     selection = with_panel(store, selection)
     with store.connection() as con:
         scale = selection_sql.rubric_scale(con, selection.rubric) if selection.rubric else None
         rating_rows = sql.labelled_ratings(con, selection) if selection.rubric else []
         pairwise = sql.pairwise_reads(con, selection)
+    reference_rows, n_adjudicated = _references(store, selection, rating_rows, human_reference)
     judges: list[JudgeAgreement] = []
     alpha, humans, n_labels = math.nan, tuple[RaterPair, ...](), 0
     levels: tuple[JudgeLevels, ...] = ()
     people: PeopleAlpha | None = None
     if scale and rating_rows:
-        judges, alpha, humans, n_labels = _rating_calibration(rating_rows, scale)
-        levels, people = _levels(rating_rows, scale)
+        judges, alpha, humans, n_labels = _rating_calibration(reference_rows, scale)
+        levels, people = _levels(reference_rows, scale)
+        if n_adjudicated:  # people's agreement among themselves: their raw labels
+            units, _, raters = _unit_ratings(rating_rows)
+            humans = _rater_pairs(
+                units,
+                raters,
+                labels=_labels(rating_rows, scale),
+                weights="quadratic",
+                snap_to_labels=True,
+            )
+            people = _levels(rating_rows, scale)[1]
     prefs, human_prefs, n_prefs = _preference_calibration(pairwise)
     return Calibration(
         selection,
@@ -313,4 +372,6 @@ def calibration(store: Store, selection: Selection) -> Calibration:
         n_prefs,
         levels,
         people,
+        human_reference,
+        n_adjudicated,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dashboard.campaigns.adjudication_sql import CURRENT as ADJUDICATED
 from dashboard.metrics.selection import Selection
 from dashboard.metrics.selection_sql import (
     PREFERENCE_PAIRS,
@@ -237,3 +238,22 @@ def scored_ratings(con: Connection, sel: Selection, *, unlabelled: int) -> list[
         {**sel.params(*RATED_PARAMS), "unlabelled": unlabelled},
     )
     return fetch(cursor, ScoredRating)
+
+
+@dataclass(frozen=True)
+class AdjudicatedLabel:
+    response_id: str
+    value: float
+
+
+def adjudicated_labels(con: Connection, rubric: str) -> list[AdjudicatedLabel]:
+    """Each answer's adjudicated label under `rubric` (`campaigns/adjudication.py`): its
+    latest current adjudication over every campaign."""
+    return fetch(
+        con.execute(
+            f"""SELECT response_id, arg_max(value, created_utc) AS value FROM ({ADJUDICATED})
+                WHERE rubric = ? GROUP BY response_id ORDER BY response_id""",
+            [rubric],
+        ),
+        AdjudicatedLabel,
+    )

@@ -61,6 +61,7 @@ from dashboard.metrics.output.request import MetricsRequest
 from dashboard.metrics.overview import Overview, SystemRow
 from dashboard.metrics.registry import COUNT, Metric
 from dashboard.metrics.selection import Selection, Slice
+from dashboard.review import gold
 from dashboard.store import Store
 
 SCHEMA_VERSION = 1
@@ -244,8 +245,11 @@ def metrics_json(
     versions: judge_qa.RubricVersions | None = None,
     consistencies: tuple[judge_qa.JudgeConsistency, ...] = (),
     cards: Sequence[Any] = (),
+    corrected_references: int = 0,
 ) -> dict[str, Any]:
-    """The selection, the scale and every metric under its stable flat name; with
+    """The selection, the scale and every metric under its stable flat name (the people's
+    reference of calibration named in `selection.human_reference`, and how many items'
+    references people corrected in `references`); with
     `slices`, every metric of each slice again under the slice's prefix
     (`Slice.prefix`), and the slices under "by"."""
     selection = view.selection
@@ -284,6 +288,11 @@ def metrics_json(
             "panel_version": selection.panel_version,
             "panel_versions": {d: list(v) for d, v in selection.panel_versions_by_dataset},
             "panel_is_default": selection.panel_is_default,
+            "human_reference": cal.human_reference,
+        },
+        "references": {
+            "source": "corrected" if corrected_references else "imported",
+            "corrected_items": corrected_references,
         },
         "scale": list(view.scale) if view.scale else None,
         "systems": [row.system for row in view.systems],
@@ -327,6 +336,7 @@ def compute_all(
     families: judge_qa.Families | None = None,
     cluster: str | None = None,
     target_half_width: float = corrected_module.TARGET_HALF_WIDTH,
+    human_reference: str = calibration_module.ALL_LABELS,
 ) -> Numbers:
     """The numbers of one selection and, with `by` (an item field), of each of its slices
     by that field; the paired comparisons' bootstrap resamples `cluster` (an item field).
@@ -336,7 +346,7 @@ def compute_all(
     # The overview, calibration, the corrected estimates, the bias and the slices use the
     # same (default) rubric and panel.
     view = overview.overview(store, resolved, pool_raters=pool_raters)
-    cal = calibration_module.calibration(store, resolved)
+    cal = calibration_module.calibration(store, resolved, human_reference=human_reference)
     fixed, compared = corrected_module.corrected_and_compared(
         store, resolved, cluster=cluster, target_half_width=target_half_width
     )
@@ -359,6 +369,7 @@ def compute_all(
         versions=judge_qa.rubric_versions(store, resolved),
         consistencies=judge_qa.consistencies(store, resolved),
         cards=_cards(store, resolved),
+        corrected_references=gold.corrected_items(store, resolved.dataset),
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared
@@ -377,6 +388,7 @@ def numbers(
         cluster=request.cluster,
         target_half_width=request.target_half_width,
         families=families,
+        human_reference=request.human_reference,
     )
 
 

@@ -17,8 +17,9 @@ class MetricsRequest:
     `panel` (None: the default panel, `metrics.panels`); the standings pooled over people and
     judges too when `pool_raters`; every number again per slice of the items by the field
     `by`; the paired comparisons resampling the item field `cluster` (None: each item, the
-    conversation for conversational QA); and the random labels needed for a corrected score's
-    95% half-width of `target_half_width`."""
+    conversation for conversational QA); the random labels needed for a corrected score's
+    95% half-width of `target_half_width`; and calibration against every person's label or
+    the adjudicated labels (`human_reference`)."""
 
     dataset: str | None = None
     rubric: str | None = None
@@ -27,6 +28,7 @@ class MetricsRequest:
     by: str | None = None
     cluster: str | None = None
     target_half_width: float = TARGET_HALF_WIDTH
+    human_reference: str = "all_labels"  # calibration.HUMAN_REFERENCES
 
     @property
     def selection(self) -> Selection:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from dashboard.review.gold_sql import CURRENT_ITEMS
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch, scalar
 
@@ -88,7 +89,7 @@ def unscored_batch(
         SELECT r.response_id, i.task_type, r.answer,
                list_filter(i.reference_answers, lambda t: t IS NOT NULL) AS reference_answers,
                i.options, i.gold_letters, {ITEM_RULE} AS rule
-        FROM responses r JOIN items i USING (item_id)
+        FROM responses r JOIN ({CURRENT_ITEMS}) i USING (item_id, dataset)
         LEFT JOIN ({CHOSEN_RULES}) c ON c.dataset = i.dataset
         ANTI JOIN (SELECT DISTINCT response_id FROM auto_scores WHERE version = $version) a
             USING (response_id)
@@ -119,9 +120,9 @@ def unscored_qa(
         FROM responses r
         JOIN (SELECT item_id, dataset, task_type,
                      list_filter(reference_answers, lambda t: t IS NOT NULL) AS refs
-              FROM items
+              FROM ({CURRENT_ITEMS})
               WHERE list_contains($tasks, task_type)
-                AND ($dataset IS NULL OR dataset = $dataset)) i USING (item_id)
+                AND ($dataset IS NULL OR dataset = $dataset)) i USING (item_id, dataset)
         LEFT JOIN ({CHOSEN_RULES}) c ON c.dataset = i.dataset
         ANTI JOIN (SELECT DISTINCT response_id FROM auto_scores WHERE version = $version) a
             USING (response_id)
