@@ -116,7 +116,7 @@ def format_groups(con: Connection, *, dataset: str | None) -> list[FormatGroup]:
 def _expr(expr: str, fmt: str) -> str:
     if fmt == "csv" and (expr in _LISTS or expr in _JSON):
         return f"CAST(to_json({expr}) AS VARCHAR)"
-    if expr in _JSON:
+    if expr in _JSON and expr != "i.history":  # metadata as JSON text, as exports write it
         return f"CAST({expr} AS VARCHAR)"
     return expr
 
