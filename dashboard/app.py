@@ -25,6 +25,7 @@ page = st.navigation(
         st.Page(PAGES / "annotate.py", title="Annotate", icon=":material/edit_note:"),
         st.Page(PAGES / "pairwise.py", title="Pairwise", icon=":material/compare:"),
         st.Page(PAGES / "campaigns.py", title="Campaigns", icon=":material/groups:"),
+        st.Page(PAGES / "review.py", title="Review", icon=":material/rule:"),
         st.Page(PAGES / "calibration.py", title="Calibration", icon=":material/tune:"),
         st.Page(PAGES / "judge_qa.py", title="Judge QA", icon=":material/fact_check:"),
         st.Page(PAGES / "judge_lab.py", title="Judge lab", icon=":material/science:"),

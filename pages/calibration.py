@@ -27,6 +27,10 @@ LINKS = (
 
 st.title("Calibration")
 links.restore(LINKS)
+REFERENCE_TEXT = {
+    calibration.ALL_LABELS: "every person's label",
+    calibration.ADJUDICATED: "adjudicated labels where there are",
+}
 dataset = ui.filters().dataset
 if not ui.dataset_names():
     st.info("The database is empty. Import a file on the **Data** page.")
@@ -40,10 +44,25 @@ with middle:
 with right:
     field = pickers.group_by_selector(dataset, key="jb_calibration_by")
 links.publish(LINKS)
+reference = st.radio(
+    "People's reference",
+    calibration.HUMAN_REFERENCES,
+    format_func=REFERENCE_TEXT.get,
+    horizontal=True,
+    key="jb_calibration_reference",
+    help="Adjudicated: where a reviewer adjudicated an answer (the Review page), judges are "
+    "compared with the adjudicated label instead of each person's; people's raw labels are "
+    "kept, and agreement among people reads them.",
+)
 selection = Selection(dataset, rubric, panel=panel)
 with st.spinner("Computing the agreement…"):
-    result = ui.cached(calibration.calibration, selection)
-st.caption(f"Panel: **{ui.md_escape(panels.panel_text(result.selection))}**.")
+    result = ui.cached(
+        calibration.calibration, selection, human_reference=reference or calibration.ALL_LABELS
+    )
+st.caption(
+    f"Panel: **{ui.md_escape(panels.panel_text(result.selection))}**. People's reference: "
+    f"{REFERENCE_TEXT[result.human_reference]} ({result.n_adjudicated} adjudicated answers)."
+)
 
 st.subheader("Ratings against people")
 if not result.judges and not result.n_human_labels:

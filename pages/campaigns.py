@@ -39,11 +39,19 @@ def _create(dataset: str | None, creator: str) -> None:
         )
         rules: list[str] = list(campaigns.RULES)
         rule = third.selectbox("Which answers", rules, format_func=lambda r: campaigns.RULES[r])
-        size_col, seed_col, k_col, hold_col = st.columns(4)
+        size_col, seed_col, k_col, hold_col, spread_col = st.columns(5)
         size = size_col.number_input("How many answers", min_value=1, value=50, step=1)
         seed = seed_col.number_input("Seed", min_value=0, value=0, step=1)
         overlap = k_col.number_input("People per answer (k)", min_value=1, value=2, step=1)
         hold = hold_col.number_input("Hold (minutes)", min_value=1, value=30, step=1)
+        spread = spread_col.number_input(
+            "Review when labels differ by more than",
+            min_value=0.0,
+            value=0.0,
+            step=1.0,
+            help="Answers whose highest and lowest labels differ by more than this go to the "
+            "Review page (0: any disagreement, as for pass/fail).",
+        )
         guide = st.text_area(
             "Instructions (Markdown; shown beside every answer of the campaign)",
             key="campaign_instructions",
@@ -76,6 +84,7 @@ def _create(dataset: str | None, creator: str) -> None:
             instructions=guide,
             point_notes=campaigns.parse_point_notes(points or ""),
             tags=campaigns.parse_tags(tags or ""),
+            review_spread=float(spread),
         )
     except CampaignError as error:
         st.error(ui.md_escape(error))
@@ -90,7 +99,8 @@ def _show(found: campaigns.Campaign) -> None:
             st.markdown(found.instructions)  # the admin's Markdown (raw HTML stays text)
     st.text(
         f"{found.rubric} · {found.dataset or 'all datasets'} · {campaigns.RULES[found.rule]} · "
-        f"k = {found.overlap} · {progress.n_items} of {found.population} answers"
+        f"k = {found.overlap} · {progress.n_items} of {found.population} answers · "
+        f"review when labels differ by more than {found.review_spread:g}"
     )
     wanted = max(progress.n_wanted, 1)
     st.progress(

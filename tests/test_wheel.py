@@ -62,6 +62,7 @@ NAV_TITLES = (
     "Annotate",
     "Pairwise",
     "Campaigns",
+    "Review",
     "Calibration",
     "Judge QA",
     "Judge lab",
