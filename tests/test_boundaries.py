@@ -230,6 +230,14 @@ SHARED_SQL = {
     "dashboard.review.queue_sql": ("dashboard.campaigns.campaigns_sql",),
     # Rubric versions leave out a few-shot version's own examples as calibration does.
     "dashboard.metrics.calibration.calibration_sql": ("dashboard.metrics.judge_qa.versions_sql",),
+    # An item's current references (a person's correction, else the imported ones): one
+    # definition for the reference scores and the golden export.
+    "dashboard.review.gold_sql": (
+        "dashboard.metrics.reference.reference_sql",
+        "dashboard.export.golden_sql",
+    ),
+    # Each answer's current adjudication, which calibration may take as people's reference.
+    "dashboard.campaigns.adjudication_sql": ("dashboard.metrics.calibration.calibration_sql",),
 }
 
 

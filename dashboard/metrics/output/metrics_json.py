@@ -247,11 +247,10 @@ def metrics_json(
     cards: Sequence[Any] = (),
     corrected_references: int = 0,
 ) -> dict[str, Any]:
-    """The selection, the scale and every metric under its stable flat name (the people's
-    reference of calibration named in `selection.human_reference`, and how many items'
-    references people corrected in `references`); with
-    `slices`, every metric of each slice again under the slice's prefix
-    (`Slice.prefix`), and the slices under "by"."""
+    """The selection (with calibration's `human_reference`), the items whose references
+    people corrected (`references`), the scale and every metric under its stable flat name;
+    with `slices`, every metric of each slice again under its prefix, and the slices under
+    "by"."""
     selection = view.selection
     found = _metrics(view, cal)
     notes: dict[str, Any] = {
