@@ -160,3 +160,23 @@ def test_a_golden_export_of_several_formats_writes_a_file_each(sample_store, tmp
         import_path(fresh, f.path, dataset="again")
         with fresh.connection() as con:
             assert con.execute("SELECT count(*) FROM responses").fetchone()[0] == f.rows
+
+
+def test_the_command_line_writes_a_golden_export(store, tmp_path, capsys):
+    from dashboard.cli import main
+
+    _write_rag(tmp_path / "qa.jsonl")
+    import_path(store, tmp_path / "qa.jsonl", dataset="qa")
+    item_id, dataset, _ = _item(store, "Capital of France?")
+    gold.correct_reference(store, item_id, dataset, ["Paris"], author="ana")
+    out = tmp_path / "gold.csv"
+    assert main(["--db", str(store.path), "export", "--golden", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"rag: 2 items, 1 with corrected references, 2 rows -> {out}" in said
+    assert (
+        main(["--db", str(store.path), "metrics", "--json", "--human-reference", "adjudicated"])
+        == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["selection"]["human_reference"] == "adjudicated"
+    assert data["references"] == {"source": "corrected", "corrected_items": 1}
