@@ -173,3 +173,23 @@ def card_notes(cards: Sequence[Any]) -> dict[str, Any]:
         }
         for card in cards
     }
+
+
+def tag_metrics(shares: Sequence[Any]) -> dict[str, Entry]:
+    """`tags.<campaign>.<tag>.<system>.share` of `metrics --json` (`campaigns.tags.TagShare`
+    rows), `n` the tag labels."""
+    (metric,) = registry.TAG_METRICS
+    return {
+        registry.fill(metric.name, campaign=s.campaign, tag=s.tag, system=s.system): entry(
+            s.share, low=s.low, high=s.high, n=s.n
+        )
+        for s in shares
+    }
+
+
+def tag_list(shares: Sequence[Any]) -> list[dict[str, Any]]:
+    """The JSON's "tags": each campaign's tag with the systems it has a share for."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for s in shares:
+        found.setdefault((s.campaign, s.tag), []).append(s.system)
+    return [{"campaign": c, "tag": t, "systems": systems} for (c, t), systems in found.items()]

@@ -22,6 +22,8 @@ names the panel every panel number is computed for; `notes.corrected` says why a
 is missing, `notes.compare` which differences survive Holm's correction. A judge run with
 `judge --epochs N` adds its self-consistency on the whole selection
 (`judges.<judge>.self_consistency.mean_sd|share_all_agree|alpha`, `n` its answers).
+People's tags add each tag's share per system (`tags.<campaign>.<tag>.<system>.share`, `n`
+the tag labels, on the whole selection) and "tags" lists them.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.campaigns import tags
+from dashboard.campaigns.tags import TagShare
 from dashboard.metrics import (
     calibration as calibration_module,
     corrected as corrected_module,
@@ -55,6 +59,8 @@ from dashboard.metrics.output.entries import (
     count_entry,
     entry,
     estimate_entry,
+    tag_list,
+    tag_metrics,
     version_metrics,
 )
 from dashboard.metrics.output.request import MetricsRequest
@@ -244,6 +250,7 @@ def metrics_json(
     versions: judge_qa.RubricVersions | None = None,
     consistencies: tuple[judge_qa.JudgeConsistency, ...] = (),
     cards: Sequence[Any] = (),
+    tag_shares: Sequence[TagShare] = (),
 ) -> dict[str, Any]:
     """The selection, the scale and every metric under its stable flat name; with
     `slices`, every metric of each slice again under the slice's prefix
@@ -267,6 +274,7 @@ def metrics_json(
         found.update(version_metrics(versions))
     found.update(consistency_metrics(consistencies))  # the whole selection's only
     found.update(card_metrics(cards))  # the adopted versions' judge cards (the workbench's)
+    found.update(tag_metrics(tag_shares))  # the whole selection's only
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
@@ -300,6 +308,8 @@ def metrics_json(
         }
     if cards:
         data["notes"]["judge_cards"] = card_notes(cards)
+    if tag_shares:
+        data["tags"] = tag_list(tag_shares)
     if comparisons is not None:
         data["notes"]["compare"] = compare_notes(comparisons)
     if slices:
@@ -359,6 +369,9 @@ def compute_all(
         versions=judge_qa.rubric_versions(store, resolved),
         consistencies=judge_qa.consistencies(store, resolved),
         cards=_cards(store, resolved),
+        tag_shares=tags.tag_shares(
+            store, dataset=resolved.dataset, systems=resolved.systems or None
+        ),
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared
