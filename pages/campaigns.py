@@ -41,7 +41,7 @@ def _create(dataset: str | None, creator: str) -> None:
         rules = {**campaigns.RULES, campaign_team.FROM_RULE: campaign_team.FROM_RULE_TEXT}
         rule = third.selectbox("Which answers", list(rules), format_func=lambda r: rules[r])
         size_col, seed_col, k_col, hold_col = st.columns(4)
-        size = size_col.number_input("How many answers (at most)", min_value=1, value=50)
+        size = size_col.number_input("How many answers", min_value=1, value=50, step=1)
         seed = seed_col.number_input("Seed", min_value=0, value=0, step=1)
         overlap = k_col.number_input("People per answer (k)", min_value=1, value=2, step=1)
         hold = hold_col.number_input("Hold (minutes)", min_value=1, value=30, step=1)
