@@ -22,8 +22,6 @@ names the panel every panel number is computed for; `notes.corrected` says why a
 is missing, `notes.compare` which differences survive Holm's correction. A judge run with
 `judge --epochs N` adds its self-consistency on the whole selection
 (`judges.<judge>.self_consistency.mean_sd|share_all_agree|alpha`, `n` its answers).
-People's tags add each tag's share per system (`tags.<campaign>.<tag>.<system>.share`, `n`
-the tag labels, on the whole selection) and "tags" lists them.
 """
 
 from __future__ import annotations
@@ -369,9 +367,7 @@ def compute_all(
         versions=judge_qa.rubric_versions(store, resolved),
         consistencies=judge_qa.consistencies(store, resolved),
         cards=_cards(store, resolved),
-        tag_shares=tags.tag_shares(
-            store, dataset=resolved.dataset, systems=resolved.systems or None
-        ),
+        tag_shares=tags.tag_shares(store, dataset=resolved.dataset, systems=resolved.systems),
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared
