@@ -26,6 +26,9 @@ VERDICTS: tuple[str, ...] = ("A", "B", "tie")
 # sample an estimate may be corrected with (docs/metrics.md, "Judge-corrected estimates").
 SELECTIONS: tuple[str, ...] = ("random", "census", "targeted", "unknown")
 SAMPLED_SELECTIONS: tuple[str, ...] = ("random", "census")
+# Where a rating, preference or tag label was written: a labelling page, the notebook API
+# (`add_ratings`, `add_preferences`), `judgeboard import`, or a judge run.
+SOURCES: tuple[str, ...] = ("page", "notebook", "import", "judge")
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,9 @@ class Judgement:
     inclusion_probability: float | None = None
     campaign: str | None = None
     blind: bool | None = None
+    # Where the row was written (`SOURCES`): a labelling page, the notebook API, an import
+    # or a judge run. None: not recorded (rows written before it was).
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -298,6 +304,7 @@ class TagLabel:
     supersedes: str | None = None
     selection: str | None = None
     blind: bool | None = None
+    source: str | None = None  # as a rating's (`SOURCES`)
 
 
 @dataclass(frozen=True)

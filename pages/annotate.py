@@ -140,6 +140,7 @@ else:
         item = None
         st.info("Sign in (or type your name) to get your share of the campaign.")
     else:
+        labelling.assigned_line(setup)
         item = _answer(setup)
     labelling.your_labels(setup)
     annotate_url.save(item)

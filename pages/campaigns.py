@@ -8,11 +8,12 @@ import streamlit as st
 from dashboard import ui
 from dashboard.campaigns import agreement, campaigns
 from dashboard.campaigns.campaigns import CampaignError
+from dashboard.campaigns.rules import RuleError, filter_of
 from dashboard.metrics import choices
 from dashboard.metrics.estimates import Estimate
 from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
-from dashboard.ui import instructions
+from dashboard.ui import campaign_team, instructions
 
 
 def _estimate(e: Estimate) -> str:
@@ -37,8 +38,8 @@ def _create(dataset: str | None, creator: str) -> None:
             key="campaign_rubric",
             index=list(rubrics).index(offered) if offered in rubrics else 0,
         )
-        rules: list[str] = list(campaigns.RULES)
-        rule = third.selectbox("Which answers", rules, format_func=lambda r: campaigns.RULES[r])
+        rules = {**campaigns.RULES, campaign_team.FROM_RULE: campaign_team.FROM_RULE_TEXT}
+        rule = third.selectbox("Which answers", list(rules), format_func=lambda r: rules[r])
         size_col, seed_col, k_col, hold_col, spread_col = st.columns(5)
         size = size_col.number_input("How many answers", min_value=1, value=50, step=1)
         seed = seed_col.number_input("Seed", min_value=0, value=0, step=1)
@@ -65,16 +66,19 @@ def _create(dataset: str | None, creator: str) -> None:
             "in the context)",
             key="campaign_tags",
         )
+        saved_filter = campaign_team.rule_fields(ui.dataset_systems(dataset))
         st.caption(f"From the dataset chosen in the sidebar: {ui.md_escape(dataset or 'all')}.")
         if not st.form_submit_button("Create", type="primary") or rubric is None:
             return
+    by_rule = rule == campaign_team.FROM_RULE
     try:
         made = ui.write(
             campaigns.create_campaign,
             name,
             rubrics[rubric],
             dataset=dataset,
-            rule=rule or "random",
+            # a rule-filled campaign adds its answers lowest judge score first
+            rule="worst" if by_rule else rule or "random",
             size=int(size),
             seed=int(seed),
             overlap=int(overlap),
@@ -85,20 +89,23 @@ def _create(dataset: str | None, creator: str) -> None:
             point_notes=campaigns.parse_point_notes(points or ""),
             tags=campaigns.parse_tags(tags or ""),
             review_spread=float(spread),
+            rule_filter=saved_filter if by_rule else None,
         )
-    except CampaignError as error:
+    except (CampaignError, RuleError) as error:
         st.error(ui.md_escape(error))
         return
     st.success(f"Created {ui.md_escape(made.campaign.name)} with {made.n_items} answers.")
 
 
-def _show(found: campaigns.Campaign) -> None:
+def _show(found: campaigns.Campaign, person: str) -> None:
     progress = ui.cached(campaigns.progress, found.name)
     if found.instructions:
         with st.container(border=True):
             st.markdown(found.instructions)  # the admin's Markdown (raw HTML stays text)
+    saved = filter_of(found)
+    how = f"kept filled by a rule: {saved.describe()}" if saved else campaigns.RULES[found.rule]
     st.text(
-        f"{found.rubric} · {found.dataset or 'all datasets'} · {campaigns.RULES[found.rule]} · "
+        f"{found.rubric} · {found.dataset or 'all datasets'} · {how} · "
         f"k = {found.overlap} · {progress.n_items} of {found.population} answers · "
         f"review when labels differ by more than {found.review_spread:g}"
     )
@@ -110,6 +117,7 @@ def _show(found: campaigns.Campaign) -> None:
     )
     if progress.people:
         st.dataframe(pd.DataFrame([p.__dict__ for p in progress.people]), hide_index=True)
+    campaign_team.assign_section(found, by=person or None)
     rubric = next((r for r in ui.rubrics() if r.name == found.rubric), None)
     if rubric is None or rubric.scale_low is None or rubric.scale_high is None:
         return
@@ -161,4 +169,4 @@ if not found:
 for campaign in found:
     # a name is a person's text: a label is Markdown, so it is escaped
     with st.expander(ui.md_escape(campaign.name), expanded=campaign is found[0]):
-        _show(campaign)
+        _show(campaign, chosen.annotator)

@@ -226,7 +226,11 @@ SHARED_SQL = {
         "dashboard.review.queue_sql",
     ),
     # A campaign's queue ranks its answers as the annotation queue does.
-    "dashboard.review.failures_sql": ("dashboard.campaigns.campaigns_sql",),
+    # A campaign's rule filters the same per-answer scores (`SCORED`).
+    "dashboard.review.failures_sql": (
+        "dashboard.campaigns.campaigns_sql",
+        "dashboard.campaigns.rules_sql",
+    ),
     "dashboard.review.queue_sql": ("dashboard.campaigns.campaigns_sql",),
     # Rubric versions leave out a few-shot version's own examples as calibration does.
     "dashboard.metrics.calibration.calibration_sql": ("dashboard.metrics.judge_qa.versions_sql",),

@@ -22,7 +22,7 @@ from datetime import timedelta
 
 from dashboard.auth.roles import require_admin
 from dashboard.auth.users import User
-from dashboard.campaigns import campaigns_sql as sql
+from dashboard.campaigns import campaigns_sql as sql, rules, rules_sql
 from dashboard.campaigns.campaigns_sql import Assignment, Campaign as Campaign, PersonCount
 from dashboard.ids import utc_now
 from dashboard.judging.rubrics import Rubric
@@ -73,11 +73,14 @@ def create_campaign(
     point_notes: Mapping[str, str] | None = None,
     tags: Sequence[CampaignTag] = (),
     review_spread: float = 0.0,
+    rule_filter: rules.CampaignFilter | None = None,
 ) -> Progress:
     """Create a campaign and choose its responses; refuses a name in use or an empty set, and
     a signed-in labeller (`actor`). `instructions` (Markdown) and `point_notes` (what each
     point of the rubric's scale means here, by point: {"1": "wrong"}) are shown to people;
-    answers whose labels differ by more than `review_spread` go to review (`adjudication`)."""
+    answers whose labels differ by more than `review_spread` go to review (`adjudication`).
+    With `rule_filter`, a rule fills it: the matching answers now, up to `size`, and those
+    that arrive later (`rules.fill_all`); it may start empty."""
     require_admin(actor, "create campaigns")
     name = (name or "").strip()
     if not name:
@@ -105,13 +108,16 @@ def create_campaign(
         point_notes=_notes_json(rubric, point_notes),
         tags=_tags_json(tags),
         review_spread=float(review_spread),
+        filter=rules.filter_json(rule_filter) if rule_filter is not None else None,
     )
     with store.write_lock, store.connection() as con, transaction(con):
         if sql.get_campaign(con, name) is not None:
             raise CampaignError(f"A campaign named {name!r} exists already; pick another name.")
         stamped = Campaign(**{**campaign.__dict__, "created_utc": utc_now()})
         chosen, _ = sql.insert_campaign(con, stamped, task_types=list(rubric.task_types) or None)
-        if chosen == 0:
+        if rule_filter is not None:
+            rules.fill_in(con, stamped)
+        elif chosen == 0:
             raise CampaignError("No response matches this rubric and dataset: nothing to label.")
     return progress(store, name)
 
@@ -224,14 +230,22 @@ def _campaign(con: Connection, name: str) -> Campaign:
 
 
 def assign(
-    store: Store, name: str, person: str, *, skipped: Sequence[str] = ()
+    store: Store,
+    name: str,
+    person: str,
+    *,
+    skipped: Sequence[str] = (),
+    only_mine: bool = False,
 ) -> Assignment | None:
     """The response `person` labels next in the campaign, now held for them (None: nothing
-    left for them). Skipped responses (this session's) are passed over."""
+    left for them): the answers assigned to them come first (with `only_mine`, alone).
+    Skipped responses (this session's, and those they skipped before) are passed over."""
     now = utc_now()
     with store.write_lock, store.connection() as con, transaction(con):
         campaign = _campaign(con, name)
-        found = sql.next_assignment(con, campaign, person, now=now, skipped=list(skipped))
+        found = sql.next_assignment(
+            con, campaign, person, now=now, skipped=list(skipped), only_mine=only_mine
+        )
         if found is not None and not found.held_by_me:
             expires = now + timedelta(minutes=campaign.hold_minutes)
             sql.add_hold(con, name, found.response_id, person, at=now, expires=expires)
@@ -239,10 +253,12 @@ def assign(
 
 
 def release(store: Store, name: str, response_id: str, person: str) -> None:
-    """End `person`'s hold on a response (a skip), so that someone else may take it."""
+    """End `person`'s hold on a response (a skip), so that someone else may take it; the
+    skip is kept, so their queue does not serve it again and a rule never adds it back."""
     now = utc_now()
     with store.write_lock, store.connection() as con, transaction(con):
         sql.add_hold(con, name, response_id, person, at=now, expires=now)
+        rules_sql.add_removal(con, name, response_id, person, kind="skip", at=now)
 
 
 def label_refusal(con: Connection, name: str, response_id: str, person: str) -> str | None:

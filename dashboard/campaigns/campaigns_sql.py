@@ -44,6 +44,7 @@ class Campaign:
     tags: str | None = None  # JSON [{"name": ..., "description": ...}]: its error taxonomy
     # Answers whose labels differ by more than this go to review (0: any disagreement).
     review_spread: float = 0.0
+    filter: str | None = None  # JSON: a rule-filled campaign's saved filter (`rules.py`)
 
 
 @dataclass(frozen=True)
@@ -94,9 +95,9 @@ def insert_campaign(
     population = int(scalar(con.execute(f"SELECT count(*) FROM ({SCORED})", params)))
     con.execute(
         "INSERT INTO campaigns (name, rubric, dataset, rule, size, seed, overlap, hold_minutes, "
-        "population, created_by, created_utc, instructions, point_notes, tags, review_spread) "
-        "VALUES ($name, $rubric, $dataset, $rule, $size, $seed, $overlap, $hold, $population, "
-        "$by, $at, $instructions, $point_notes, $tags, $review_spread)",
+        "population, created_by, created_utc, instructions, point_notes, tags, review_spread, "
+        "filter) VALUES ($name, $rubric, $dataset, $rule, $size, $seed, $overlap, $hold, "
+        "$population, $by, $at, $instructions, $point_notes, $tags, $review_spread, $filter)",
         {
             "name": campaign.name,
             "rubric": campaign.rubric,
@@ -113,8 +114,11 @@ def insert_campaign(
             "point_notes": campaign.point_notes,
             "tags": campaign.tags,
             "review_spread": campaign.review_spread,
+            "filter": campaign.filter,
         },
     )
+    if campaign.filter is not None:
+        return 0, population  # a rule fills it (`rules.fill`)
     # Every response is in (a census) when the size covers the population; a seeded random
     # order's first `size` responses are a simple random sample (uniform: no probability kept).
     census = campaign.size >= population
@@ -173,6 +177,12 @@ def get_campaign(con: Connection, name: str) -> Campaign | None:
     return fetch_one(con.execute("SELECT * FROM campaigns WHERE name = ?", [name]), Campaign)
 
 
+# Who each answer of the campaign is assigned to now: its latest assignment row (a NULL
+# person: unassigned).
+ASSIGNED = """
+    SELECT response_id, arg_max(person, created_utc) AS person
+    FROM campaign_assignments WHERE campaign = $campaign GROUP BY response_id"""
+
 # The campaign's current labels: people's rows on its responses under its rubric and with its
 # name, minus the rows a later row supersedes; withdrawn rows (no value) drop out after that.
 _LABELS = """
@@ -189,6 +199,8 @@ _LABELS = """
             WHERE supersedes IN (SELECT rating_id FROM rows))
           AND value IS NOT NULL)"""
 
+LABELS = _LABELS  # for the campaign's other SQL (`assignment_sql`)
+
 _NEXT = f"""{_LABELS},
     latest AS (
         SELECT response_id, person, arg_max(expires_utc, held_utc) AS expires
@@ -198,24 +210,38 @@ _NEXT = f"""{_LABELS},
         UNION SELECT response_id, rater FROM labels),
     others AS (
         SELECT response_id, count(DISTINCT person) AS n FROM busy
-        WHERE person <> $person GROUP BY response_id)
+        WHERE person <> $person GROUP BY response_id),
+    assigned AS ({ASSIGNED})
     SELECT i.response_id, i.position, i.selection, i.inclusion_probability,
            i.response_id IN (SELECT response_id FROM latest
                              WHERE person = $person AND expires > $now) AS held_by_me
     FROM items i LEFT JOIN others o USING (response_id)
+    LEFT JOIN assigned a USING (response_id)
     WHERE i.response_id NOT IN (SELECT response_id FROM labels WHERE rater = $person)
       AND NOT list_contains($skipped::VARCHAR[], i.response_id)
+      AND i.response_id NOT IN (
+          SELECT response_id FROM campaign_removals
+          WHERE campaign = $campaign AND person = $person AND kind = 'skip')
       AND coalesce(o.n, 0) < $overlap
-    ORDER BY held_by_me DESC, i.position
+      -- an answer assigned to someone else is theirs to label; with $only_mine, only mine
+      AND (a.person IS NULL AND NOT $only_mine OR a.person = $person)
+    ORDER BY held_by_me DESC, a.person = $person DESC NULLS LAST, i.position
     LIMIT 1"""
 
 
 def next_assignment(
-    con: Connection, campaign: Campaign, person: str, *, now: datetime, skipped: list[str]
+    con: Connection,
+    campaign: Campaign,
+    person: str,
+    *,
+    now: datetime,
+    skipped: list[str],
+    only_mine: bool = False,
 ) -> Assignment | None:
-    """The response `person` labels next: the one they hold, else the first in the campaign's
-    order that they have not labelled and that fewer than `overlap` other people hold or
-    labelled."""
+    """The response `person` labels next: the one they hold, else the first of those assigned
+    to them, else the first in the campaign's order that they have not labelled or skipped,
+    that nobody else is assigned, and that fewer than `overlap` other people hold or
+    labelled (with `only_mine`, their assignments alone)."""
     return fetch_one(
         con.execute(
             _NEXT,
@@ -226,6 +252,7 @@ def next_assignment(
                 "now": now,
                 "skipped": skipped,
                 "overlap": campaign.overlap,
+                "only_mine": only_mine,
             },
         ),
         Assignment,

@@ -50,7 +50,7 @@ _ITEM_FIELDS = tuple(f for f in ITEM_FIELDS if f.name != "item_id")
 _JUDGEMENT_FIELDS = ("rater_kind", "rater", "rubric", "rubric_version")
 _NOTE_FIELDS = ("unscored_reason", "explanation", "raw_output", "comment")
 # How a label's response was chosen, its campaign and blindness (the import reads them back).
-_PROVENANCE_FIELDS = ("selection", "inclusion_probability", "campaign", "blind")
+_PROVENANCE_FIELDS = ("selection", "inclusion_probability", "campaign", "blind", "source")
 
 # The effective score of each response under each rubric (`scores_sql`), and where it comes
 # from: people, or the judges' panel.

@@ -32,6 +32,7 @@ from dashboard.ingest.formats import (
     SCALAR_TEXT,
     SELECTION,
     SIDE,
+    SOURCE,
     STRINGS,
     TASK,
     TEXT,
@@ -39,7 +40,7 @@ from dashboard.ingest.formats import (
     TIMESTAMP,
     VERDICT,
 )
-from dashboard.types import SELECTIONS
+from dashboard.types import SELECTIONS, SOURCES
 
 PARAGRAPH = "chr(10) || chr(10)"
 NUMERIC_TYPES = (
@@ -346,6 +347,9 @@ _JSON_BUILDERS = {
     SELECTION: choices_sql.choice(
         {s.upper(): s for s in SELECTIONS}, ", ".join(SELECTIONS[:-1]) + " or " + SELECTIONS[-1]
     ),
+    SOURCE: choices_sql.choice(
+        {s.upper(): s for s in SOURCES}, ", ".join(SOURCES[:-1]) + " or " + SOURCES[-1]
+    ),
     PROBABILITY: _probability,
     FLAG: choices_sql.flag,
 }
@@ -369,6 +373,7 @@ VALUE_TYPES = {
     SIDE: "VARCHAR",
     RATER_KIND: "VARCHAR",
     SELECTION: "VARCHAR",
+    SOURCE: "VARCHAR",
     PROBABILITY: "DOUBLE",
     FLAG: "BOOLEAN",
     OBJECT: "JSON",

@@ -29,6 +29,7 @@ VERDICT = "verdict"  # "A", "B" or "tie"
 SIDE = "side"  # "A" or "B"
 RATER_KIND = "rater_kind"  # "llm" or "human"
 SELECTION = "selection"  # how a label's response was chosen: dashboard.types.SELECTIONS
+SOURCE = "source"  # where a label was written: dashboard.types.SOURCES
 PROBABILITY = "probability"  # a number in (0, 1]
 FLAG = "flag"  # true/yes/1 or false/no/0
 TASK = "task"  # one of dashboard.types.TASK_TYPES
@@ -107,6 +108,7 @@ _PROVENANCE = (
     _f("inclusion_probability", PROBABILITY),
     _f("campaign", TEXT),
     _f("blind", FLAG),
+    _f("source", SOURCE),
 )
 _JUDGEMENT = (
     _f("rater_kind", RATER_KIND, required=True),

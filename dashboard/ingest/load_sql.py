@@ -315,10 +315,12 @@ def _insert_judgements(
         f"coalesce(lag(f.{id_column}) OVER (PARTITION BY {keys} "
         f"ORDER BY f.created_utc, f._ord), c.current_id)"
     )
-    select = ", ".join(
-        f"f.{c}" if c != "supersedes" else f"coalesce(f.supersedes, {earlier}) AS supersedes"
-        for c in columns
-    )
+    # A label whose file does not say where it was written came in by this import.
+    derived = {
+        "supersedes": f"coalesce(f.supersedes, {earlier}) AS supersedes",
+        "source": "coalesce(f.source, 'import') AS source",
+    }
+    select = ", ".join(derived.get(c, f"f.{c}") for c in columns)
     execute(
         con,
         f"""

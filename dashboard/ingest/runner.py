@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from dashboard.campaigns import rules
 from dashboard.ingest import (
     adapters,
     imports_sql,
@@ -336,6 +337,7 @@ def import_requests(
     report = ImportReport(tuple(files), tuple(ignored))
     if score:
         report = _score(store, report, on_progress)
+    rules.fill_all(store)  # rule-filled campaigns take the answers that match now
     if on_progress:
         on_progress("done", 1.0)
     return report

@@ -67,6 +67,7 @@ _JUDGEMENT = {
     "inclusion_probability": "DOUBLE",
     "campaign": "VARCHAR",
     "blind": "BOOLEAN",
+    "source": "VARCHAR",
 }
 _RATING = {
     "value": "DOUBLE",

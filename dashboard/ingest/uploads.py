@@ -28,6 +28,7 @@ from dashboard.ingest.formats import (
     RATER_KIND,
     SELECTION,
     SIDE,
+    SOURCE,
     VERDICT,
     Field,
 )
@@ -39,7 +40,7 @@ from dashboard.ingest.rejects import rejects_path
 from dashboard.store import Store
 from dashboard.store.connection import DatabaseError, scratch
 from dashboard.store.rows import dicts, fetch
-from dashboard.types import SELECTIONS
+from dashboard.types import SELECTIONS, SOURCES
 
 EXTENSIONS = ("json", "jsonl", "csv", "parquet")
 NOTHING_IMPORTED = " (nothing was imported)"  # what the CLI adds to an IngestError
@@ -54,6 +55,7 @@ FIXED_VALUES: dict[str, tuple[str, ...]] = {
     LABEL: ("true", "false"),
     FLAG: ("true", "false"),
     SELECTION: SELECTIONS,
+    SOURCE: SOURCES,
 }
 
 

@@ -106,6 +106,7 @@ def result_row(
                 explanation=explanation,
                 raw_output=raw_output,
                 call_id=call_id,
+                source="judge",
             )
         )
     return record_row(
@@ -126,6 +127,7 @@ def result_row(
             explanation=explanation,
             raw_output=raw_output,
             call_id=call_id,
+            source="judge",
         )
     )
 

@@ -30,7 +30,7 @@ from dashboard.judging.panel import Judge, PanelError
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.records import call_row, parse_output, probe_row, result_row
 from dashboard.judging.secrets import scrub_secrets
-from dashboard.judging.summary import RunSummary, Tally, record_summary
+from dashboard.judging.summary import RunSummary, Tally, finish_run
 from dashboard.judging.targets import Target
 from dashboard.store import (
     DiskFull,
@@ -395,6 +395,6 @@ async def run_plan(
     if fault is not None:
         raise fault
     await asyncio.to_thread(
-        record_summary, store, plan, summary, started_utc=started_utc, wait_s=FLUSH_WAIT_S * 10
+        finish_run, store, plan, summary, started_utc=started_utc, wait_s=FLUSH_WAIT_S * 10
     )
     return summary

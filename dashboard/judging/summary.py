@@ -239,6 +239,18 @@ def consistency_line(found: SelfConsistency) -> str:
     )
 
 
+def finish_run(
+    store: Store, plan: RunPlan, summary: RunSummary, *, started_utc: object, wait_s: float
+) -> None:
+    """After a run: keep its summary, and let the rule-filled campaigns take the answers its
+    scores now match (`campaigns.rules`); a busy or broken database only logs."""
+    # imported here: the campaigns read scores through the metrics, which import this package
+    from dashboard.campaigns.rules import fill_after_run
+
+    record_summary(store, plan, summary, started_utc=started_utc, wait_s=wait_s)
+    fill_after_run(store)
+
+
 def record_summary(
     store: Store, plan: RunPlan, summary: RunSummary, *, started_utc: object, wait_s: float
 ) -> None:

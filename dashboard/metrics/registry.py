@@ -280,6 +280,19 @@ COMPARE_METRICS: tuple[Metric, ...] = tuple(
     )
 )
 
+# Tags, an error taxonomy (`campaigns/tags.py`): per campaign, tag and system; `n` counts
+# people's tag labels (a person saving an answer in a campaign labels each of its tags).
+TAG_METRICS: tuple[Metric, ...] = (
+    Metric(
+        "tags.<campaign>.<tag>.<system>.share",
+        "<tag> share",
+        "share of people's current tag labels of the system's answers in the campaign that "
+        "tick the tag, bootstrap interval; `n` is the tag labels",
+        None,
+        summary=False,
+    ),
+)
+
 ALL_METRICS: tuple[Metric, ...] = (
     *SYSTEM_METRICS,
     *CORRECTED_METRICS,
@@ -296,6 +309,7 @@ ALL_METRICS: tuple[Metric, ...] = (
     *VERSION_METRICS,
     *SELF_CONSISTENCY_METRICS,
     *JUDGE_CARD_METRICS,
+    *TAG_METRICS,
 )
 REFERENCE_METRICS: tuple[ReferenceMetric, ...] = tuple(
     m.reference for m in SYSTEM_METRICS if m.reference is not None

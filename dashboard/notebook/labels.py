@@ -141,6 +141,7 @@ def ratings_from_frame(frame: pd.DataFrame, *, now: datetime | None = None) -> l
                 created_utc=created,
                 comment=_text(row, "comment"),
                 selection=_text(row, "selection") or "unknown",
+                source="notebook",
             )
         )
     if problems:
@@ -190,6 +191,7 @@ def preferences_from_frame(frame: pd.DataFrame, *, now: datetime | None = None) 
                 created_utc=created,
                 comment=_text(row, "comment"),
                 selection=_text(row, "selection") or "unknown",
+                source="notebook",
             )
         )
     if problems:

@@ -22,7 +22,7 @@ from dashboard.auth.users import User
 from dashboard.metrics.output import MetricsRequest
 from dashboard.metrics.panels import panel_text
 from dashboard.partials import clear_stale, partial_path
-from dashboard.report import corrected, judge_qa, methods, sections, standings
+from dashboard.report import corrected, judge_qa, methods, sections, standings, tags
 from dashboard.report.gather import DEFAULT_WORST, ReportData, gather
 from dashboard.report.html import esc, json_block, tag
 from dashboard.report.page import page
@@ -85,6 +85,7 @@ def render(data: ReportData) -> str:
             judge_qa.cards,
             standings.pairwise,
             standings.slices,
+            tags.tags,
             sections.worst,
             methods.methods,
         )

@@ -176,6 +176,7 @@ def human_rating(
         inclusion_probability=chosen.inclusion_probability,
         campaign=chosen.campaign,
         blind=chosen.blind,
+        source="page",
     )
 
 
@@ -213,6 +214,7 @@ def tag_labels(rating: Rating, ticked: Mapping[str, bool]) -> list[TagLabel]:
             created_utc=rating.created_utc,
             selection=rating.selection,
             blind=rating.blind,
+            source=rating.source,
         )
         for tag, value in ticked.items()
     ]

@@ -31,7 +31,7 @@ def my_labels(store: Store, annotator: str, rubric: str, *, limit: int = 50) -> 
 
 
 def _successor(label: Rating, **changes: object) -> Rating:
-    fields = {**dataclasses.asdict(label), **changes}
+    fields = {**dataclasses.asdict(label), "source": "page", **changes}
     return Rating(**{**fields, "rating_id": new_id(), "created_utc": utc_now()})
 
 

@@ -58,7 +58,7 @@ def pair_view(store: Store, response_a: str, response_b: str, shown_first: str) 
 
 
 def _successor(vote: Preference, **changes: object) -> Preference:
-    fields = {**dataclasses.asdict(vote), **changes}
+    fields = {**dataclasses.asdict(vote), "source": "page", **changes}
     return Preference(**{**fields, "preference_id": new_id(), "created_utc": utc_now()})
 
 

@@ -132,6 +132,7 @@ def human_preference(
         # other person's vote is on the page before the vote.
         selection="random",
         blind=True,
+        source="page",
     )
 
 

@@ -26,6 +26,7 @@ from dashboard.store.migrations_late import (
     m014_campaign_instructions,
     m015_tags,
     m017_adjudication,
+    m018_campaign_rules,
 )
 from dashboard.store.migrations_workbench import m013_workbench, m016_in_force
 from dashboard.store.transactions import transaction
@@ -288,6 +289,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("tags", m015_tags),
     ("workbench_in_force", m016_in_force),
     ("adjudication", m017_adjudication),
+    ("campaign_rules", m018_campaign_rules),
 ]
 
 

@@ -203,3 +203,34 @@ def m017_adjudication(con: Any) -> None:
             supersedes      VARCHAR,
             created_utc     TIMESTAMP NOT NULL
         )""")
+
+
+def m018_campaign_rules(con: Any) -> None:
+    # Rules that keep a campaign filled, assignment, and where a label was written.
+    # - `campaigns.filter`: a rule-filled campaign's saved filter (JSON, `campaigns/rules.py`);
+    #   NULL for a campaign whose answers were chosen once.
+    # - `campaign_removals`: answers a person skipped or an admin removed from a campaign; a
+    #   rule never adds them again (append-only).
+    # - `campaign_assignments`: who an answer of a campaign is assigned to (append-only: the
+    #   latest row of an answer is in force; a NULL person unassigns it).
+    # - `source` of ratings, preferences and tag labels: where the row was written ('page',
+    #   'notebook', 'import', 'judge'); NULL on rows written before, which is not known.
+    con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS filter VARCHAR")
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS campaign_removals (
+            campaign    VARCHAR NOT NULL,
+            response_id VARCHAR NOT NULL,
+            person      VARCHAR NOT NULL,
+            kind        VARCHAR NOT NULL CHECK (kind IN ('skip', 'remove')),
+            created_utc TIMESTAMP NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS campaign_assignments (
+            campaign    VARCHAR NOT NULL,
+            response_id VARCHAR NOT NULL,
+            person      VARCHAR,
+            assigned_by VARCHAR,
+            created_utc TIMESTAMP NOT NULL
+        )""")
+    for table in ("ratings", "preferences", "tag_labels"):
+        con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS source VARCHAR")

@@ -18,7 +18,7 @@ from functools import partial
 import streamlit as st
 
 from dashboard import ui
-from dashboard.campaigns import campaigns
+from dashboard.campaigns import assignment, campaigns
 from dashboard.judging import Rubric
 from dashboard.review import annotation, edits
 from dashboard.review.annotation import AnnotationError, Provenance, QueueRequest
@@ -76,6 +76,20 @@ def reset_on_change(setup: Setup) -> None:
 
 def _anyone(key: tuple[QueueRequest, str | None]) -> tuple[QueueRequest, str | None]:
     return dataclasses.replace(key[0], annotator=""), key[1]
+
+
+def assigned_line(setup: Setup) -> None:
+    """ "Assigned to me": how many of the campaign's answers an admin gave the person that they
+    have not labelled yet (their queue serves these first)."""
+    person = setup.request.annotator
+    if not setup.campaign or not person:
+        return
+    n = ui.cached(assignment.assigned_to, setup.campaign, person)
+    if n:
+        st.caption(
+            f"Assigned to me: {n} answer(s) of {ui.md_escape(setup.campaign)} still to label; "
+            "they come first."
+        )
 
 
 def _passed() -> list[str]:

@@ -159,6 +159,7 @@ def show_human_ratings(detail: ResponseDetail, *, only: str | None = None) -> No
         line = (
             f"{r.rater} · {r.rubric} v{r.rubric_version} · {_value(entry)} · "
             f"{_status(entry)} · {describe_time(r.created_utc)}"
+            + (f" · via {r.source}" if r.source else "")
         )
         st.text(line)
         if r.overrides:

@@ -160,3 +160,12 @@ def history(store: Store, *, rubric: str, dataset: str) -> list[JudgeCard]:
     with store.connection() as con:
         rows = sql.adoption_history(con, rubric=rubric, dataset=dataset)
     return [_card(store, row) for row in rows]
+
+
+def latest_cards(store: Store, *, rubric: str | None, dataset: str | None) -> list[JudgeCard]:
+    """The judge cards of a selection's rubric (none without one): its dataset's, or with no
+    dataset chosen, each judge's latest adoption's."""
+    found = judge_cards(store, rubric=rubric) if rubric else []
+    chosen = [c for c in found if dataset in (None, c.dataset)]
+    latest = {(c.judge, c.rubric): c for c in sorted(chosen, key=lambda c: c.adopted_utc)}
+    return list(latest.values())

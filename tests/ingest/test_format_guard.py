@@ -23,7 +23,7 @@ from tests.ingest.conftest import WRITERS, query
 from tests.paths import REPO_ROOT, SHARED_DATA
 
 DOCS = REPO_ROOT / "docs" / "formats.md"
-PROVENANCE = {"selection", "inclusion_probability", "campaign", "blind"}
+PROVENANCE = {"selection", "inclusion_probability", "campaign", "blind", "source"}
 # Fields every record-per-row format has, documented once above the table.
 COMMON = {"id", "system", "task_type"}
 _ROW = re.compile(r"^\| `(\w+)`[^|]*\| (.*?) \| (.*?) \|$")
@@ -75,6 +75,7 @@ _BY_NAME: dict[str, Any] = {
     "selection": "random",
     "inclusion_probability": 0.5,
     "blind": True,
+    "source": "notebook",
     "created_utc": "2026-01-02T03:04:05Z",
     "item_metadata": {"source": "guard"},
     "response_metadata": {"run": 1},

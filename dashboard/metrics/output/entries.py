@@ -173,3 +173,41 @@ def card_notes(cards: Sequence[Any]) -> dict[str, Any]:
         }
         for card in cards
     }
+
+
+def tag_metrics(shares: Sequence[Any]) -> dict[str, Entry]:
+    """`tags.<campaign>.<tag>.<system>.share` of `metrics --json` (`campaigns.tags.TagShare`
+    rows), `n` the tag labels."""
+    (metric,) = registry.TAG_METRICS
+    return {
+        registry.fill(metric.name, campaign=s.campaign, tag=s.tag, system=s.system): entry(
+            s.share, low=s.low, high=s.high, n=s.n
+        )
+        for s in shares
+    }
+
+
+def tag_list(shares: Sequence[Any]) -> list[dict[str, Any]]:
+    """The JSON's "tags": each campaign's tag with the systems it has a share for."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for s in shares:
+        found.setdefault((s.campaign, s.tag), []).append(s.system)
+    return [{"campaign": c, "tag": t, "systems": systems} for (c, t), systems in found.items()]
+
+
+def selection_entry(selection: Any, pool_raters: bool, human_reference: str) -> dict[str, Any]:
+    """The JSON's "selection": what the numbers are of (a `Selection`), and calibration's
+    reference for people (`human_reference`)."""
+    return {
+        "dataset": selection.dataset,
+        "rubric": selection.rubric,
+        "preference_rubric": selection.preference_rubric,
+        "systems": list(selection.systems) if selection.systems else None,
+        "pool_raters": pool_raters,
+        "panel": selection.panel,
+        "panel_judges": list(selection.panel_judges) if selection.panel_judges else None,
+        "panel_version": selection.panel_version,
+        "panel_versions": {d: list(v) for d, v in selection.panel_versions_by_dataset},
+        "panel_is_default": selection.panel_is_default,
+        "human_reference": human_reference,
+    }

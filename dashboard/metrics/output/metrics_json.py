@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.campaigns import tags
+from dashboard.campaigns.tags import TagShare
 from dashboard.metrics import (
     calibration as calibration_module,
     corrected as corrected_module,
@@ -55,6 +57,9 @@ from dashboard.metrics.output.entries import (
     count_entry,
     entry,
     estimate_entry,
+    selection_entry,
+    tag_list,
+    tag_metrics,
     version_metrics,
 )
 from dashboard.metrics.output.request import MetricsRequest
@@ -63,6 +68,13 @@ from dashboard.metrics.registry import COUNT, Metric
 from dashboard.metrics.selection import Selection, Slice
 from dashboard.review import gold
 from dashboard.store import Store
+
+
+def _cards(store: Store, rubric: str | None, dataset: str | None) -> list[Any]:
+    from dashboard.workbench.cards import latest_cards  # the workbench reads metrics itself
+
+    return latest_cards(store, rubric=rubric, dataset=dataset)
+
 
 SCHEMA_VERSION = 1
 INTERVALS = {
@@ -246,12 +258,12 @@ def metrics_json(
     consistencies: tuple[judge_qa.JudgeConsistency, ...] = (),
     cards: Sequence[Any] = (),
     corrected_references: int = 0,
+    tag_shares: Sequence[TagShare] = (),
 ) -> dict[str, Any]:
     """The selection (with calibration's `human_reference`), the items whose references
     people corrected (`references`), the scale and every metric under its stable flat name;
     with `slices`, every metric of each slice again under its prefix, and the slices under
     "by"."""
-    selection = view.selection
     found = _metrics(view, cal)
     notes: dict[str, Any] = {
         **pairwise_notes(view),
@@ -270,25 +282,14 @@ def metrics_json(
         found.update(version_metrics(versions))
     found.update(consistency_metrics(consistencies))  # the whole selection's only
     found.update(card_metrics(cards))  # the adopted versions' judge cards (the workbench's)
+    found.update(tag_metrics(tag_shares))  # the whole selection's only
     for s in slices:
         found.update(
             {s.prefix + name: e for name, e in _metrics(s.overview, s.calibration).items()}
         )
     data: dict[str, Any] = {
         "schema": SCHEMA_VERSION,
-        "selection": {
-            "dataset": selection.dataset,
-            "rubric": selection.rubric,
-            "preference_rubric": selection.preference_rubric,
-            "systems": list(selection.systems) if selection.systems else None,
-            "pool_raters": pool_raters,
-            "panel": selection.panel,
-            "panel_judges": list(selection.panel_judges) if selection.panel_judges else None,
-            "panel_version": selection.panel_version,
-            "panel_versions": {d: list(v) for d, v in selection.panel_versions_by_dataset},
-            "panel_is_default": selection.panel_is_default,
-            "human_reference": cal.human_reference,
-        },
+        "selection": selection_entry(view.selection, pool_raters, cal.human_reference),
         "references": {
             "source": "corrected" if corrected_references else "imported",
             "corrected_items": corrected_references,
@@ -308,22 +309,13 @@ def metrics_json(
         }
     if cards:
         data["notes"]["judge_cards"] = card_notes(cards)
+    if tag_shares:
+        data["tags"] = tag_list(tag_shares)
     if comparisons is not None:
         data["notes"]["compare"] = compare_notes(comparisons)
     if slices:
         data["by"] = {"field": slices[0].slice.field, "slices": [_slice_entry(s) for s in slices]}
     return data
-
-
-def _cards(store: Store, selection: Selection) -> list[Any]:
-    """The judge cards of the selection's rubric: its dataset's, or with none chosen, the
-    latest adoption's of each judge."""
-    from dashboard.workbench.cards import judge_cards  # the workbench reads metrics itself
-
-    found = judge_cards(store, rubric=selection.rubric) if selection.rubric else []
-    chosen = [c for c in found if selection.dataset in (None, c.dataset)]
-    latest = {(c.judge, c.rubric): c for c in sorted(chosen, key=lambda c: c.adopted_utc)}
-    return list(latest.values())
 
 
 def compute_all(
@@ -367,8 +359,9 @@ def compute_all(
         comparisons=compared,
         versions=judge_qa.rubric_versions(store, resolved),
         consistencies=judge_qa.consistencies(store, resolved),
-        cards=_cards(store, resolved),
+        cards=_cards(store, resolved.rubric, resolved.dataset),
         corrected_references=gold.corrected_items(store, resolved.dataset),
+        tag_shares=tags.tag_shares(store, dataset=resolved.dataset, systems=resolved.systems),
     )
     return Numbers(
         view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared
