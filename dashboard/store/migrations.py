@@ -25,6 +25,7 @@ from dashboard.store.migrations_late import (
     m012_judge_epochs,
     m014_campaign_instructions,
     m015_tags,
+    m019_judge_batches,
 )
 from dashboard.store.migrations_workbench import m013_workbench, m016_in_force
 from dashboard.store.transactions import transaction
@@ -286,6 +287,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("campaign_instructions", m014_campaign_instructions),
     ("tags", m015_tags),
     ("workbench_in_force", m016_in_force),
+    ("judge_batches", m019_judge_batches),
 ]
 
 
