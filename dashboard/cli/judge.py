@@ -6,6 +6,7 @@
     judgeboard judge --panel offline --rubric likert-rag --labelled-only   # people's responses
     judgeboard judge --panel offline --rubric likert-rag --few-shot 5 --few-shot-seed 1
     judgeboard judge --panel openai/gpt-4o-mini --rubric likert-rag --epochs 5 --temperature 1
+    judgeboard judge --panel openai/gpt-4o-mini --rubric likert-rag --batch   # half price, ≤ 24 h
 
 Calls already made (same judge settings, same prompt) are never made again; a killed run
 resumes where it stopped. Exit status 1 when some calls still failed after their retries.
@@ -130,6 +131,16 @@ def register(subparsers: Any) -> None:
         help="worker processes that make the calls (default: the cores there are, at most "
         f"one per {CALLS_PER_DEFAULT_WORKER:,} calls to make); this process keeps the database",
     )
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the calls through each judge's batch API (about half the price; results "
+        "within up to 24 h); a stopped run resumes by polling its batches, never resubmitting",
+    )
+    # Seconds between two polls of a batch (default 30). Hidden: the tests poll fast.
+    parser.add_argument(
+        "--poll-every", dest="poll_every_s", type=float, default=None, help=argparse.SUPPRESS
+    )
     parser.add_argument("--plan-only", action="store_true", help="show the plan and stop")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     # How often results are merged into DuckDB (seconds). Hidden: the SIGKILL test sets it
@@ -159,6 +170,14 @@ def _key_lines(panel: Panel) -> list[str]:
         for judge in panel.judges
         for name, where in key_routes(judge)
     ]
+
+
+def _needs_calls(plan: Any, judge: str) -> bool:
+    return any(j.judge == judge and j.calls_needed for j in plan.judges)
+
+
+def _note(line: str) -> None:
+    print(line, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -204,7 +223,13 @@ def run(args: argparse.Namespace) -> int:
     if plan.n_targets == 0:
         print("nothing to judge: no response matches this selection (see `judgeboard datasets`)")
         return 0
-    workers = workers_for(plan.calls_needed, args.workers)
+    if args.batch:
+        from dashboard.judging.batches import batch_problems
+
+        problems = batch_problems([j for j in panel.judges if _needs_calls(plan, j.name)])
+        if problems:
+            raise CommandError("--batch: " + "; ".join(problems))
+    workers = 1 if args.batch else workers_for(plan.calls_needed, args.workers)
     if workers > 1:
         print(f"  {plan.calls_needed} calls over {workers} worker processes", flush=True)
     if args.plan_only:
@@ -224,6 +249,9 @@ def run(args: argparse.Namespace) -> int:
                 on_progress=on_progress,
                 flush_every_s=args.flush_every_s,
                 workers=workers,
+                batch=args.batch,
+                poll_every_s=args.poll_every_s,
+                on_note=_note,
             )
         )
     finally:

@@ -337,3 +337,74 @@ def estimate_cost(judge: Judge, *, prompt_tokens: int, completion_tokens: int) -
     except Exception:  # noqa: BLE001 (unmapped model)
         return None
     return max(sum(c) for c in costs) if costs else None
+
+
+# Where no batch price is known, a batch costs this share of the online price (OpenAI's,
+# Anthropic's and Google's batch discounts are all 50 %).
+BATCH_SHARE_OF_ONLINE = 0.5
+
+
+def completion_of(body: Mapping[str, Any], price: BatchPrice | None) -> Completion:
+    """A batch result line's chat completion (OpenAI's JSON), costed at the batch price;
+    raises CallError when it has no message, as a malformed online completion does."""
+    try:
+        text = body["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError) as error:
+        raise CallError(f"malformed completion: {error!r}", retryable=True) from None
+    usage = body.get("usage") or {}
+    prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    cost = None
+    if price is not None and prompt_tokens is not None and completion_tokens is not None:
+        cost = prompt_tokens * price.input_cost_per_token + (
+            completion_tokens * price.output_cost_per_token
+        )
+    version = body.get("model")
+    return Completion(
+        text if isinstance(text, str) else "",
+        prompt_tokens,
+        completion_tokens,
+        cost,
+        str(version) if version else None,
+    )
+
+
+@dataclass(frozen=True)
+class BatchPrice:
+    """USD per prompt and completion token through the batch API, and where it comes from."""
+
+    input_cost_per_token: float
+    output_cost_per_token: float
+    source: str  # "LiteLLM's batch price" or "half the online price"
+
+
+def batch_price(judge: Judge) -> BatchPrice | None:
+    """The judge's batch price: LiteLLM's map's batch price for the model, else half the
+    online price (the panel's, else LiteLLM's); None when no price is known."""
+    if judge.input_cost_per_token is not None:
+        return BatchPrice(
+            judge.input_cost_per_token * BATCH_SHARE_OF_ONLINE,
+            (judge.output_cost_per_token or 0.0) * BATCH_SHARE_OF_ONLINE,
+            "half the panel's online price",
+        )
+    litellm = litellm_module()
+    info: Mapping[str, Any] | None = None
+    try:
+        info = litellm.get_model_info(judge.model)
+    except Exception:  # noqa: BLE001 (LiteLLM raises several types for unmapped models)
+        info = None
+    if not info:
+        return None
+    batch_in, batch_out = (
+        info.get("input_cost_per_token_batches"),
+        info.get("output_cost_per_token_batches"),
+    )
+    if batch_in is not None and batch_out is not None:
+        return BatchPrice(float(batch_in), float(batch_out), "LiteLLM's batch price")
+    online_in, online_out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    if online_in is None or online_out is None:
+        return None
+    return BatchPrice(
+        float(online_in) * BATCH_SHARE_OF_ONLINE,
+        float(online_out) * BATCH_SHARE_OF_ONLINE,
+        "half the online price (LiteLLM has no batch price for it)",
+    )

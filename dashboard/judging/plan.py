@@ -78,6 +78,11 @@ class JudgePlan:
     calls_cached: int
     calls_needed: int
     estimated_cost_usd: float | None  # at most: completions priced at max_tokens; None = unknown
+    # The same calls through the provider's batch API (`judge --batch`), at the batch price;
+    # `batch_price` says where that price comes from (None: the judge has no batch API or
+    # no known price).
+    estimated_batch_cost_usd: float | None = None
+    batch_price: str | None = None
 
 
 @dataclass(frozen=True)
@@ -217,16 +222,28 @@ def _has_result(
     return found in preferred
 
 
-def _estimate(judge: Judge, specs: Sequence[CallSpec]) -> float | None:
-    if not specs:
-        return 0.0
-    from dashboard.judging.llm import estimate_cost  # LiteLLM only when prices are not given
+def _estimate(
+    judge: Judge, specs: Sequence[CallSpec]
+) -> tuple[float | None, float | None, str | None]:
+    """At most what the calls cost online, and through the batch API with its price's source."""
+    from dashboard.judging.batches import batch_support
+    from dashboard.judging.llm import batch_price, estimate_cost  # LiteLLM only when needed
 
     prompt_chars = sum(len(m["content"]) for s in specs for m in s.messages)
     # About four characters per token; completions are priced at their max_tokens bound.
-    return estimate_cost(
-        judge, prompt_tokens=prompt_chars // 4, completion_tokens=judge.max_tokens * len(specs)
+    prompt_tokens, completion_tokens = prompt_chars // 4, judge.max_tokens * len(specs)
+    online = (
+        estimate_cost(judge, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        if specs
+        else 0.0
     )
+    price = batch_price(judge) if batch_support(judge) is None else None
+    if price is None:
+        return online, None, None
+    batch = prompt_tokens * price.input_cost_per_token + (
+        completion_tokens * price.output_cost_per_token
+    )
+    return online, batch, price.source
 
 
 def plan_run(
@@ -345,6 +362,7 @@ def plan_rendered(
                 )
             )
         calls.extend(needed)
+        online, batch, batch_source = _estimate(judge, needed)
         judges.append(
             JudgePlan(
                 judge.name,
@@ -352,7 +370,9 @@ def plan_rendered(
                 len(specs[judge.name]),
                 len(hits),
                 len(needed),
-                _estimate(judge, needed),
+                online,
+                batch,
+                batch_source,
             )
         )
     return RunPlan(

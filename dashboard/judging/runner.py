@@ -348,6 +348,9 @@ async def run_plan(
     cancel: threading.Event | None = None,
     actor: User | None = None,
     workers: int = 1,
+    batch: bool = False,
+    poll_every_s: float | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Make the plan's calls and store every result; `on_progress(done, total)` after each,
     `on_failure(judge, line)` after each failed one. When `cancel` is set, no further call
@@ -356,7 +359,9 @@ async def run_plan(
     the end the merge waits up to `final_wait_s` (default: the store's wait) for a busy
     database. With `workers` > 1 the calls are made in that many spawned processes
     (`pool.py`), and this process records and merges every result as it would its own. A
-    signed-in labeller (`actor`) is refused before any call: calls cost money."""
+    signed-in labeller (`actor`) is refused before any call: calls cost money. With `batch`,
+    the calls go through each judge's batch API (`batches.py`), polled every `poll_every_s`;
+    `on_note` hears each batch submitted, resumed and ended."""
     require_admin(actor, "run judges")
     run = _Run(
         store,
@@ -367,7 +372,7 @@ async def run_plan(
         cancel=cancel,
     )
     await asyncio.to_thread(run.preflight)
-    pooled = workers > 1 and len(plan.calls) > 1
+    pooled = workers > 1 and len(plan.calls) > 1 and not batch
     if plan.calls and not pooled:  # LiteLLM's 3-second import belongs before the clock
         from dashboard.judging.llm import litellm_module
 
@@ -377,7 +382,11 @@ async def run_plan(
     run.progress()
     flusher = asyncio.create_task(run.flush_periodically())
     try:
-        if pooled:
+        if batch:
+            from dashboard.judging.batches import run_batches
+
+            await run_batches(run, poll_s=poll_every_s, note=on_note or log.info)
+        elif pooled:
             from dashboard.judging.pool import WorkerPool  # spawns processes: only when asked
 
             started = await WorkerPool(run, workers).run_calls()  # the clock starts when ready

@@ -162,7 +162,22 @@ def plan_lines(plan: RunPlan) -> list[str]:
         f"  {'total':<28} {sum(j.calls_total for j in plan.judges):>7} "
         f"{plan.calls_cached:>7} {plan.calls_needed:>8}  {_usd(plan.estimated_cost_usd)}"
     )
-    return lines + limit_lines(plan)
+    return lines + batch_lines(plan) + limit_lines(plan)
+
+
+def batch_lines(plan: RunPlan) -> list[str]:
+    """What the calls to make would cost through the batch API (`judge --batch`), beside the
+    online price, and how long the results may take."""
+    from dashboard.judging.batches import BATCH_WINDOW_TEXT  # no LiteLLM import
+
+    lines = [
+        f"  {j.judge}: with --batch at most {_usd(j.estimated_batch_cost_usd)} "
+        f"(online {_usd(j.estimated_cost_usd)}; {j.batch_price}), results within "
+        f"{BATCH_WINDOW_TEXT}"
+        for j in plan.judges
+        if j.calls_needed and j.batch_price is not None
+    ]
+    return lines
 
 
 def limit_lines(plan: RunPlan) -> list[str]:

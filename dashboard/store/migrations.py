@@ -27,6 +27,7 @@ from dashboard.store.migrations_late import (
     m015_tags,
     m017_adjudication,
     m018_campaign_rules,
+    m019_judge_batches,
 )
 from dashboard.store.migrations_workbench import m013_workbench, m016_in_force
 from dashboard.store.transactions import transaction
@@ -290,6 +291,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("workbench_in_force", m016_in_force),
     ("adjudication", m017_adjudication),
     ("campaign_rules", m018_campaign_rules),
+    ("judge_batches", m019_judge_batches),
 ]
 
 

@@ -234,3 +234,23 @@ def m018_campaign_rules(con: Any) -> None:
         )""")
     for table in ("ratings", "preferences", "tag_labels"):
         con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS source VARCHAR")
+
+
+def m019_judge_batches(con: Any) -> None:
+    # The batches a `judge --batch` run submitted to a provider's batch API, append-only: a
+    # 'submitted' row as soon as the provider accepts the batch (its id and the cache keys of
+    # its requests), a 'finished' row once its results are recorded. A batch submitted and
+    # not finished is polled by the next run whose plan needs its keys, never submitted again.
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS judge_batches (
+            batch_id      VARCHAR NOT NULL,
+            event         VARCHAR NOT NULL CHECK (event IN ('submitted', 'finished')),
+            judge         VARCHAR NOT NULL,
+            model         VARCHAR NOT NULL,
+            run_id        VARCHAR NOT NULL,
+            input_file_id VARCHAR,
+            n_requests    INTEGER NOT NULL,
+            cache_keys    VARCHAR[],
+            status        VARCHAR,
+            created_utc   TIMESTAMP NOT NULL
+        )""")

@@ -15,6 +15,12 @@ counters say how many requests each model received and how many completions it d
 Markers: an answer containing `<rate=4>` is rated 4. A prompt with two markers is pairwise:
 the first marker belongs to the answer shown first, and the reply is [[A]], [[B]] or [[C]].
 
+Batch API: `/v1/files` (upload, retrieve, content) and `/v1/batches` (create, retrieve,
+cancel) in OpenAI's format. A batch's lines go through the same scripts as online requests
+(a line's fault becomes an error line; garbage stays a 200 with garbage text), in a thread,
+as the `BatchScript` says: held until `release_batches()`, or expiring after some lines.
+`batch_stats()` counts uploads, creates and the lines run.
+
 Standalone, for the benchmark (its CPU then stays out of the runner's measurement):
     python -m tests.support.judge_server --port 8765 --latency-ms 50
 prints `listening http://127.0.0.1:PORT/v1` and serves until SIGTERM; GET /stats returns the
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import json
 import random
@@ -38,6 +45,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.batch_api import BATCHES_PATH, FILES_PATH, batch_api
 
 FAULT_KINDS: tuple[str, ...] = (
     "429",
@@ -119,6 +128,26 @@ class ModelStats:
         }
 
 
+@dataclass
+class BatchScript:
+    """How batches run. `hold`: a created batch stays in progress until `release_batches()`;
+    `expire_after`: a batch runs that many lines, then expires (the rest never run);
+    `fail_validation`: a created batch fails at once with this message."""
+
+    hold: bool = False
+    expire_after: int | None = None
+    fail_validation: str | None = None
+
+
+@dataclass
+class BatchStats:
+    uploads: int = 0
+    creates: int = 0
+    retrieves: int = 0
+    cancels: int = 0
+    lines_run: int = 0
+
+
 class _State:
     """Scripts and counters, shared by the handler threads under one lock."""
 
@@ -131,6 +160,32 @@ class _State:
         self.buckets: dict[str, tuple[float, float]] = {}  # model -> (tokens, when)
         self.release = threading.Event()
         self.stopping = threading.Event()
+        self.batch_script = BatchScript()
+        self.batch_stats = BatchStats()
+        self.batch_release = threading.Event()
+        self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.ids = 0
+
+    def new_id(self, prefix: str) -> str:
+        with self.lock:
+            self.ids += 1
+            return f"{prefix}-{self.ids:06d}"
+
+    def add_file(self, content: bytes, *, filename: str, purpose: str) -> dict[str, Any]:
+        file_id = self.new_id("file")
+        meta = {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(content),
+            "created_at": int(time.time()),
+            "filename": filename,
+            "purpose": purpose,
+            "status": "processed",
+        }
+        with self.lock:
+            self.files[file_id] = (meta, content)
+        return meta
 
     def admit(
         self, model: str, authorization: str = "", seed: int | None = None
@@ -216,6 +271,23 @@ def _completion(model: str, text: str, prompt: str) -> bytes:
     ).encode()
 
 
+def _run_line(state: _State, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """One batch line through the model's script: a fault becomes an error status (a hang,
+    a timeout, a dropped connection or a malformed body, a 500); garbage stays a 200."""
+    model = str(body.get("model", ""))
+    script, fault = state.admit(model, "", body.get("seed"))
+    prompt = _prompt_text(body)
+    if fault is None or fault == "garbage":
+        text = script.garbage_text if fault == "garbage" else script.reply(prompt)
+        state.completed(model, prompt)
+        return 200, json.loads(_completion(model, text, prompt))
+    status = int(fault) if fault in ("400", "401", "429") else 500
+    message = {"429": "rate limited", "400": "bad request", "401": "invalid key"}.get(
+        fault, "internal error"
+    )
+    return status, {"error": {"message": message, "type": "server_error", "code": fault}}
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as a real endpoint
     # Headers and body go out in two writes; with Nagle's algorithm the second waits for the
@@ -245,17 +317,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/") in ("/stats", "/v1/stats"):
+        path = self.path.split("?")[0]
+        if path.rstrip("/") in ("/stats", "/v1/stats"):
             with self.server.state.lock:
                 stats = {m: s.as_dict() for m, s in self.server.state.stats.items()}
+                stats["_batches"] = dataclasses.asdict(self.server.state.batch_stats)
             self._send(200, json.dumps(stats).encode())
+        elif FILES_PATH.match(path) or BATCHES_PATH.match(path):
+            self._send(*self._batch(path, b""))
         else:
             self._send(404, b'{"error": "not found"}')
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
-        if self.path.split("?")[0] not in CHAT_PATHS:
+        path = self.path.split("?")[0]
+        if FILES_PATH.match(path) or BATCHES_PATH.match(path):
+            self._send(*self._batch(path, raw))
+            return
+        if path not in CHAT_PATHS:
             self._send(404, b'{"error": {"message": "not found"}}')
             return
         try:
@@ -269,6 +349,12 @@ class _Handler(BaseHTTPRequestHandler):
         if script.latency_ms:
             time.sleep(script.latency_ms / 1000)
         self._respond(state, script, fault, model, _prompt_text(body))
+
+    def _batch(self, path: str, raw: bytes) -> tuple[int, bytes]:
+        state = self.server.state
+        return batch_api(
+            state, self.command, path, raw, self.headers, lambda body: _run_line(state, body)
+        )
 
     def _client_error(self, fault: str) -> None:
         if fault == "401":  # as OpenAI does, the message echoes the key: clients must scrub it
@@ -365,6 +451,26 @@ class JudgeServer:
                 Counter(s.seeds),
             )
 
+    def script_batches(self, script: BatchScript) -> None:
+        """Set how batches created from now on run."""
+        with self._state.lock:
+            self._state.batch_script = script
+
+    def batch_stats(self) -> BatchStats:
+        with self._state.lock:
+            return dataclasses.replace(self._state.batch_stats)
+
+    def batch(self, batch_id: str) -> dict[str, Any]:
+        """The batch object as the API returns it."""
+        with self._state.lock:
+            return json.loads(json.dumps(self._state.batches[batch_id]))
+
+    def release_batches(self) -> None:
+        """Let held batches run (batches created later are held again if the script says so)."""
+        with self._state.lock:
+            released, self._state.batch_release = self._state.batch_release, threading.Event()
+        released.set()
+
     def reset_stats(self) -> None:
         with self._state.lock:
             self._state.stats.clear()
@@ -398,6 +504,7 @@ class JudgeServer:
     def stop(self) -> None:
         self._state.stopping.set()
         self._state.release.set()
+        self._state.batch_release.set()
         self._server.shutdown()
         self._server.server_close()
         if self._thread is not None:
