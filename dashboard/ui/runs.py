@@ -74,7 +74,8 @@ def follow_run() -> str | None:
         return None
     future, progress, panel, plan = running
     ui.get_store().let_go()  # no file held while the judges work: the CLI may need it
-    if st.button("Cancel the run", key=CANCEL_KEY, disabled=progress.cancelled):
+    cancel_slot = st.empty()  # emptied when the run ends: no Cancel button for a past run
+    if cancel_slot.button("Cancel the run", key=CANCEL_KEY, disabled=progress.cancelled):
         progress.cancel()  # the runner starts no further call; those in flight finish
     bar, failures = st.progress(0.0, text="starting…"), st.empty()
     while not future.done():
@@ -84,6 +85,7 @@ def follow_run() -> str | None:
         time.sleep(POLL_S)
     bar.empty()
     failures.empty()
+    cancel_slot.empty()
     del st.session_state[RUN_KEY]
     ui.after_write()
     try:

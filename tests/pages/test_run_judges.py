@@ -57,6 +57,7 @@ def test_plan_run_and_everything_cached_after(app: AppTest, sample_store: Store)
     row = summary.set_index("judge").loc["baseline"]
     assert int(row["calls made"]) == needed and int(row["failed"]) == 0
     assert _ratings(sample_store, DATASET) > before  # the ratings reached the database
+    assert not [b for b in app.button if b.label == "Cancel the run"]  # gone once it ended
 
     again = _plan_table(app)
     assert int(again.loc["baseline", "to call"]) == 0
