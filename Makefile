@@ -8,12 +8,12 @@ RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 
-.PHONY: run test lint chromium bench clean
+.PHONY: run test lint chromium nginx bench clean
 
 run: $(RUN_STAMP)
 	$(BIN)/judgeboard serve --port $(PORT)
 
-test: $(DEV_STAMP) chromium lint
+test: $(DEV_STAMP) chromium nginx lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The gates: ruff (lint and format) and the type checker, configured in pyproject.toml.
@@ -42,6 +42,16 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else \
 		echo "chromium is missing and this is not root: install it (apt-get install chromium)"; exit 1; \
+	fi
+
+# The replicas test runs Debian's nginx as a reverse proxy (deploy/nginx/judgeboard.conf).
+nginx:
+	@if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's nginx for the replicas test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	else \
+		echo "nginx is missing and this is not root: install it (apt-get install nginx)"; exit 1; \
 	fi
 
 bench: $(DEV_STAMP)
