@@ -1,0 +1,64 @@
+"""An Inspect log made here with Inspect's mock model, read into the `ratings` format and
+imported: its counts, and the mean of its scores equal to Inspect's own accuracy."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from dashboard.ingest import import_path
+from dashboard.ingest.tools.inspect_log import inspect_records
+
+
+def _make_log(folder: Path) -> Path:
+    spec = importlib.util.find_spec("litellm")
+    assert spec is not None and spec.origin is not None
+    tokenizers = Path(spec.origin).parent / "litellm_core_utils" / "tokenizers"
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(tokenizers))
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from inspect_ai import Task, eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, get_model
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate
+
+    outputs = ["4", "Paris", "blue", "4", "Lyon", "blue"]
+    task = Task(
+        dataset=[
+            Sample(input="2+2?", target="4", id="q1"),
+            Sample(input="Capital of France?", target="Paris", id="q2"),
+            Sample(input="Sky colour?", target="green", id="q3"),
+        ],
+        solver=generate(),
+        scorer=match(),
+        epochs=2,
+    )
+    model = get_model(
+        "mockllm/model",
+        custom_outputs=[ModelOutput.from_content("mockllm/model", o) for o in outputs],
+    )
+    (log,) = inspect_eval(task, model=model, log_dir=str(folder), display="none")
+    return Path(log.location)
+
+
+def test_inspect_log_imports_with_its_accuracy(store, tmp_path: Path) -> None:
+    log_path = _make_log(tmp_path / "logs")
+    from inspect_ai.log import read_eval_log
+
+    accuracy = read_eval_log(str(log_path)).results.scores[0].metrics["accuracy"].value
+    records = inspect_records(log_path)
+    out = tmp_path / "inspect.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = import_path(store, out, fmt="ratings")
+    (file,) = report.files
+    # 3 samples x 2 epochs: two epochs with the same answer stay two responses.
+    assert file.added["items"] == 3
+    assert file.added["responses"] == 6
+    assert file.added["ratings"] == 6
+    values = [r["value"] for r in records]
+    # Every sample has 2 epochs, so the mean over epochs then samples is the plain mean.
+    assert sum(values) / len(values) == pytest.approx(accuracy) == pytest.approx(0.5)
