@@ -62,3 +62,24 @@ def test_inspect_log_imports_with_its_accuracy(store, tmp_path: Path) -> None:
     values = [r["value"] for r in records]
     # Every sample has 2 epochs, so the mean over epochs then samples is the plain mean.
     assert sum(values) / len(values) == pytest.approx(accuracy) == pytest.approx(0.5)
+
+
+def test_labels_go_back_as_score_edits_with_their_author(tmp_path: Path) -> None:
+    from inspect_ai.log import read_eval_log
+
+    from dashboard.ingest.tools.inspect_edits import InspectLabel, write_labels
+
+    log_path = _make_log(tmp_path / "logs")
+    # q3 epoch 1 was scored I (0); a person says it is right.
+    label = InspectLabel("q3", 1, "match", 1.0, "ana", "green or blue both fit")
+    assert write_labels(log_path, [label]) == 1
+    log = read_eval_log(str(log_path))
+    (sample,) = [s for s in log.samples or [] if s.id == "q3" and s.epoch == 1]
+    score = sample.scores["match"]
+    assert score.value == 1.0
+    assert score.history[0].value == "I"  # the scorer's own value kept
+    provenance = score.history[-1].provenance
+    assert provenance is not None and provenance.author == "ana"
+    assert provenance.reason == "green or blue both fit"
+    # Inspect recomputes its metric: 4 of 6 right -> q1 1, q2 0.5, q3 0.5: mean 2/3.
+    assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(2 / 3)
