@@ -83,3 +83,39 @@ def test_labels_go_back_as_score_edits_with_their_author(tmp_path: Path) -> None
     assert provenance.reason == "green or blue both fit"
     # Inspect recomputes its metric: 4 of 6 right -> q1 1, q2 0.5, q3 0.5: mean 2/3.
     assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(2 / 3)
+
+
+def test_import_detects_inspect_logs_eval_and_json(
+    store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from dashboard.cli import main
+
+    log_path = _make_log(tmp_path / "logs")
+    assert main(["--db", str(store.path), "import", str(log_path)]) == 0
+    out = capsys.readouterr().out
+    assert log_path.name in out and "ratings" in out
+    assert "added 3 items, 6 responses, 6 ratings" in out
+    # The same log as Inspect's .json, in a folder (into a new store): not skipped as a
+    # summary, and read to the same counts.
+    folder = tmp_path / "json"
+    folder.mkdir()
+    as_json = folder / "run.json"
+    write_eval_log(read_eval_log(str(log_path)), str(as_json))
+    assert as_json.read_text().count("\n") > 10  # one object over many lines
+    other = tmp_path / "other.duckdb"
+    assert main(["--db", str(other), "import", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "run.json: 6 records as ratings into json" in out
+    assert "added 3 items, 6 responses, 6 ratings" in out
+
+
+def test_a_broken_inspect_log_is_named(store, tmp_path: Path, capsys) -> None:
+    from dashboard.cli import main
+
+    bad = tmp_path / "broken.eval"
+    bad.write_bytes(b"not a zip")
+    assert main(["--db", str(store.path), "import", str(bad)]) != 0
+    err = capsys.readouterr().err
+    assert "broken.eval" in err and "Inspect log" in err and "Traceback" not in err

@@ -5,6 +5,8 @@ keeps epochs apart), each score a judge's rating on 0-1 (C=1, P=0.5, I=0, as Ins
 
 from __future__ import annotations
 
+import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +23,17 @@ def inspect_records(path: Path) -> list[dict[str, Any]]:
         raise IngestError(
             "an Inspect log needs Inspect's reader: pip install 'judgeboard[inspect]'", file=path
         ) from None
-    log = read_eval_log(str(path))
+    try:
+        log = read_eval_log(str(path))
+    except (ValueError, OSError, KeyError, zipfile.BadZipFile) as error:  # pydantic's too
+        raise IngestError(
+            f"not a readable Inspect log ({type(error).__name__})", file=path
+        ) from None
+    if not log.samples:
+        raise IngestError("the Inspect log holds no samples", file=path)
     to_float = value_to_float()
     records: list[dict[str, Any]] = []
-    for index, sample in enumerate(log.samples or []):
+    for index, sample in enumerate(log.samples, start=1):
         target = sample.target
         question = sample.input if isinstance(sample.input, str) else sample.input[-1].text
         response_id = content_id(log.eval.eval_id, str(sample.id), str(sample.epoch))
@@ -58,3 +67,12 @@ def inspect_records(path: Path) -> list[dict[str, Any]]:
                 }
             )
     return records
+
+
+def records_copy(path: Path, folder: Path) -> Path:
+    """The log's records written as JSONL in `folder`, for the importer to read."""
+    copy = folder / f"{path.name}.ratings.jsonl"
+    with open(copy, "w", encoding="utf-8") as out:
+        for record in inspect_records(path):
+            out.write(json.dumps(record) + "\n")
+    return copy
