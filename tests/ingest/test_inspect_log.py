@@ -119,3 +119,56 @@ def test_a_broken_inspect_log_is_named(store, tmp_path: Path, capsys) -> None:
     assert main(["--db", str(store.path), "import", str(bad)]) != 0
     err = capsys.readouterr().err
     assert "broken.eval" in err and "Inspect log" in err and "Traceback" not in err
+
+
+def test_annotate_labels_go_back_into_the_log_with_their_author(
+    store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspect_ai.log import read_eval_log
+
+    from dashboard.cli import main
+    from dashboard.review import annotation
+
+    log_path = _make_log(tmp_path / "logs")
+    assert main(["--db", str(store.path), "import", str(log_path)]) == 0
+    capsys.readouterr()
+    (q3,) = [s for s in read_eval_log(str(log_path)).samples or [] if (s.id, s.epoch) == ("q3", 1)]
+    with store.connection() as con:
+        response_id, version = con.execute(
+            "SELECT r.response_id, c.rubric_version FROM responses r JOIN current_ratings c "
+            "USING (response_id) WHERE json_extract_string(r.metadata, '$.inspect_uuid') = ?",
+            [q3.uuid],
+        ).fetchone()
+    # What the Annotate page stores on Save: a person's rating, then save_rating.
+    label = annotation.human_rating(
+        response_id,
+        annotator="ana",
+        rubric="match",
+        rubric_version=version,
+        value=1.0,
+        scale=(0.0, 1.0),
+        comment="green or blue both fit",
+    )
+    annotation.save_rating(store, label)
+    assert main(["--db", str(store.path), "export", "--to", "inspect", str(log_path)]) == 0
+    assert "1 score edits written" in capsys.readouterr().out
+    log = read_eval_log(str(log_path))
+    (sample,) = [s for s in log.samples or [] if (s.id, s.epoch) == ("q3", 1)]
+    score = sample.scores["match"]
+    assert score.value == 1.0 and score.history[0].value == "I"
+    provenance = score.history[-1].provenance
+    assert provenance is not None and provenance.author == "ana"
+    assert provenance.reason == "green or blue both fit"
+    untouched = [s for s in log.samples or [] if (s.id, s.epoch) != ("q3", 1)]
+    assert all(len(s.scores["match"].history) == 0 for s in untouched)
+
+
+def test_export_to_inspect_needs_a_readable_log(store, tmp_path: Path, capsys) -> None:
+    from dashboard.cli import main
+
+    bad = tmp_path / "broken.eval"
+    bad.write_bytes(b"not a zip")
+    assert main(["--db", str(store.path), "export", "--to", "inspect", str(bad)]) != 0
+    err = capsys.readouterr().err
+    assert "broken.eval" in err and "Inspect log" in err and "Traceback" not in err
+    assert bad.read_bytes() == b"not a zip"

@@ -14,21 +14,28 @@ from dashboard.ids import content_id
 from dashboard.ingest.errors import IngestError
 
 
-def inspect_records(path: Path) -> list[dict[str, Any]]:
-    """The log's samples as `ratings` records; IngestError naming the file, sample and field."""
+def read_log(path: Path) -> Any:
+    """The log as Inspect's reader gives it (`EvalLog`); IngestError naming the file when
+    Inspect is not installed or cannot read it."""
     try:
         from inspect_ai.log import read_eval_log
-        from inspect_ai.scorer import value_to_float
     except ImportError:
         raise IngestError(
             "an Inspect log needs Inspect's reader: pip install 'judgeboard[inspect]'", file=path
         ) from None
     try:
-        log = read_eval_log(str(path))
+        return read_eval_log(str(path))
     except (ValueError, OSError, KeyError, zipfile.BadZipFile) as error:  # pydantic's too
         raise IngestError(
             f"not a readable Inspect log ({type(error).__name__})", file=path
         ) from None
+
+
+def inspect_records(path: Path) -> list[dict[str, Any]]:
+    """The log's samples as `ratings` records; IngestError naming the file, sample and field."""
+    log = read_log(path)
+    from inspect_ai.scorer import value_to_float
+
     if not log.samples:
         raise IngestError("the Inspect log holds no samples", file=path)
     to_float = value_to_float()
