@@ -152,6 +152,7 @@ def test_annotate_labels_go_back_into_the_log_with_their_author(
     annotation.save_rating(store, label)
     assert main(["--db", str(store.path), "export", "--to", "inspect", str(log_path)]) == 0
     assert "1 score edits written" in capsys.readouterr().out
+    assert [p.name for p in log_path.parent.iterdir()] == [log_path.name]  # no partial left
     log = read_eval_log(str(log_path))
     (sample,) = [s for s in log.samples or [] if (s.id, s.epoch) == ("q3", 1)]
     score = sample.scores["match"]

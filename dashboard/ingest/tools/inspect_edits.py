@@ -3,6 +3,7 @@ history: the earlier value stays in `Score.history`, the edit carries author and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,8 @@ class InspectLabel:
 
 
 def write_labels(log_path: Path, labels: Sequence[InspectLabel]) -> int:
-    """Apply each label as a score edit and rewrite the log (metrics recomputed); the count."""
+    """Apply each label as a score edit and rewrite the log whole (metrics recomputed);
+    the count."""
     from inspect_ai.log import ProvenanceData, edit_score, read_eval_log, write_eval_log
     from inspect_ai.scorer import ScoreEdit
 
@@ -32,5 +34,11 @@ def write_labels(log_path: Path, labels: Sequence[InspectLabel]) -> int:
             provenance=ProvenanceData(author=label.author, reason=label.reason),
         )
         edit_score(log, label.sample_id, label.score_name, edit, epoch=label.epoch)
-    write_eval_log(log, str(log_path))
+    # Written beside the log, then moved over it: the log is never left half-written.
+    partial = log_path.with_name(f".{log_path.stem}.partial{log_path.suffix}")
+    try:
+        write_eval_log(log, str(partial))
+        os.replace(partial, log_path)
+    finally:
+        partial.unlink(missing_ok=True)
     return len(labels)
