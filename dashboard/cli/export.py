@@ -6,11 +6,14 @@ judgeboard export --out results.parquet
 judgeboard export --golden gold.jsonl
 -> the items with their corrected references, in the format they came in
    (`dashboard/export/golden.py`).
+judgeboard export --to inspect LOG.eval
+-> people's labels on the log's imported samples, written into the log as score edits.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from dashboard.cli.common import CommandError, open_store, require_dataset, require_rubric
@@ -24,8 +27,12 @@ EPILOG = (
     "created_utc, rubric_version, rater_kind, rater and the ids; ratings carry the "
     "response's effective_score (0-1). `judgeboard import` reads either file back with no "
     "options (or the folder holding both) and rebuilds the same items, responses, ratings, "
-    "preferences and metrics; judge calls are not exported."
+    "preferences and metrics; judge calls are not exported. With --to inspect LOG, "
+    "people's current labels of the responses imported from that Inspect log are written "
+    "into it as score edits (author: the person; reason: their comment, or 'judgeboard "
+    "label'; value on 0-1), which Inspect's viewer and reader show with their history."
 )
+TARGETS = ("inspect",)
 
 
 def register(subparsers: Any) -> None:
@@ -36,11 +43,11 @@ def register(subparsers: Any) -> None:
         description=__doc__.split("\n\n")[0],
         epilog=EPILOG,
     )
-    target = parser.add_mutually_exclusive_group(required=True)
+    target = parser.add_mutually_exclusive_group()
     target.add_argument(
         "--out",
         metavar="FILE.{csv,jsonl,parquet}",
-        help="the format follows the suffix",
+        help="the format follows the suffix (required unless --to is given)",
     )
     target.add_argument(
         "--golden",
@@ -50,6 +57,13 @@ def register(subparsers: Any) -> None:
         "came in (rag, conversational, mcqa, hallucination; other items in the ratings "
         "format); several formats go to FILE's name with the format before the suffix",
     )
+    parser.add_argument(
+        "--to",
+        choices=TARGETS,
+        help="write people's labels back into a tool's file: inspect (an Inspect AI log "
+        "imported earlier, named by LOG)",
+    )
+    parser.add_argument("log", nargs="?", metavar="LOG", help="the Inspect log, with --to")
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
     parser.add_argument(
         "--rubric",
@@ -91,11 +105,42 @@ def _golden(args: argparse.Namespace) -> int:
     return 0
 
 
+def _to_inspect(args: argparse.Namespace) -> int:
+    from dashboard.export.inspect import InspectExportError, export_to_inspect
+
+    if args.log is None:
+        raise CommandError("--to inspect needs the log to write to: export --to inspect LOG")
+    if (
+        args.out
+        or args.golden
+        or args.dataset
+        or args.rubric
+        or args.rated_only
+        or args.per_response
+    ):
+        raise CommandError("--to inspect LOG takes no other option")
+    try:
+        result = export_to_inspect(open_store(args), Path(args.log))
+    except InspectExportError as error:
+        raise CommandError(str(error)) from None
+    other = (
+        f"; {result.other_rubric} labels of rubrics that are no score of the log left out"
+        if result.other_rubric
+        else ""
+    )
+    print(f"{args.log}: {result.written} score edits written{other}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from dashboard.export.files import ExportError, export
 
     if args.golden:
         return _golden(args)
+    if args.to is not None:
+        return _to_inspect(args)
+    if args.out is None or args.log is not None:
+        raise CommandError("export needs --out FILE (or --golden FILE, or --to inspect LOG)")
     store = open_store(args)
     require_dataset(store, args.dataset)
     require_rubric(store, args.rubric)

@@ -118,8 +118,7 @@ def readable_copy(path: Path, kind: str) -> Readable | None:
     bad = [(record, reject) for record, _, _, reject in scanned if reject is not None]
     if not bad:
         return None
-    folder = Path(tempfile.mkdtemp(prefix=_COPY_PREFIX))
-    copy = folder / path.name
+    copy = copy_folder() / path.name
     good = [(start, end) for _, start, end, reject in scanned if reject is None]
     with open(copy, "wb") as out:
         if kind == "json":
@@ -133,6 +132,11 @@ def readable_copy(path: Path, kind: str) -> Readable | None:
             for start, end in good:
                 out.write(data[start:end].rstrip(b"\r\n") + b"\n")
     return Readable(copy, tuple(r for r, _ in bad), tuple(reject for _, reject in bad))
+
+
+def copy_folder() -> Path:
+    """A new temporary folder for a file's readable copy (`remove_copy` deletes it)."""
+    return Path(tempfile.mkdtemp(prefix=_COPY_PREFIX))
 
 
 def remove_copy(readable: Readable) -> None:

@@ -26,6 +26,7 @@ from dashboard.ingest.detect import (
     detect_format,
     file_kind,
     home_folder,
+    is_inspect_log,
     is_summary,
     list_files,
     mapped_columns,
@@ -172,6 +173,8 @@ def _plan(
 ) -> FilePlan | None:
     """What one file is; None when a folder's file is in no known format (`split`: it goes
     into its own folder's dataset, `detect.split_homes`)."""
+    if options.fmt is None and is_inspect_log(path):
+        return _inspect_plan(con, path, options, split=split)
     kind = file_kind(path)
     if kind is None:
         raise IngestError("not a file judgeboard reads (JSON, JSONL, CSV or Parquet)", file=path)
@@ -212,6 +215,40 @@ def _plan(
         full_sample,
         skip_bad=options.on_error == "skip",
         readable=readable,
+        replace=options.replace,
+    )
+
+
+def _inspect_plan(con: Connection, path: Path, options: ImportRequest, *, split: bool) -> FilePlan:
+    """An Inspect AI log: read with Inspect's reader into `ratings` records
+    (`tools.inspect_log`), which the importer reads from a copy; messages name the log."""
+    from dashboard.ingest.tools.inspect_log import records_copy
+
+    if options.mapping:
+        raise IngestError(
+            "an Inspect log is imported as Inspect wrote it: a column mapping does not apply",
+            file=path,
+        )
+    folder = rejects.copy_folder()
+    try:
+        copy = records_copy(path, folder)
+        described, full_sample, _ = _describe(
+            con, copy, "jsonl", dataclasses.replace(options, on_error="fail")
+        )
+    except BaseException:
+        rejects.remove_copy(Readable(folder / "x", (), ()))
+        raise
+    return FilePlan(
+        path,
+        "jsonl",
+        path.stat().st_size,
+        mapped_columns(path, described, {}),
+        "ratings",
+        options.dataset,
+        dataset_default(path, directory=options.directory, split=split),
+        options.system,
+        full_sample=full_sample,
+        readable=Readable(copy, (), ()),
         replace=options.replace,
     )
 
