@@ -8,12 +8,12 @@ RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 
-.PHONY: run test lint chromium nginx bench clean
+.PHONY: run test lint chromium postgres nginx bench clean
 
 run: $(RUN_STAMP)
 	$(BIN)/judgeboard serve --port $(PORT)
 
-test: $(DEV_STAMP) chromium nginx lint
+test: $(DEV_STAMP) chromium postgres lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The gates: ruff (lint and format) and the type checker, configured in pyproject.toml.
@@ -34,6 +34,16 @@ $(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@ $(RUN_STAMP)
 
+# The PostgreSQL store's tests start their own server from Debian's PostgreSQL (initdb, pg_ctl).
+postgres:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's postgresql for the PostgreSQL store's tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else \
+		echo "PostgreSQL is missing and this is not root: install it (apt-get install postgresql)"; exit 1; \
+	fi
+
 # Browser tests drive Debian's Chromium (Playwright cannot download its own browser here).
 chromium:
 	@if command -v chromium >/dev/null 2>&1; then :; \
@@ -44,7 +54,8 @@ chromium:
 		echo "chromium is missing and this is not root: install it (apt-get install chromium)"; exit 1; \
 	fi
 
-# The replicas test runs Debian's nginx as a reverse proxy (deploy/nginx/judgeboard.conf).
+# Debian's nginx, for the example reverse proxy of several replicas (deploy/nginx/judgeboard.conf);
+# no test runs it yet.
 nginx:
 	@if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \

@@ -1,6 +1,7 @@
 """Where things are: the database, and the files the package ships.
 
-The database is `--db PATH`, else `JUDGEBOARD_DB`, else ./judgeboard.duckdb.
+The database is `--db PATH` (or a PostgreSQL URL), else `JUDGEBOARD_DB`, else
+./judgeboard.duckdb.
 
 The shipped files (rubrics, panels, the sample, the Streamlit pages and the app script) are
 package data, found through `importlib.resources`, so an installed wheel finds its own copy and
@@ -36,9 +37,26 @@ def _seconds(name: str, default: float) -> float:
 KEEP_WARM_S = _seconds("JUDGEBOARD_KEEP_WARM_S", 1.0)
 
 
-def resolve_db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
-    """The database file to use; the flag wins over the environment, which wins over the default."""
+# A PostgreSQL database as the store (dashboard/store/server.py): --db postgresql://USER@HOST/DB.
+SERVER_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_server_url(location: object) -> bool:
+    """True for a PostgreSQL connection URL (`postgresql://…` or `postgres://…`)."""
+    return isinstance(location, str) and location.startswith(SERVER_SCHEMES)
+
+
+def libpq_dsn(url: str) -> str:
+    """A store URL as PostgreSQL's clients (libpq, psycopg) take it."""
+    return "postgresql://" + url.split("://", 1)[1]
+
+
+def resolve_db_path(cli_value: str | os.PathLike[str] | None = None) -> Path | str:
+    """The database to use: a file's path, or a PostgreSQL URL as given. The flag wins over the
+    environment, which wins over the default."""
     chosen = cli_value or os.environ.get(DB_ENV) or DEFAULT_DB
+    if is_server_url(chosen):
+        return str(chosen)
     return Path(chosen).expanduser().resolve()
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from dashboard.ingest.sample import ensure_sample
 from dashboard.store import Store
+from tests.support.postgres import PostgresServer
 
 DB_NAME = "judgeboard.duckdb"
 # Short enough that a test which holds the file by mistake fails fast, long enough for a
@@ -36,9 +37,78 @@ def _main_module_back() -> Iterator[None]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    """An empty store on a new DuckDB file in this test's tmp_path."""
-    return Store(tmp_path / DB_NAME, wait_s=TEST_WAIT_S)
+def store_kind() -> str:
+    """Which store `store` and `sample_store` are: "duckdb" (a file), or "postgresql" where a
+    test module asks for both (`BOTH_STORES`)."""
+    return "duckdb"
+
+
+# Test modules whose `store` and `sample_store` tests run on both stores.
+BOTH_STORES = frozenset(
+    {
+        "tests.store.test_store",
+        "tests.store.test_rows",
+        "tests.store.test_superseded",
+        "tests.store.test_server",
+        "tests.metrics.test_both_stores",
+    }
+)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    uses = {"store", "sample_store"} & set(metafunc.fixturenames)
+    file_only = metafunc.definition.get_closest_marker("file_store") is not None
+    if uses and metafunc.module.__name__ in BOTH_STORES and not file_only:
+        metafunc.parametrize("store_kind", ["duckdb", "postgresql"])
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the session, on a free port of 127.0.0.1."""
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_server: PostgresServer) -> str:
+    """The name of a migrated, empty judgeboard database to copy."""
+    url = pg_server.create()
+    built = Store(url, wait_s=TEST_WAIT_S)
+    built.list_datasets()  # migrates
+    built.close()
+    return url.rsplit("/", 1)[1]
+
+
+@pytest.fixture(scope="session")
+def pg_sample_template(pg_server: PostgresServer, pg_template: str) -> str:
+    """The name of a database holding the bundled sample, to copy."""
+    url = pg_server.create(pg_template)
+    built = Store(url, wait_s=TEST_WAIT_S)
+    for _ in ensure_sample(built):
+        pass
+    built.close()
+    return url.rsplit("/", 1)[1]
+
+
+@pytest.fixture
+def pg_url(pg_server: PostgresServer, pg_template: str) -> str:
+    """A new, migrated, empty PostgreSQL database of this test."""
+    return pg_server.create(pg_template)
+
+
+@pytest.fixture
+def store(tmp_path: Path, store_kind: str, request: pytest.FixtureRequest) -> Iterator[Store]:
+    """An empty store: on a new DuckDB file in this test's tmp_path, or (`store_kind`) on a
+    new PostgreSQL database."""
+    if store_kind == "postgresql":
+        made = Store(request.getfixturevalue("pg_url"), wait_s=TEST_WAIT_S)
+        yield made
+        made.close()
+        return
+    yield Store(tmp_path / DB_NAME, wait_s=TEST_WAIT_S)
 
 
 @pytest.fixture(scope="session")
@@ -54,11 +124,22 @@ def sample_db_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def sample_store(sample_db_path: Path, tmp_path: Path) -> Store:
-    """A store on this test's own copy of the sample database."""
+def sample_store(
+    sample_db_path: Path, tmp_path: Path, store_kind: str, request: pytest.FixtureRequest
+) -> Iterator[Store]:
+    """A store on this test's own copy of the sample database (a file, or with `store_kind`
+    a PostgreSQL database)."""
+    if store_kind == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        made = Store(
+            server.create(request.getfixturevalue("pg_sample_template")), wait_s=TEST_WAIT_S
+        )
+        yield made
+        made.close()
+        return
     target = tmp_path / DB_NAME
     shutil.copyfile(sample_db_path, target)
     wal = sample_db_path.with_name(sample_db_path.name + ".wal")
     if wal.exists():
         shutil.copyfile(wal, target.with_name(target.name + ".wal"))
-    return Store(target, wait_s=TEST_WAIT_S)
+    yield Store(target, wait_s=TEST_WAIT_S)

@@ -29,7 +29,11 @@ from tests.paths import REPO_ROOT
 
 PACKAGES = ("dashboard", "pages", "scoring")
 HOMES = {
-    "duckdb": {"dashboard/store/connection.py"},
+    # The file store's opener, and the PostgreSQL store's (DuckDB with the server attached).
+    "duckdb": {"dashboard/store/connection.py", "dashboard/store/server.py"},
+    "duckdb_extension_postgres": {"dashboard/store/server.py"},
+    # What DuckDB's postgres extension cannot express: advisory locks, SKIP LOCKED claims.
+    "psycopg": {"dashboard/store/claims.py"},
     "litellm": {"dashboard/judging/llm.py"},
     "plotly": {"dashboard/charts.py"},
     # Streamlit's OIDC sign-in (st.login) imports it; the dashboard never does.

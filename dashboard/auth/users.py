@@ -66,10 +66,15 @@ class User:
         return self.role in (ADMIN, REVIEWER)
 
 
-def users_path(db_path: Path) -> Path:
-    """The users file: $JUDGEBOARD_USERS, else judgeboard-users.json beside the database."""
+def users_path(db_path: Path | str) -> Path:
+    """The users file: $JUDGEBOARD_USERS, else judgeboard-users.json beside the database file
+    (with a PostgreSQL store, in the current folder: replicas share one by $JUDGEBOARD_USERS)."""
     chosen = os.environ.get(USERS_ENV)
-    return Path(chosen).expanduser().resolve() if chosen else db_path.parent / USERS_FILE
+    if chosen:
+        return Path(chosen).expanduser().resolve()
+    if isinstance(db_path, str):
+        return Path.cwd() / USERS_FILE
+    return db_path.parent / USERS_FILE
 
 
 def _link_refused(path: Path) -> UsersError:

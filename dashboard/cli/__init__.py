@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "score": "dashboard.cli.score",
     "users": "dashboard.cli.users",
     "align": "dashboard.cli.align",
+    "copy": "dashboard.cli.copy",
 }
 
 

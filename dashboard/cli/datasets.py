@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rows = store.list_datasets()
     if not rows:
-        print(f"no datasets in {store.path}; add one with `judgeboard import PATH`")
+        print(f"no datasets in {store.location}; add one with `judgeboard import PATH`")
         return 0
     from dashboard.metrics.reference import reference_rules
 

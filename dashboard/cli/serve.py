@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def sign_in_configured(db_path: Path | None = None) -> bool:
+def sign_in_configured(db_path: Path | str | None = None) -> bool:
     """Whether the dashboard asks people to sign in before they see or change anything: a
     users file for the database (`judgeboard users add`), or an OIDC provider (an `[auth]`
     section in .streamlit/secrets.toml here or in the home folder), as the pages decide."""
@@ -64,7 +64,7 @@ def is_loopback(address: str) -> bool:
         return False  # a host name: reachable from wherever it resolves
 
 
-def address_warning(address: str, port: int, *, db_path: Path | None = None) -> str | None:
+def address_warning(address: str, port: int, *, db_path: Path | str | None = None) -> str | None:
     """The warning for serving beyond this machine without sign-in; None when safe."""
     if is_loopback(address) or sign_in_configured(db_path):
         return None
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if warning:
         print(warning, file=sys.stderr, flush=True)
     _score_references(store)
-    print(f"judgeboard: serving {store.path} on http://{args.address}:{args.port}", flush=True)
-    env = {**os.environ, DB_ENV: str(store.path)}
+    print(f"judgeboard: serving {store.location} on http://{args.address}:{args.port}", flush=True)
+    env = {**os.environ, DB_ENV: store.url}
     # Replace this process, so that the PID `make run` started is the server's own.
     os.execve(sys.executable, streamlit_command(address=args.address, port=args.port), env)

@@ -53,7 +53,7 @@ def ensure_sample(store: Store, *, manifest: Path | None = None) -> Iterator[str
         return
     manifest = manifest or sample_manifest()
     requests = sample_requests(manifest)
-    yield f"loading the bundled sample ({len(requests)} files) into {store.path}"
+    yield f"loading the bundled sample ({len(requests)} files) into {store.location}"
     report = import_requests(store, requests)
     for f in report.files:
         added = ", ".join(f"{n} {table}" for table, n in f.added.items() if n) or "nothing"

@@ -72,7 +72,7 @@ def stopping_fault(
 ) -> StoreError | None:
     """The fault that stopped a judge run on `store` (None: none), saying where its paid
     calls are: `journaled` kept, `lost` not."""
-    db_path, journal_dir = store.path, store.spool.directory
+    db_path, journal_dir = store.location, store.spool.directory
     if fault is None:
         return None
     if not isinstance(fault, DiskFull):

@@ -156,10 +156,10 @@ class _Run:
                 self.journal.append(Batch(table, tuple(results)))
         except OSError as error:
             self.lost_calls += 1 if call is not None else 0
-            self.stop(fault_of(error, self.store.path) or self._journal_fault(error))
+            self.stop(fault_of(error, self.store.location) or self._journal_fault(error))
             log.info("cannot keep a result in the journal %s: %s", self.journal.path, error)
         if self.journal.disk_full:
-            self.stop(DiskFull(self.store.path))
+            self.stop(DiskFull(self.store.location))
 
     def _journal_fault(self, error: OSError) -> StoreError:
         where = self.store.spool.directory
@@ -176,7 +176,7 @@ class _Run:
         results waiting in the journal are in it (else the plan would pay for them again),
         and the journal can keep every result."""
         if self.store.read_only:
-            raise ReadOnlyDatabase(self.store.path)
+            raise ReadOnlyDatabase(self.store.location)
         if self.store.spool.has_ready():  # busy: only a live writer's are left
             with contextlib.suppress(StoreBusy, WriteConflict):
                 self.store.apply_pending(wait_s=FLUSH_WAIT_S * 10)
@@ -184,9 +184,9 @@ class _Run:
             self.journal.open()
         except OSError as error:
             consequence = "the judge run did not start (it keeps every paid call there)"
-            fault = fault_of(error, self.store.path)
+            fault = fault_of(error, self.store.location)
             if isinstance(fault, DiskFull):
-                raise DiskFull(self.store.path, kept=f" ({consequence})") from error
+                raise DiskFull(self.store.location, kept=f" ({consequence})") from error
             where = self.store.spool.directory
             raise JournalUnusable(where, journal_reason(where, error), consequence) from error
 

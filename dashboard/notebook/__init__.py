@@ -44,7 +44,7 @@ class Database:
 
     @property
     def path(self) -> str:
-        return str(self._store.path)
+        return self._store.location
 
     def datasets(self) -> pd.DataFrame:
         """Each dataset with its counts of items, responses, ratings and preferences."""

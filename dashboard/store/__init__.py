@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -20,7 +22,8 @@ from pathlib import Path
 
 from dashboard.auth.roles import require_admin
 from dashboard.auth.users import User
-from dashboard.store import reads, writes
+from dashboard.settings import is_server_url
+from dashboard.store import reads, server, writes
 from dashboard.store.connection import Connection, Database, DatabaseError, transaction
 from dashboard.store.errors import (
     DiskFull,
@@ -36,6 +39,9 @@ from dashboard.store.journal import Batch, Row, Spool, group_rows, read_batches
 from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating, Response
 
 log = logging.getLogger(__name__)
+
+# A write on PostgreSQL that meets a concurrent change to the same rows runs this many times.
+_SERVER_RETRIES = 8
 
 __all__ = [
     "DiskFull",
@@ -83,7 +89,12 @@ class Store:
         (default `wait_s`; the dashboard's is short, so that a save never makes anyone wait).
         `keep_warm_s`: how long the file stays open after a unit of work (the dashboard's;
         see `Database`)."""
-        self.db = Database(path, wait_s=wait_s, keep_warm_s=keep_warm_s)
+        self.db: Database | server.ServerDatabase
+        if is_server_url(path):
+            # PostgreSQL's own transactions: no file to wait for, keep warm or journal.
+            self.db = server.ServerDatabase(str(path), wait_s=wait_s)
+        else:
+            self.db = Database(path, wait_s=wait_s, keep_warm_s=keep_warm_s)
         self.spool = Spool.beside(self.db.path)
         self.spool_wait_s = spool_wait_s
         # Threads of one process share the database instance, so two of them could otherwise
@@ -96,7 +107,30 @@ class Store:
 
     @property
     def path(self) -> Path:
+        """The database file (on a PostgreSQL store, a name for messages only)."""
         return self.db.path
+
+    def close(self) -> None:
+        """Let go of the PostgreSQL server's connections now (a file store holds none between
+        units of work)."""
+        if isinstance(self.db, server.ServerDatabase):
+            self.db.close()
+
+    @property
+    def location(self) -> str:
+        """Where the store is, as a person reads it: the file, or the PostgreSQL URL without
+        its password."""
+        return self.db.location if isinstance(self.db, server.ServerDatabase) else str(self.db.path)
+
+    @property
+    def url(self) -> str:
+        """What names the store to another process: the file, or the full PostgreSQL URL."""
+        return self.db.url if isinstance(self.db, server.ServerDatabase) else str(self.db.path)
+
+    @property
+    def on_server(self) -> bool:
+        """True on a PostgreSQL store."""
+        return isinstance(self.db, server.ServerDatabase)
 
     @property
     def read_only(self) -> bool:
@@ -243,8 +277,31 @@ class Store:
         `wait_s` defaults to `spool_wait_s` when the write may be spooled, else `wait_s`.
         `check(con)` runs first in the same transaction and may refuse the write by raising;
         a checked write is never spooled, since its check must see the database as it is."""
-        if check is not None:
-            spool_if_busy = False
+        if check is not None or self.on_server:
+            spool_if_busy = False  # a server has no journal: its writes wait or fail whole
+        if self.on_server:
+            return self._retried(lambda: self._write(batches, wait_s, spool_if_busy, check))
+        return self._write(batches, wait_s, spool_if_busy, check)
+
+    def _retried(self, work: Callable[[], WriteResult]) -> WriteResult:
+        """On PostgreSQL, a transaction that met another changing the same rows is rolled back
+        whole (`WriteConflict`); it runs again, seeing that other change."""
+        for attempt in range(_SERVER_RETRIES):
+            try:
+                return work()
+            except WriteConflict:
+                if attempt == _SERVER_RETRIES - 1:
+                    raise
+                time.sleep(0.01 * (attempt + 1) * (1 + random.random()))
+        raise AssertionError("unreachable")
+
+    def _write(
+        self,
+        batches: Sequence[Batch],
+        wait_s: float | None,
+        spool_if_busy: bool,
+        check: Callable[[Connection], None] | None,
+    ) -> WriteResult:
         if wait_s is None and spool_if_busy:
             wait_s = self.spool_wait_s
         try:
@@ -334,7 +391,7 @@ class Store:
     def fingerprint(self, *, wait_s: float | None = None) -> reads.Fingerprint:
         """Changes whenever the data does; the dashboard keys its cached reads on it."""
         with self.connection(wait_s=wait_s) as con:
-            return reads.fingerprint(con)
+            return server.fingerprint(con) if self.on_server else reads.fingerprint(con)
 
     def delete_dataset(self, name: str, *, actor: User | None = None) -> None:
         """Delete a dataset and everything of it. Spooled writes are applied first (by

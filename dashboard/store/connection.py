@@ -95,6 +95,16 @@ def is_lock_error(error: BaseException) -> bool:
     return isinstance(error, duckdb.IOException) and bool(_LOCK_PATTERN.search(str(error)))
 
 
+def cursor_of(con: Connection) -> Connection:
+    """Another connection to the same database (a stream that holds its own), naming tables
+    as `con` does (a PostgreSQL store's search path: `server.py`)."""
+    row = con.execute("SELECT current_setting('search_path')").fetchone()
+    cursor = con.cursor()
+    if row and row[0]:
+        cursor.execute("SET search_path = " + "'" + str(row[0]).replace("'", "''") + "'")
+    return cursor
+
+
 @contextmanager
 def scratch() -> Iterator[Connection]:
     """An in-memory DuckDB for work that touches no database file (reading an input file to

@@ -43,7 +43,7 @@ class StoreBusy(StoreError):
 
     status = BUSY_STATUS
 
-    def __init__(self, path: Path, waited_s: float, holder_pid: int | None) -> None:
+    def __init__(self, path: Path | str, waited_s: float, holder_pid: int | None) -> None:
         holder = f"process {holder_pid}" if holder_pid else "another process"
         super().__init__(
             f"The database {path} is in use by {holder}; waited {waited_s:.1f} s. "
@@ -59,7 +59,7 @@ class WriteConflict(StoreError):
 
     status = BUSY_STATUS
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         super().__init__(
             f"Another change to the same ratings or verdicts in {path} was being saved at the "
             "same moment, so nothing of this one was saved. Run it again."
@@ -70,7 +70,7 @@ class WriteConflict(StoreError):
 class DiskFull(StoreError):
     status = DISK_FULL_STATUS
 
-    def __init__(self, path: Path, *, kept: str = "") -> None:
+    def __init__(self, path: Path | str, *, kept: str = "") -> None:
         super().__init__(
             f"The disk holding {path} is full, so nothing more could be written{kept}. "
             "Free some space on it, then run the command again."
@@ -81,7 +81,7 @@ class DiskFull(StoreError):
 class ReadOnlyDatabase(StoreError):
     status = READ_ONLY_STATUS
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         super().__init__(
             f"The database {path} is read-only (its file or its folder cannot be written), so "
             "this change was not saved. Browsing, metrics, the report and exports still work; "
@@ -94,7 +94,7 @@ class ReadOnlyDatabase(StoreError):
 class CannotCreateDatabase(StoreError):
     status = READ_ONLY_STATUS
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path | str, reason: str) -> None:
         super().__init__(
             f"Cannot create the database {path}: {reason}. Pass --db a file in a folder you can "
             "write to (or set JUDGEBOARD_DB)."
@@ -105,7 +105,7 @@ class CannotCreateDatabase(StoreError):
 class CannotOpenDatabase(StoreError):
     status = NOT_A_DATABASE_STATUS
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path | str, reason: str) -> None:
         super().__init__(
             f"Cannot open the database {path}: {reason}. Check the path (--db or "
             "JUDGEBOARD_DB) and that the file is readable."
@@ -113,10 +113,23 @@ class CannotOpenDatabase(StoreError):
         self.path = path
 
 
+class ServerUnreachable(StoreError):
+    """The PostgreSQL store's server cannot be reached or refused us."""
+
+    status = BUSY_STATUS
+
+    def __init__(self, location: str, reason: str) -> None:
+        super().__init__(
+            f"Cannot use the PostgreSQL database {location}: {reason}. Check that the server "
+            "runs and the URL (--db or JUDGEBOARD_DB: postgresql://USER@HOST:PORT/DB)."
+        )
+        self.location = location
+
+
 class NewerSchema(StoreError):
     status = SCHEMA_STATUS
 
-    def __init__(self, path: Path, *, found: int, known: int) -> None:
+    def __init__(self, path: Path | str, *, found: int, known: int) -> None:
         super().__init__(
             f"The database {path} was written by a newer judgeboard (schema version {found}; "
             f"this one knows versions up to {known}), so it is not opened. Upgrade judgeboard "
@@ -128,7 +141,7 @@ class NewerSchema(StoreError):
 class OlderSchemaReadOnly(StoreError):
     status = SCHEMA_STATUS
 
-    def __init__(self, path: Path, *, found: int, known: int) -> None:
+    def __init__(self, path: Path | str, *, found: int, known: int) -> None:
         super().__init__(
             f"The database {path} is read-only and has an older schema (version {found}; this "
             f"judgeboard needs version {known}), which cannot be upgraded on a read-only file. "
@@ -141,7 +154,7 @@ class OlderSchemaReadOnly(StoreError):
 class NotADatabase(StoreError):
     status = NOT_A_DATABASE_STATUS
 
-    def __init__(self, path: Path, what: str, todo: str = "") -> None:
+    def __init__(self, path: Path | str, what: str, todo: str = "") -> None:
         super().__init__(
             f"{path} {what}. {todo or 'Pass --db the judgeboard database you meant, or a new '}"
             + ("" if todo else "file name to start an empty one.")
@@ -204,7 +217,7 @@ class UnsafeFile(StoreError):
 
     status = READ_ONLY_STATUS
 
-    def __init__(self, path: Path, what: str) -> None:
+    def __init__(self, path: Path | str, what: str) -> None:
         super().__init__(
             f"{path} {what}, so judgeboard does not write through it (a link there could make "
             "it overwrite another file). Remove it (rm) and run the command again."
@@ -217,7 +230,7 @@ class CannotWriteFile(StoreError):
 
     status = READ_ONLY_STATUS
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path | str, reason: str) -> None:
         super().__init__(f"Cannot write {path}: {reason}. Choose a place you can write to.")
         self.path = path
 
@@ -225,7 +238,7 @@ class CannotWriteFile(StoreError):
 class FileProblem(StoreError):
     """Any other refused file operation, with the operating system's reason."""
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path | str, reason: str) -> None:
         super().__init__(f"{path}: {reason}.")
         self.path = path
 
@@ -264,7 +277,10 @@ _DAMAGED = re.compile(
     r"|Failed to load metadata",
     re.IGNORECASE,
 )
-_CONFLICT = re.compile(r"Conflict on update", re.IGNORECASE)
+# DuckDB's words, and PostgreSQL's for two transactions that changed the same row at once.
+_CONFLICT = re.compile(
+    r"Conflict on update|could not serialize access|deadlock detected", re.IGNORECASE
+)
 _STORAGE_VERSION = re.compile(r"Trying to read a database file with version number", re.I)
 DAMAGED = "is damaged: DuckDB cannot read it (part of the file is missing or overwritten)"
 DAMAGED_TODO = (
@@ -284,11 +300,11 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
         current = current.__cause__ or current.__context__
 
 
-def _names_database(text: str, path: Path) -> bool:
-    return str(path) in text or path.name in text
+def _names_database(text: str, path: Path | str) -> bool:
+    return str(path) in text or (isinstance(path, Path) and path.name in text)
 
 
-def fault_of(error: BaseException, path: Path) -> StoreError | None:
+def fault_of(error: BaseException, path: Path | str) -> StoreError | None:
     """The environment fault behind `error` (a database at `path`), or None when the error is
     the work's own (bad input, a bug). The whole chain is read: the oldest fault wins, since
     a follow-on error (a failed ROLLBACK after a failed COMMIT) must not hide it."""
@@ -300,7 +316,7 @@ def fault_of(error: BaseException, path: Path) -> StoreError | None:
     return found
 
 
-def _fault_of_one(error: BaseException, path: Path) -> StoreError | None:
+def _fault_of_one(error: BaseException, path: Path | str) -> StoreError | None:
     if isinstance(error, StoreError):
         return error
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):

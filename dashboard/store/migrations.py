@@ -324,6 +324,7 @@ def schema_state(con: Any) -> SchemaState:
         row[0]
         for row in con.execute(
             "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+            "AND schema_name = current_schema() "
             "AND NOT temporary ORDER BY table_name"
         ).fetchall()
     ]

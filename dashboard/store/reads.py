@@ -82,11 +82,9 @@ def dataset_systems(con: Connection, *, dataset: str | None) -> list[str]:
     return [row[0] for row in rows]
 
 
-def fingerprint(con: Connection) -> Fingerprint:
-    """Row counts and newest timestamps of every table: they change whenever anything is
-    written or deleted (a delete followed by an import of the same size still moves the
-    newest `created_utc`), so a cached read keyed on them is never stale."""
-    cursor = con.execute("""
+# The fingerprint's query, in SQL that DuckDB and PostgreSQL both run; `{texts}` is each one's
+# digest of the campaigns' texts.
+FINGERPRINT_SQL = """
         SELECT (SELECT count(*) FROM datasets) AS n_datasets,
                (SELECT max(created_utc) FROM datasets) AS newest_dataset_utc,
                (SELECT count(*) FROM items) AS n_items,
@@ -107,7 +105,21 @@ def fingerprint(con: Connection) -> Fingerprint:
                + (SELECT count(*) FROM adoptions) AS n_workbench,
                (SELECT count(*) FROM campaigns) AS n_campaigns,
                (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc,
-               (SELECT sum(hash(coalesce(instructions, '') || '|' || coalesce(point_notes, '')))
-                FROM campaigns) AS campaign_texts""")
+               ({texts}) AS campaign_texts"""
+_TEXT = "coalesce(instructions, '') || '|' || coalesce(point_notes, '')"
+# DuckDB's digest: a sum of hashes. PostgreSQL's (server.py runs it there): the first 15 hex
+# digits of an md5 over the texts in name order, as a number like DuckDB's.
+DUCKDB_TEXTS = f"SELECT sum(hash({_TEXT})) FROM campaigns"
+POSTGRES_TEXTS = (
+    f"SELECT ('x' || substr(md5(string_agg({_TEXT}, '/' ORDER BY name)), 1, 15))::bit(60)::bigint"
+    " FROM campaigns"
+)
+
+
+def fingerprint(con: Connection) -> Fingerprint:
+    """Row counts and newest timestamps of every table: they change whenever anything is
+    written or deleted (a delete followed by an import of the same size still moves the
+    newest `created_utc`), so a cached read keyed on them is never stale."""
+    cursor = con.execute(FINGERPRINT_SQL.format(texts=DUCKDB_TEXTS))
     (found,) = fetch(cursor, Fingerprint)  # subqueries only: always one row
     return found

@@ -83,7 +83,7 @@ def _read_version(store: Store, known: tuple | None) -> tuple:
     waiting (a write made meanwhile waits in the spool; applying it changes the counts)."""
     try:
         # The path is in the key too: two databases with equal row counts still differ.
-        return (str(store.path), *store.fingerprint(wait_s=FINGERPRINT_WAIT_S if known else None))
+        return (store.location, *store.fingerprint(wait_s=FINGERPRINT_WAIT_S if known else None))
     except StoreBusy:
         if known is None:
             raise
@@ -94,9 +94,9 @@ def _read_version(store: Store, known: tuple | None) -> tuple:
 def _version(store: Store) -> tuple:
     """The database's path and fingerprint, read once per script run and after each write."""
     version = st.session_state.get(FINGERPRINT_KEY)
-    if version is None or version[0] != str(store.path):
+    if version is None or version[0] != store.location:
         last = st.session_state.get(LAST_FINGERPRINT_KEY)
-        version = _read_version(store, last if last and last[0] == str(store.path) else None)
+        version = _read_version(store, last if last and last[0] == store.location else None)
         st.session_state[FINGERPRINT_KEY] = st.session_state[LAST_FINGERPRINT_KEY] = version
     return version
 
@@ -163,7 +163,7 @@ def cached_recent(fn: Callable[..., T], *args: Any, every_s: float = 60.0, **kwa
     Annotate must not wait for the corrected estimates of a million responses)."""
     store = get_store()
     name = f"{fn.__module__}.{fn.__qualname__}"
-    bucket = (str(store.path), "every", every_s, int(time.time() // every_s))
+    bucket = (store.location, "every", every_s, int(time.time() // every_s))
     waits = store.waiting(FINGERPRINT_WAIT_S) if st.session_state.get(BUSY_KEY) else nullcontext()
     with waits:
         return _cached_call(fn, name, bucket, args, tuple(sorted(kwargs.items())))

@@ -196,6 +196,7 @@ def holder(store: Store) -> Iterator[subprocess.Popen[str]]:
         yield process
 
 
+@pytest.mark.file_store
 def test_a_write_to_a_locked_file_is_spooled_and_applied_later(
     store: Store, holder: subprocess.Popen[str]
 ) -> None:
@@ -208,6 +209,7 @@ def test_a_write_to_a_locked_file_is_spooled_and_applied_later(
     assert _current(store) == [("ana", 4.0)]
 
 
+@pytest.mark.file_store
 def test_reads_apply_the_spool_first(store: Store, holder: subprocess.Popen[str]) -> None:
     result = store.add_ratings([_rating(2, at=T0)], wait_s=0.2)
     assert result.pending is not None
@@ -230,6 +232,7 @@ def _line(*ratings: Rating) -> str:
     return json.dumps({"table": "ratings", "rows": rows}) + "\n"
 
 
+@pytest.mark.file_store
 def test_a_torn_journal_line_is_skipped(store: Store, caplog: pytest.LogCaptureFixture) -> None:
     add_answers(store, "r1", "r2")
     kept = _rating(3, at=T0, response_id="r1")
@@ -242,6 +245,7 @@ def test_a_torn_journal_line_is_skipped(store: Store, caplog: pytest.LogCaptureF
         assert con.execute("SELECT response_id FROM ratings").fetchall() == [("r1",)]
 
 
+@pytest.mark.file_store
 def test_a_journal_left_by_a_dead_process_is_applied(store: Store) -> None:
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
@@ -255,6 +259,7 @@ def test_a_journal_left_by_a_dead_process_is_applied(store: Store) -> None:
     assert store.apply_pending() == 1
 
 
+@pytest.mark.file_store
 def test_a_bad_line_in_the_middle_sets_the_file_aside(store: Store) -> None:
     path = _spool_file(store, "bad.jsonl", ["{not json\n", _line(_rating(1, at=T0))])
     assert store.apply_pending() == 0
@@ -291,6 +296,7 @@ def test_write_batches_land_in_one_transaction(store: Store) -> None:
         {"rater_kind": "robot"},  # breaks the table's CHECK constraint
     ],
 )
+@pytest.mark.file_store
 def test_a_file_that_cannot_be_applied_is_set_aside_not_blocking(
     store: Store, caplog: pytest.LogCaptureFixture, broken: dict
 ) -> None:

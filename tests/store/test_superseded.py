@@ -115,6 +115,7 @@ def test_imports_keep_the_flag(store: Store, tmp_path: Path) -> None:
     assert _current_values(store) == [4]
 
 
+@pytest.mark.file_store
 def test_an_older_file_is_flagged_when_it_is_upgraded(store: Store) -> None:
     store.add_ratings([_rating(1, minutes=0), _rating(2, minutes=1), _rating(3, minutes=2)])
     with store.connection() as con:  # the schema before the flag (migration 10)
@@ -128,6 +129,7 @@ def test_an_older_file_is_flagged_when_it_is_upgraded(store: Store) -> None:
     assert _current_values(upgraded) == [3]
 
 
+@pytest.mark.file_store
 def test_a_save_that_conflicts_with_another_write_goes_to_the_journal(store: Store) -> None:
     # An import (another transaction of this process) supersedes ana's label; a save of her
     # next label, at the same moment, would supersede it too: DuckDB refuses the second
@@ -152,6 +154,7 @@ def test_a_save_that_conflicts_with_another_write_goes_to_the_journal(store: Sto
     assert _wrong_flags(store) == {"ratings": [], "preferences": []}
 
 
+@pytest.mark.file_store
 def test_an_import_that_conflicts_says_so_and_writes_nothing(store: Store, tmp_path: Path) -> None:
     import_path(store, write_jsonl(tmp_path / "r1.jsonl", [rating_record(value=2)]), dataset="d")
     with store.connection() as con:

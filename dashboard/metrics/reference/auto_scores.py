@@ -23,7 +23,7 @@ from dashboard.metrics import qa_rules, registry
 from dashboard.metrics.reference import reference_qa, reference_sql as sql
 from dashboard.metrics.registry import Case
 from dashboard.store import Store, transaction
-from dashboard.store.connection import Connection
+from dashboard.store.connection import Connection, cursor_of
 
 # The version of the rules the stored scores follow (see `registry.REFERENCE_VERSION`).
 VERSION = registry.REFERENCE_VERSION
@@ -110,7 +110,7 @@ def _refresh_qa(
     """Score the QA responses with references that have no scores of this version, many at a
     time, writing every QA_WRITE_ROWS of them in a transaction of their own; return how many
     were scored."""
-    reader = con.cursor()  # the stream holds its connection; writes go through `con`
+    reader = cursor_of(con)  # the stream holds its connection; writes go through `con`
     try:
         batches = sql.unscored_qa(
             reader,
