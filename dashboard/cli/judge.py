@@ -224,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
         print("nothing to judge: no response matches this selection (see `judgeboard datasets`)")
         return 0
     if args.batch:
-        from dashboard.judging.batches import batch_problems
+        from dashboard.judging.batch_support import batch_problems
 
         problems = batch_problems([j for j in panel.judges if _needs_calls(plan, j.name)])
         if problems:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from dashboard.ingest import read_sql
 from dashboard.ingest.errors import MAX_JSON_DEPTH, IngestError
 from dashboard.ingest.fields_sql import quote
 from dashboard.ingest.locate import locate
@@ -89,3 +90,19 @@ def too_deep(
     if not may_nest_too_deep(con, reader, {"path": str(path)}, types):
         return None
     return locate(path, kind, None, {})
+
+
+def file_too_deep(
+    con: Connection,
+    kind: str,
+    path: Path,
+    size: int,
+    described: Sequence[read_sql.Column] | None,
+) -> IngestError | None:
+    """A record of a JSON file nested past the documented limit, named (DuckDB 1.5 reads any
+    depth)."""
+    if kind not in ("json", "jsonl"):
+        return None
+    described = described or read_sql.describe(con, kind, str(path), size_bytes=size)
+    reader = read_sql.reader_sql(kind, size_bytes=size, full_sample=True)
+    return too_deep(con, kind, path, reader, [(c.name, c.sql_type) for c in described])

@@ -102,7 +102,7 @@ def _describe(
     readable = None
     if options.on_error == "skip" and (
         not read_sql.reads_whole(kind, path, size_bytes=size)
-        or _too_deep(con, kind, path, size, None) is not None
+        or nesting_sql.file_too_deep(con, kind, path, size, None) is not None
     ):
         readable = rejects.readable_copy(path, kind)
     read = readable.path if readable else path
@@ -111,7 +111,7 @@ def _describe(
         full_sample = read_sql.needs_full_sample(kind, described, size_bytes=size)
         if full_sample:
             described = read_sql.describe(con, kind, str(read), size_bytes=size, full_sample=True)
-        deep = _too_deep(con, kind, read, size, described)
+        deep = nesting_sql.file_too_deep(con, kind, read, size, described)
     except DatabaseError as error:
         if readable is not None:
             rejects.remove_copy(readable)
@@ -124,21 +124,6 @@ def _describe(
             rejects.remove_copy(readable)
         raise deep
     return described, full_sample, readable
-
-
-def _too_deep(
-    con: Connection,
-    kind: str,
-    path: Path,
-    size: int,
-    described: Sequence[read_sql.Column] | None,
-) -> IngestError | None:
-    """A record nested past the documented limit, named (DuckDB 1.5 reads any depth)."""
-    if kind not in ("json", "jsonl"):
-        return None
-    described = described or read_sql.describe(con, kind, str(path), size_bytes=size)
-    reader = read_sql.reader_sql(kind, size_bytes=size, full_sample=True)
-    return nesting_sql.too_deep(con, kind, path, reader, [(c.name, c.sql_type) for c in described])
 
 
 def _format(path: Path, columns: Columns, options: ImportRequest) -> str | None:

@@ -20,56 +20,46 @@ import json
 import logging
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from dashboard.judging import batches_sql, calls_sql
+from dashboard.judging.batch_support import BATCH_WINDOW, BATCH_WINDOW_TEXT, provider_of
 from dashboard.judging.calls import CallOutcome
 from dashboard.judging.llm import (
     BatchPrice,
     CallError,
+    Completion,
     batch_price,
     classify,
-    completion_of,
     litellm_module,
 )
 from dashboard.judging.panel import Judge, api_key_for
-from dashboard.judging.plan import CallSpec
-
-if TYPE_CHECKING:
-    from dashboard.judging.runner import _Run
+from dashboard.judging.plan import CallSpec, RunPlan
+from dashboard.store import Store, StoreError
 
 log = logging.getLogger(__name__)
 
 Note = Callable[[str], None]
-# The providers whose batches LiteLLM's `acreate_batch` handles.
-BATCH_PROVIDERS = ("openai", "azure", "vertex_ai", "bedrock", "hosted_vllm", "mistral", "xai")
-BATCH_WINDOW = "24h"  # the provider promises results within it; most batches take less
-BATCH_WINDOW_TEXT = "up to 24 h"
 BATCH_MAX_REQUESTS = 50_000  # OpenAI's limit of requests per batch
 POLL_EVERY_S = 30.0
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 
 
-def batch_support(judge: Judge) -> str | None:
-    """Why the judge cannot go through a batch API, or None when it can."""
-    if judge.is_baseline:
-        return f"judge {judge.name} is the offline baseline, which has no batch API"
-    if judge.uses_router:
-        return (
-            f"judge {judge.name} spreads its calls over a Router model list; "
-            "--batch sends to one provider"
-        )
-    provider = provider_of(judge)
-    if provider not in BATCH_PROVIDERS:
-        return (
-            f"judge {judge.name}: LiteLLM has no batch API for provider {provider!r} "
-            f"(it has one for {', '.join(BATCH_PROVIDERS)})"
-        )
-    return None
+class Recorder(Protocol):
+    """What a batch needs of its judge run (`runner._Run`): where and how results go."""
 
+    store: Store
+    plan: RunPlan
+    run_id: str
+    done: int
+    fault: StoreError | None
 
-def provider_of(judge: Judge) -> str:
-    return judge.model.split("/", 1)[0] if "/" in judge.model else "openai"
+    @property
+    def cancelled(self) -> bool: ...
+
+    def progress(self) -> None: ...
+
+    def record(self, judge: Judge, spec: CallSpec, outcome: CallOutcome) -> None: ...
 
 
 def _model_name(judge: Judge) -> str:
@@ -88,6 +78,30 @@ def request_line(judge: Judge, spec: CallSpec) -> str:
         body["seed"] = judge.seed + spec.epoch
     line = {"custom_id": spec.cache_key, "method": "POST", "url": "/v1/chat/completions"}
     return json.dumps({**line, "body": body}, ensure_ascii=False)
+
+
+def completion_of(body: Mapping[str, Any], price: BatchPrice | None) -> Completion:
+    """A batch result line's chat completion (OpenAI's JSON), costed at the batch price;
+    raises CallError when it has no message, as a malformed online completion does."""
+    try:
+        text = body["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError) as error:
+        raise CallError(f"malformed completion: {error!r}", retryable=True) from None
+    usage = body.get("usage") or {}
+    prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    cost = None
+    if price is not None and prompt_tokens is not None and completion_tokens is not None:
+        cost = prompt_tokens * price.input_cost_per_token + (
+            completion_tokens * price.output_cost_per_token
+        )
+    version = body.get("model")
+    return Completion(
+        text if isinstance(text, str) else "",
+        prompt_tokens,
+        completion_tokens,
+        cost,
+        str(version) if version else None,
+    )
 
 
 def outcome_of(line: Mapping[str, Any], price: BatchPrice | None) -> CallOutcome:
@@ -119,7 +133,7 @@ class JudgeBatches:
     """One judge's calls of a run through its batch API: resume, submit, poll, record."""
 
     def __init__(
-        self, run: _Run, judge: Judge, specs: Sequence[CallSpec], *, poll_s: float, note: Note
+        self, run: Recorder, judge: Judge, specs: Sequence[CallSpec], *, poll_s: float, note: Note
     ) -> None:
         self.run, self.judge, self.poll_s, self.note = run, judge, poll_s, note
         self.by_key = {spec.cache_key: spec for spec in specs}
@@ -276,7 +290,7 @@ class JudgeBatches:
             )
 
 
-async def run_batches(run: _Run, *, poll_s: float | None, note: Note) -> None:
+async def run_batches(run: Recorder, *, poll_s: float | None, note: Note) -> None:
     """Every judge's calls of the run through its batch API, judges side by side."""
     specs: dict[str, list[CallSpec]] = {}
     for spec in run.plan.calls:
@@ -294,8 +308,3 @@ async def run_batches(run: _Run, *, poll_s: float | None, note: Note) -> None:
             for judge in judges
         )
     )
-
-
-def batch_problems(judges: Sequence[Judge]) -> list[str]:
-    """Why some of these judges cannot go through a batch API (empty when all can)."""
-    return [reason for judge in judges if (reason := batch_support(judge)) is not None]

@@ -344,30 +344,6 @@ def estimate_cost(judge: Judge, *, prompt_tokens: int, completion_tokens: int) -
 BATCH_SHARE_OF_ONLINE = 0.5
 
 
-def completion_of(body: Mapping[str, Any], price: BatchPrice | None) -> Completion:
-    """A batch result line's chat completion (OpenAI's JSON), costed at the batch price;
-    raises CallError when it has no message, as a malformed online completion does."""
-    try:
-        text = body["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError) as error:
-        raise CallError(f"malformed completion: {error!r}", retryable=True) from None
-    usage = body.get("usage") or {}
-    prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    cost = None
-    if price is not None and prompt_tokens is not None and completion_tokens is not None:
-        cost = prompt_tokens * price.input_cost_per_token + (
-            completion_tokens * price.output_cost_per_token
-        )
-    version = body.get("model")
-    return Completion(
-        text if isinstance(text, str) else "",
-        prompt_tokens,
-        completion_tokens,
-        cost,
-        str(version) if version else None,
-    )
-
-
 @dataclass(frozen=True)
 class BatchPrice:
     """USD per prompt and completion token through the batch API, and where it comes from."""

@@ -226,7 +226,7 @@ def _estimate(
     judge: Judge, specs: Sequence[CallSpec]
 ) -> tuple[float | None, float | None, str | None]:
     """At most what the calls cost online, and through the batch API with its price's source."""
-    from dashboard.judging.batches import batch_support
+    from dashboard.judging.batch_support import batch_support
     from dashboard.judging.llm import batch_price, estimate_cost  # LiteLLM only when needed
 
     prompt_chars = sum(len(m["content"]) for s in specs for m in s.messages)

@@ -74,17 +74,14 @@ class _Run:
         )
         # A fault of the disk or the file: no new call starts once it is set.
         self.fault: StoreError | None = None
-        self.journaled_calls = 0
-        self.lost_calls = 0
+        self.journaled_calls = self.lost_calls = 0  # paid calls kept in the journal, and not
         self.tallies = {j.name: Tally() for j in plan.panel.judges}
-        self.on_progress = on_progress
+        self.on_progress, self.on_failure, self.cancel = on_progress, on_failure, cancel
         self.flush_every_s = flush_every_s
         self.done, self.total = 0, len(plan.calls)
         self.pending_writes = False
         self.flush_lock = asyncio.Lock()
         self.stopped = asyncio.Event()
-        self.on_failure = on_failure
-        self.cancel = cancel
         self.epochs = EpochResults(plan) if plan.epochs > 1 else None
 
     @property
@@ -172,9 +169,8 @@ class _Run:
             log.info("the judge run stops: %s", fault)  # the caller reports it
 
     def preflight(self) -> None:
-        """Before the first call is paid for: the database can take the results, earlier
-        results waiting in the journal are in it (else the plan would pay for them again),
-        and the journal can keep every result."""
+        """Before the first call is paid: the database takes results, earlier ones waiting in
+        the journal are in it (else paid again), and the journal can keep every result."""
         if self.store.read_only:
             raise ReadOnlyDatabase(self.store.location)
         if self.store.spool.has_ready():  # busy: only a live writer's are left
@@ -352,16 +348,11 @@ async def run_plan(
     poll_every_s: float | None = None,
     on_note: Callable[[str], None] | None = None,
 ) -> RunSummary:
-    """Make the plan's calls and store every result; `on_progress(done, total)` after each,
-    `on_failure(judge, line)` after each failed one. When `cancel` is set, no further call
-    starts; the calls in flight finish and are stored, and the summary says `cancelled`.
-    `flush_every_s` (default FLUSH_EVERY_S) is how often results are merged into DuckDB; at
-    the end the merge waits up to `final_wait_s` (default: the store's wait) for a busy
-    database. With `workers` > 1 the calls are made in that many spawned processes
-    (`pool.py`), and this process records and merges every result as it would its own. A
-    signed-in labeller (`actor`) is refused before any call: calls cost money. With `batch`,
-    the calls go through each judge's batch API (`batches.py`), polled every `poll_every_s`;
-    `on_note` hears each batch submitted, resumed and ended."""
+    """Make the plan's calls and store every result (`on_progress(done, total)`, then
+    `on_failure(judge, line)` for a failed one); with `cancel` set, no call starts. Results merge
+    every `flush_every_s`, the last waiting `final_wait_s`. `workers` > 1: spawned processes
+    (`pool.py`); `batch`: batch APIs (`batches.py`, `on_note` hears each batch). A labeller
+    (`actor`) is refused before any call: calls cost money."""
     require_admin(actor, "run judges")
     run = _Run(
         store,

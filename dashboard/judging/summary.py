@@ -168,7 +168,7 @@ def plan_lines(plan: RunPlan) -> list[str]:
 def batch_lines(plan: RunPlan) -> list[str]:
     """What the calls to make would cost through the batch API (`judge --batch`), beside the
     online price, and how long the results may take."""
-    from dashboard.judging.batches import BATCH_WINDOW_TEXT  # no LiteLLM import
+    from dashboard.judging.batch_support import BATCH_WINDOW_TEXT  # no LiteLLM import
 
     lines = [
         f"  {j.judge}: with --batch at most {_usd(j.estimated_batch_cost_usd)} "

@@ -89,12 +89,11 @@ class Store:
         (default `wait_s`; the dashboard's is short, so that a save never makes anyone wait).
         `keep_warm_s`: how long the file stays open after a unit of work (the dashboard's;
         see `Database`)."""
-        self.db: Database | server.ServerDatabase
-        if is_server_url(path):
-            # PostgreSQL's own transactions: no file to wait for, keep warm or journal.
-            self.db = server.ServerDatabase(str(path), wait_s=wait_s)
-        else:
-            self.db = Database(path, wait_s=wait_s, keep_warm_s=keep_warm_s)
+        self.db: Database | server.ServerDatabase = (
+            server.ServerDatabase(str(path), wait_s=wait_s)
+            if is_server_url(path)
+            else Database(path, wait_s=wait_s, keep_warm_s=keep_warm_s)
+        )
         self.spool = Spool.beside(self.db.path)
         self.spool_wait_s = spool_wait_s
         # Threads of one process share the database instance, so two of them could otherwise
@@ -111,15 +110,13 @@ class Store:
         return self.db.path
 
     def close(self) -> None:
-        """Let go of the PostgreSQL server's connections now (a file store holds none between
-        units of work)."""
+        """Let go of a PostgreSQL server's connections now (a file is closed after each use)."""
         if isinstance(self.db, server.ServerDatabase):
             self.db.close()
 
     @property
     def location(self) -> str:
-        """Where the store is, as a person reads it: the file, or the PostgreSQL URL without
-        its password."""
+        """Where the store is, for people: the file, or the PostgreSQL URL without password."""
         return self.db.location if isinstance(self.db, server.ServerDatabase) else str(self.db.path)
 
     @property
@@ -284,8 +281,8 @@ class Store:
         return self._write(batches, wait_s, spool_if_busy, check)
 
     def _retried(self, work: Callable[[], WriteResult]) -> WriteResult:
-        """On PostgreSQL, a transaction that met another changing the same rows is rolled back
-        whole (`WriteConflict`); it runs again, seeing that other change."""
+        """On PostgreSQL, a write that met another on the same rows (`WriteConflict`) was rolled
+        back whole: run it again, now seeing the other."""
         for attempt in range(_SERVER_RETRIES):
             try:
                 return work()

@@ -156,7 +156,10 @@ class ServerDatabase:
     def __init__(self, url: str, *, wait_s: float = 30.0, memory_limit: str | None = None) -> None:
         self.url = url
         self.location = redact(url)
-        self.path = Path(self.location.split("://", 1)[1])  # a name for messages only
+        # Messages name `location`; the path is the folder of this machine's files of the
+        # store (a judge run's journal of paid calls), private to this user.
+        digest = hashlib.sha256(self.location.encode()).hexdigest()[:16]
+        self.path = Path(tempfile.gettempdir()) / f"judgeboard-{os.getuid()}" / digest / "store"
         self.wait_s = wait_s
         self.memory_limit = memory_limit or os.environ.get("JUDGEBOARD_MEMORY_LIMIT", "3GB")
         self.read_only = False
