@@ -17,6 +17,7 @@ PAGES = (
     "annotate",
     "pairwise",
     "campaigns",
+    "review",
     "calibration",
     "judge_qa",
     "judge_lab",

@@ -52,6 +52,7 @@ def test_json_equals_the_overview_and_calibration(judged_store, capsys):
         "panel_version": "1",
         "panel_versions": {"eo-rag": ["1"]},  # per dataset, the versions the numbers use
         "panel_is_default": True,
+        "human_reference": "all_labels",  # calibration's reference for people
     }
     assert data["scale"] == [1.0, 5.0]
     assert data["systems"] == ["eo-rag-large", "eo-rag-small", "keyword-baseline"]
