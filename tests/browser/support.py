@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from dashboard.cli.serve import streamlit_command
 from tests.paths import REPO_ROOT
@@ -82,6 +82,32 @@ def settled(page: Page) -> None:
     charts = page.locator(".js-plotly-plot .main-svg")
     if charts.count():
         expect(charts.first).to_be_visible(timeout=STEP_TIMEOUT_MS)
+
+
+def keys_ready(page: Page, key: str) -> None:
+    """The page's key listener is installed and knows `key` (its iframe runs after the page
+    is drawn; a key pressed before it is heard by nobody)."""
+    page.wait_for_function(
+        "(key) => window.__jbKeysInstalled && (window.__jbKeys || {})[key] !== undefined",
+        arg=key,
+        timeout=STEP_TIMEOUT_MS,
+    )
+
+
+def commit_text(page: Page, box: Locator, text: str, shown: Locator, tries: int = 3) -> None:
+    """Type `text` into a text area, commit it with Ctrl+Enter and wait until `shown` appears.
+    A run still drawing the page when the text is typed redraws the box with its old value;
+    the text is typed again then, as a person would."""
+    for attempt in range(tries):
+        box.fill(text)
+        box.press("Control+Enter")
+        settled(page)
+        try:
+            expect(shown).to_be_visible(timeout=STEP_TIMEOUT_MS // 3)
+            return
+        except AssertionError:
+            if attempt == tries - 1:
+                raise
 
 
 def go(page: Page, title: str) -> None:

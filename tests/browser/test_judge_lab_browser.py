@@ -5,6 +5,7 @@ what it needs (the machine is shared), never for the network to fall idle."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,21 @@ from dashboard.judging import BackgroundLoop, run_judges
 from dashboard.judging.panel_files import SelfHostedJudge, save_panel
 from dashboard.settings import PANELS_ENV
 from dashboard.store import Store
-from tests.browser.support import STEP_TIMEOUT_MS, go, settled, start_server, stop
+from tests.browser.support import (
+    STEP_TIMEOUT_MS,
+    commit_text,
+    go,
+    settled,
+    start_server,
+    stop,
+)
 from tests.support.judge_server import JudgeServer, ModelScript
 
 pytestmark = pytest.mark.browser
+
+# The parent version's template, once the text area is drawn with it (it can be read empty
+# while a run redraws it, and an empty template would be saved as the edit).
+PARENT_TEMPLATE = re.compile(r"\{\{reference_answer\}\}")
 
 
 def _keyed(page: Page, key: str) -> Locator:
@@ -44,14 +56,10 @@ def test_the_judge_lab_loop(server: tuple[str, str], page: Page) -> None:
     ).to_be_visible()
 
     template = _keyed(page, "jb_lab_template_1").locator("textarea")
-    text = template.input_value()
-    template.fill(text.replace("{{reference_answer}}", "(not shown)"))
-    template.press("Control+Enter")
-    settled(page)
+    expect(template).to_have_value(PARENT_TEMPLATE, timeout=STEP_TIMEOUT_MS)  # drawn, not empty
+    text = template.input_value().replace("{{reference_answer}}", "(not shown)")
+    commit_text(page, template, text, page.locator("code").filter(has_text="(not shown)").first)
     expect(_keyed(page, "jb_lab_save").get_by_role("button")).to_be_enabled()  # a diff
-    expect(page.locator("code").filter(has_text="(not shown)").first).to_be_visible(
-        timeout=STEP_TIMEOUT_MS
-    )
     _click(page, "jb_lab_save")
     expect(page.get_by_text("Saved version 1-wb1")).to_be_visible(timeout=STEP_TIMEOUT_MS)
 
@@ -112,9 +120,10 @@ def test_the_judge_lab_loop_with_a_judge_on_a_loopback_server(
                 page.get_by_text("disagreements of openai/lab-judge at version 1 on the dev split")
             ).to_be_visible(timeout=STEP_TIMEOUT_MS)
             template = _keyed(page, "jb_lab_template_1").locator("textarea")
-            template.fill(template.input_value().replace("{{reference_answer}}", "(not shown)"))
-            template.press("Control+Enter")
-            settled(page)
+            expect(template).to_have_value(PARENT_TEMPLATE, timeout=STEP_TIMEOUT_MS)
+            text = template.input_value().replace("{{reference_answer}}", "(not shown)")
+            diff = page.locator("code").filter(has_text="(not shown)").first
+            commit_text(page, template, text, diff)
             _click(page, "jb_lab_save")
             expect(page.get_by_text("Saved version 1-wb1")).to_be_visible(timeout=STEP_TIMEOUT_MS)
             judges = _keyed(page, "jb_lab_panel").locator("input")

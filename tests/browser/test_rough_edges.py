@@ -10,7 +10,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from dashboard.store import Store
-from tests.browser.support import STEP_TIMEOUT_MS, settled, start_server, stop
+from tests.browser.support import STEP_TIMEOUT_MS, keys_ready, settled, start_server, stop
 
 CHECKED = '[class*="st-key-annotate_value_"] input:checked'
 
@@ -38,6 +38,7 @@ def test_name_kept_on_reload_no_digit_in_the_name_and_a_link_to_a_label(
         # no blur by hand: Enter leaves the name box (once the page's key script has run),
         # and then the digit rates, it does not join the name
         expect(name).not_to_be_focused(timeout=STEP_TIMEOUT_MS)
+        keys_ready(page, "4")
         page.keyboard.press("4")
         expect(page.locator(CHECKED)).to_have_count(1, timeout=STEP_TIMEOUT_MS)
         assert name.input_value() == "carol"
@@ -64,7 +65,11 @@ def test_name_kept_on_reload_no_digit_in_the_name_and_a_link_to_a_label(
         expect(page.get_by_text("Your label: 4.")).to_be_visible(timeout=STEP_TIMEOUT_MS)
         expect(page.locator(CHECKED)).to_have_count(1, timeout=STEP_TIMEOUT_MS)
         page.wait_for_url(f"**item={labelled}**", timeout=STEP_TIMEOUT_MS)
+        keys_ready(page, "2")
         page.keyboard.press("2")
+        picked = page.locator('[class*="st-key-annotate_value_"] label:has(input:checked)')
+        expect(picked).to_have_text("2", timeout=STEP_TIMEOUT_MS)
+        settled(page)
         page.keyboard.press("Enter")
         expect(
             page.get_by_test_id("stAlert").filter(has_text="Saved your rating (2)")
