@@ -26,7 +26,6 @@ from dashboard.ingest.detect import (
     detect_format,
     file_kind,
     home_folder,
-    is_inspect_log,
     is_summary,
     list_files,
     mapped_columns,
@@ -45,6 +44,7 @@ from dashboard.ingest.locate import locate
 from dashboard.ingest.mapping import FieldMap, as_field_maps
 from dashboard.ingest.plan import Columns, FilePlan, Imported, Readable
 from dashboard.ingest.report import TABLES, FileReport, ImportReport
+from dashboard.ingest.tools import Tool, records_copy, tool_for
 from dashboard.metrics import reference
 from dashboard.store import Store
 from dashboard.store.connection import Connection, DatabaseError, transaction
@@ -158,8 +158,9 @@ def _plan(
 ) -> FilePlan | None:
     """What one file is; None when a folder's file is in no known format (`split`: it goes
     into its own folder's dataset, `detect.split_homes`)."""
-    if options.fmt is None and is_inspect_log(path):
-        return _inspect_plan(con, path, options, split=split)
+    tool = tool_for(path) if options.fmt is None else None
+    if tool is not None:
+        return _tool_plan(con, path, tool, options, split=split)
     kind = file_kind(path)
     if kind is None:
         raise IngestError("not a file judgeboard reads (JSON, JSONL, CSV or Parquet)", file=path)
@@ -204,19 +205,16 @@ def _plan(
     )
 
 
-def _inspect_plan(con: Connection, path: Path, options: ImportRequest, *, split: bool) -> FilePlan:
-    """An Inspect AI log: read with Inspect's reader into `ratings` records
-    (`tools.inspect_log`), which the importer reads from a copy; messages name the log."""
-    from dashboard.ingest.tools.inspect_log import records_copy
-
+def _tool_plan(
+    con: Connection, path: Path, tool: Tool, options: ImportRequest, *, split: bool
+) -> FilePlan:
+    """A file of an eval tool (`tools`): read by its reader into `ratings` records, which the
+    importer reads from a copy; messages name the file."""
     if options.mapping:
-        raise IngestError(
-            "an Inspect log is imported as Inspect wrote it: a column mapping does not apply",
-            file=path,
-        )
+        raise IngestError(f"{tool.title} is imported as written: --map does not apply", file=path)
     folder = rejects.copy_folder()
     try:
-        copy = records_copy(path, folder)
+        copy = records_copy(tool, path, folder)
         described, full_sample, _ = _describe(
             con, copy, "jsonl", dataclasses.replace(options, on_error="fail")
         )
