@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dashboard.ingest.tools import inspect_log, promptfoo
+from dashboard.ingest.tools import inspect_log, lm_eval, promptfoo
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,9 @@ class Tool:
 TOOLS: dict[str, Tool] = {
     "promptfoo": Tool(
         "a promptfoo results file", promptfoo.is_promptfoo_results, promptfoo.promptfoo_records
+    ),
+    "lm_eval": Tool(
+        "an lm-evaluation-harness samples file", lm_eval.is_lm_eval_samples, lm_eval.lm_eval_records
     ),
     "inspect": Tool("an Inspect log", inspect_log.is_inspect_log, inspect_log.inspect_records),
 }

@@ -162,8 +162,8 @@ def promptfoo_records(path: Path) -> list[dict[str, Any]]:
         response = result.get("response") or {}
         base = {
             "question": questions[result["testIdx"]],
-            "id": str(result["testIdx"]),
             "item_metadata": {
+                "promptfoo_test_idx": result["testIdx"],
                 "promptfoo_description": test.get("description"),
                 "promptfoo_vars": result.get("vars") or test.get("vars"),
                 "promptfoo_assert": test.get("assert"),
