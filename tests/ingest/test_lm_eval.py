@@ -54,6 +54,8 @@ def test_metric_means_match_lm_evals_results(store: Store) -> None:
     }
     assert found == pytest.approx(expected)
     assert len(found) == 4
+    named = import_path(store, GSM8K, dataset="math")  # --dataset names it instead of the task
+    assert named.files[0].datasets == ("math",)
 
 
 def test_responses_are_what_the_model_chose(store: Store) -> None:
