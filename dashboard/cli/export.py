@@ -8,6 +8,9 @@ judgeboard export --golden gold.jsonl
    (`dashboard/export/golden.py`).
 judgeboard export --to inspect LOG.eval
 -> people's labels on the log's imported samples, written into the log as score edits.
+judgeboard export --format hf OUT
+-> OUT/README.md (a dataset card) and OUT/data/*.parquet, which `datasets.load_dataset`
+   loads (`dashboard/export/hf.py`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ EPILOG = (
     "label'; value on 0-1), which Inspect's viewer and reader show with their history."
 )
 TARGETS = ("inspect",)
+FOLDER_FORMATS = ("hf",)
 
 
 def register(subparsers: Any) -> None:
@@ -63,7 +67,18 @@ def register(subparsers: Any) -> None:
         help="write people's labels back into a tool's file: inspect (an Inspect AI log "
         "imported earlier, named by LOG)",
     )
-    parser.add_argument("log", nargs="?", metavar="LOG", help="the Inspect log, with --to")
+    target.add_argument(
+        "--format",
+        choices=FOLDER_FORMATS,
+        help="write a folder OUT instead: hf (a Hugging Face dataset: Parquet files and a "
+        "dataset card that datasets.load_dataset loads)",
+    )
+    parser.add_argument(
+        "log",
+        nargs="?",
+        metavar="LOG|OUT",
+        help="the Inspect log, with --to; the folder, with --format",
+    )
     parser.add_argument("--dataset", metavar="D", help="one dataset (default: all)")
     parser.add_argument(
         "--rubric",
@@ -113,6 +128,7 @@ def _to_inspect(args: argparse.Namespace) -> int:
     if (
         args.out
         or args.golden
+        or args.format
         or args.dataset
         or args.rubric
         or args.rated_only
@@ -132,6 +148,29 @@ def _to_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _to_hf(args: argparse.Namespace) -> int:
+    from dashboard.export.files import ExportError
+    from dashboard.export.hf import export_hf
+
+    if args.log is None:
+        raise CommandError("--format hf needs the folder to write: export --format hf OUT")
+    if args.per_response:
+        raise CommandError("--format hf OUT takes no --per-response")
+    store = open_store(args)
+    require_dataset(store, args.dataset)
+    require_rubric(store, args.rubric)
+    try:
+        written = export_hf(
+            store, args.log, dataset=args.dataset, rubric=args.rubric, unrated=not args.rated_only
+        )
+    except ExportError as error:
+        raise CommandError(str(error)) from None
+    for kind, path in written.result.files.items():
+        print(f"{kind}: {written.result.rows[kind]} rows -> {path}")
+    print(f"dataset card -> {written.folder / 'README.md'}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from dashboard.export.files import ExportError, export
 
@@ -139,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
         return _golden(args)
     if args.to is not None:
         return _to_inspect(args)
+    if args.format is not None:
+        return _to_hf(args)
     if args.out is None or args.log is not None:
         raise CommandError("export needs --out FILE (or --golden FILE, or --to inspect LOG)")
     store = open_store(args)

@@ -29,21 +29,6 @@ _SUFFIXES = {
 _TEXT_TYPES = ("VARCHAR", "JSON", "NULL", '"NULL"')
 
 
-def is_inspect_log(path: Path) -> bool:
-    """Whether the file is an Inspect AI log: a `.eval` file, or a `.json` one whose object
-    begins as Inspect writes it (`"version"`, `"status"`, `"eval"`)."""
-    suffix = path.suffix.lower()
-    if suffix == ".eval":
-        return True
-    if suffix != ".json":
-        return False
-    with open(path, "rb") as handle:
-        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head.startswith(b"{") and all(
-        key in head for key in (b'"version"', b'"status"', b'"eval"')
-    )
-
-
 def file_kind(path: Path) -> str | None:
     """ "jsonl", "json" (an array), "csv", "parquet", or None for a file we do not read."""
     suffix = path.suffix.lower()

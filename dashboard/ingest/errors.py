@@ -210,3 +210,16 @@ def reader_reason(message: str, *, kind: str | None = None) -> str | None:
             detail = f"expected {columns[1]} columns, found {columns[2]}"
         return f"line {first.rpartition(':')[2].strip()}: {detail or 'malformed CSV'}"
     return None
+
+
+def in_file(error: IngestError, file: str | Path) -> IngestError:
+    """The same error, naming another file (the original of a copy the importer read)."""
+    return IngestError(
+        error.problem,
+        file=file,
+        record=error.record,
+        line=error.line,
+        field=error.field,
+        file_kind=error.file_kind,
+        remedy=error.remedy,
+    )

@@ -73,6 +73,8 @@ class FilePlan:
     # Under skip_bad, when DuckDB cannot read some records: a copy without them.
     readable: Readable | None = None
     replace: bool = False  # --replace: an earlier import of the same content gives way
+    # What the file is a copy of, named in reports and errors (a saved dataset's folder).
+    source: Path | None = None
 
     @property
     def read_path(self) -> Path:

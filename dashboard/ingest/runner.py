@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,20 +14,19 @@ from dashboard.campaigns import rules
 from dashboard.ingest import (
     adapters,
     imports_sql,
-    nesting_sql,
     read_sql,
     rejects,
     replacing,
     sizes,
 )
 from dashboard.ingest.adapters import ADAPTERS
+from dashboard.ingest.describe import describe_file
 from dashboard.ingest.detect import (
     ALL_FORMATS,
     dataset_default,
     detect_format,
     file_kind,
     home_folder,
-    is_inspect_log,
     is_summary,
     list_files,
     mapped_columns,
@@ -37,17 +37,19 @@ from dashboard.ingest.errors import (
     IngestError,
     Remedy,
     choose_format,
+    in_file,
     other_format,
-    with_remedy,
 )
-from dashboard.ingest.generic import import_generic, read_error
+from dashboard.ingest.generic import import_generic
 from dashboard.ingest.locate import locate
 from dashboard.ingest.mapping import FieldMap, as_field_maps
 from dashboard.ingest.plan import Columns, FilePlan, Imported, Readable
 from dashboard.ingest.report import TABLES, FileReport, ImportReport
+from dashboard.ingest.saved_datasets import is_saved_dataset, parquet_copy, saved_splits
+from dashboard.ingest.tools import Tool, records_copy, tool_for
 from dashboard.metrics import reference
 from dashboard.store import Store
-from dashboard.store.connection import Connection, DatabaseError, transaction
+from dashboard.store.connection import Connection, transaction
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +57,6 @@ log = logging.getLogger(__name__)
 # [0, 1], or None when the stage's length is unknown.
 ProgressCallback = Callable[[str, float | None], None]
 ON_ERROR = ("fail", "skip")  # --on-error: stop at the first bad record, or leave bad ones out
-_CONVERT = "a malformed record of a JSON array cannot be skipped: fix it, or write the file as "
-SKIP_IN_ARRAY = Remedy(_CONVERT + "JSONL to skip its bad lines", _CONVERT + "JSONL")
 
 __all__ = [
     "ON_ERROR",
@@ -88,42 +88,6 @@ class ImportRequest:
     @property
     def directory(self) -> Path | None:
         return self.path if self.path.is_dir() else None
-
-
-def _describe(
-    con: Connection, path: Path, kind: str, options: ImportRequest
-) -> tuple[list[read_sql.Column], bool, Readable | None]:
-    """The file's columns as DuckDB's reader sees them, whether it must be typed from every
-    record, and (under --on-error skip) what of it DuckDB can read."""
-    size = path.stat().st_size
-    probe = FilePlan(path, kind, size, mapped_columns(path, [], {}), "", None, "")
-    # A failed statement would abort the import's transaction: whether DuckDB reads every
-    # record is found out on a connection of its own.
-    readable = None
-    if options.on_error == "skip" and (
-        not read_sql.reads_whole(kind, path, size_bytes=size)
-        or nesting_sql.file_too_deep(con, kind, path, size, None) is not None
-    ):
-        readable = rejects.readable_copy(path, kind)
-    read = readable.path if readable else path
-    try:
-        described = read_sql.describe(con, kind, str(read), size_bytes=size)
-        full_sample = read_sql.needs_full_sample(kind, described, size_bytes=size)
-        if full_sample:
-            described = read_sql.describe(con, kind, str(read), size_bytes=size, full_sample=True)
-        deep = nesting_sql.file_too_deep(con, kind, read, size, described)
-    except DatabaseError as error:
-        if readable is not None:
-            rejects.remove_copy(readable)
-        found = read_error(probe, None, error)
-        if options.on_error == "skip" and kind == "json" and found.remedy is None:
-            found = with_remedy(found, SKIP_IN_ARRAY)
-        raise found from None
-    if deep is not None:
-        if readable is not None:
-            rejects.remove_copy(readable)
-        raise deep
-    return described, full_sample, readable
 
 
 def _format(path: Path, columns: Columns, options: ImportRequest) -> str | None:
@@ -158,8 +122,9 @@ def _plan(
 ) -> FilePlan | None:
     """What one file is; None when a folder's file is in no known format (`split`: it goes
     into its own folder's dataset, `detect.split_homes`)."""
-    if options.fmt is None and is_inspect_log(path):
-        return _inspect_plan(con, path, options, split=split)
+    tool = tool_for(path) if options.fmt is None else None
+    if tool is not None:
+        return _tool_plan(con, path, tool, options, split=split)
     kind = file_kind(path)
     if kind is None:
         raise IngestError("not a file judgeboard reads (JSON, JSONL, CSV or Parquet)", file=path)
@@ -167,7 +132,7 @@ def _plan(
     sizes.check_record_sizes(path, kind, limit=sizes.max_record_bytes(options.max_record_mb))
     if options.directory is not None and kind == "jsonl" and is_summary(path):
         return None  # a summary beside the data, not records: skipped and listed
-    described, full_sample, readable = _describe(con, path, kind, options)
+    described, full_sample, readable = describe_file(con, path, kind, on_error=options.on_error)
     if [column.name for column in described] == ["json"]:
         # DuckDB reads a file whose records are not all objects as one column `json`.
         found = locate(path, kind, None, {})
@@ -204,22 +169,17 @@ def _plan(
     )
 
 
-def _inspect_plan(con: Connection, path: Path, options: ImportRequest, *, split: bool) -> FilePlan:
-    """An Inspect AI log: read with Inspect's reader into `ratings` records
-    (`tools.inspect_log`), which the importer reads from a copy; messages name the log."""
-    from dashboard.ingest.tools.inspect_log import records_copy
-
+def _tool_plan(
+    con: Connection, path: Path, tool: Tool, options: ImportRequest, *, split: bool
+) -> FilePlan:
+    """A file of an eval tool (`tools`): read by its reader into `ratings` records, which the
+    importer reads from a copy; messages name the file."""
     if options.mapping:
-        raise IngestError(
-            "an Inspect log is imported as Inspect wrote it: a column mapping does not apply",
-            file=path,
-        )
+        raise IngestError(f"{tool.title} is imported as written: --map does not apply", file=path)
     folder = rejects.copy_folder()
     try:
-        copy = records_copy(path, folder)
-        described, full_sample, _ = _describe(
-            con, copy, "jsonl", dataclasses.replace(options, on_error="fail")
-        )
+        copy = records_copy(tool, path, folder)
+        described, full_sample, _ = describe_file(con, copy, "jsonl", on_error="fail")
     except BaseException:
         rejects.remove_copy(Readable(folder / "x", (), ()))
         raise
@@ -238,6 +198,30 @@ def _inspect_plan(con: Connection, path: Path, options: ImportRequest, *, split:
     )
 
 
+def _saved_plans(con: Connection, options: ImportRequest) -> list[FilePlan]:
+    """A dataset saved by `save_to_disk`: each split planned from its Parquet copy, which is
+    named for the split's dataset; reports and errors name the saved folder."""
+    plans: list[FilePlan] = []
+    folders: list[Path] = []
+    try:
+        for split in saved_splits(options.path):
+            folders.append(rejects.copy_folder())
+            copy = parquet_copy(split, folders[-1] / f"{split.dataset}.parquet")
+            try:
+                plan = _plan(con, copy, dataclasses.replace(options, path=copy))
+            except IngestError as error:
+                raise in_file(error, split.folder) from None
+            assert plan is not None  # a file of no known format raised: it is no folder's
+            readable = Readable(copy, (), ())  # the copy goes when the import is done
+            plan = dataclasses.replace(plan, readable=readable, source=split.folder)
+            plans.append(dataclasses.replace(plan, dataset_default=split.dataset))
+    except BaseException:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return plans
+
+
 def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], list[str]]:
     path = options.path
     if not path.exists():
@@ -248,6 +232,8 @@ def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], lis
         )
     if options.on_error not in ON_ERROR:
         raise ValueError(f"on_error must be one of {ON_ERROR}, not {options.on_error!r}")
+    if is_saved_dataset(path):
+        return _saved_plans(con, options), []
     files = list_files(path) if path.is_dir() else [path]
     split = split_homes(files) if path.is_dir() else set()
     plans, ignored = [], []
@@ -267,6 +253,17 @@ def _plans(con: Connection, options: ImportRequest) -> tuple[list[FilePlan], lis
 def _import_file(
     con: Connection, plan: FilePlan, on_progress: ProgressCallback | None
 ) -> tuple[FileReport, Imported]:
+    try:
+        return _read_file(con, plan, on_progress)
+    except IngestError as error:
+        if plan.source is None:
+            raise
+        raise in_file(error, plan.source) from None
+
+
+def _read_file(
+    con: Connection, plan: FilePlan, on_progress: ProgressCallback | None
+) -> tuple[FileReport, Imported]:
     name = plan.path.name
     if on_progress:
         on_progress(f"reading {name}", 0.0)
@@ -281,7 +278,7 @@ def _import_file(
     counts = imported.counts
     replaced = replacing.track(con, plan, imported.datasets)
     report = FileReport(
-        str(plan.path),
+        str(plan.source or plan.path),
         plan.fmt,
         imported.datasets,
         imported.records,

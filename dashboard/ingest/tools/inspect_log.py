@@ -5,13 +5,27 @@ keeps epochs apart), each score a judge's rating on 0-1 (C=1, P=0.5, I=0, as Ins
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from dashboard.ids import content_id
 from dashboard.ingest.errors import IngestError
+
+
+def is_inspect_log(path: Path) -> bool:
+    """Whether the file is an Inspect AI log: a `.eval` file, or a `.json` one whose object
+    begins as Inspect writes it (`"version"`, `"status"`, `"eval"`)."""
+    suffix = path.suffix.lower()
+    if suffix == ".eval":
+        return True
+    if suffix != ".json":
+        return False
+    with open(path, "rb") as handle:
+        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"{") and all(
+        key in head for key in (b'"version"', b'"status"', b'"eval"')
+    )
 
 
 def read_log(path: Path) -> Any:
@@ -74,12 +88,3 @@ def inspect_records(path: Path) -> list[dict[str, Any]]:
                 }
             )
     return records
-
-
-def records_copy(path: Path, folder: Path) -> Path:
-    """The log's records written as JSONL in `folder`, for the importer to read."""
-    copy = folder / f"{path.name}.ratings.jsonl"
-    with open(copy, "w", encoding="utf-8") as out:
-        for record in inspect_records(path):
-            out.write(json.dumps(record) + "\n")
-    return copy
