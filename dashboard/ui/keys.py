@@ -72,7 +72,9 @@ window.addEventListener("keydown", (event) => {
     (target.tagName === "INPUT" && !["radio", "checkbox"].includes(target.type)));
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const questions = (window.__jbQuestions || {}).list || [];
-  if (questions.length) {
+  // Only while the form is on the page: another page keeps the last page's map until it
+  // listens itself, and its Tab and digits must stay its own.
+  if (questions.length && __jbBox(questions[0].key)) {
     const at = __jbQuestionOf(target);
     const inText = typing && at >= 0 && questions[at].kind === "text";
     if (event.key === "Tab" && (at >= 0 || !typing && target === document.body)) {
