@@ -19,6 +19,7 @@ from dashboard.ui import (
     keys,
     labelling,
     pickers,
+    questions,
     widgets,
 )
 
@@ -146,7 +147,8 @@ else:
     annotate_url.save(item)
     scale = annotation.scale_points(*annotation.rating_scale(setup.rubric))
     bindings = {f"{v:g}": keys.pick("annotate_value_", f"{v:g}") for v in scale if v < 10}
-    labelling.KIT.listen(bindings)
+    form, asked = questions.drawn()
+    labelling.KIT.listen(bindings, questions=asked, form=form)
 
 widgets.confirmation_shown(labelling.FLASH_KEY)  # reached only when the run ended
 widgets.confirmation_shown(labelling.REFUSED_KEY)

@@ -61,6 +61,11 @@ def _create(dataset: str | None, creator: str) -> None:
             "What each point means here (optional; one line a point, e.g. 4: one small gap)",
             key="campaign_points",
         )
+        more = st.multiselect(
+            "Further questions about each answer (rubrics; a 0–1 one is a pass/fail check)",
+            list(rubrics),
+            key="campaign_questions",
+        )
         tags = st.text_area(
             "Tags people may tick (optional; one line a tag, e.g. hallucination: a fact not "
             "in the context)",
@@ -90,6 +95,7 @@ def _create(dataset: str | None, creator: str) -> None:
             tags=campaigns.parse_tags(tags or ""),
             review_spread=float(spread),
             rule_filter=saved_filter if by_rule else None,
+            questions=[rubrics[m] for m in more],
         )
     except (CampaignError, RuleError) as error:
         st.error(ui.md_escape(error))
@@ -104,8 +110,9 @@ def _show(found: campaigns.Campaign, person: str) -> None:
             st.markdown(found.instructions)  # the admin's Markdown (raw HTML stays text)
     saved = filter_of(found)
     how = f"kept filled by a rule: {saved.describe()}" if saved else campaigns.RULES[found.rule]
+    asked = " + ".join(campaigns.rubric_names(found))
     st.text(
-        f"{found.rubric} · {found.dataset or 'all datasets'} · {how} · "
+        f"{asked} · {found.dataset or 'all datasets'} · {how} · "
         f"k = {found.overlap} · {progress.n_items} of {found.population} answers · "
         f"review when labels differ by more than {found.review_spread:g}"
     )

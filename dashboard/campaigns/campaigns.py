@@ -74,13 +74,15 @@ def create_campaign(
     tags: Sequence[CampaignTag] = (),
     review_spread: float = 0.0,
     rule_filter: rules.CampaignFilter | None = None,
+    questions: Sequence[Rubric] = (),
 ) -> Progress:
     """Create a campaign and choose its responses; refuses a name in use or an empty set, and
     a signed-in labeller (`actor`). `instructions` (Markdown) and `point_notes` (what each
     point of the rubric's scale means here, by point: {"1": "wrong"}) are shown to people;
     answers whose labels differ by more than `review_spread` go to review (`adjudication`).
     With `rule_filter`, a rule fills it: the matching answers now, up to `size`, and those
-    that arrive later (`rules.fill_all`); it may start empty."""
+    that arrive later (`rules.fill_all`); it may start empty. `questions`: further rubrics
+    asked about each answer in the same pass (a 0 to 1 scale is a pass/fail check)."""
     require_admin(actor, "create campaigns")
     name = (name or "").strip()
     if not name:
@@ -109,6 +111,7 @@ def create_campaign(
         tags=_tags_json(tags),
         review_spread=float(review_spread),
         filter=rules.filter_json(rule_filter) if rule_filter is not None else None,
+        questions=_questions_json(rubric, questions),
     )
     with store.write_lock, store.connection() as con, transaction(con):
         if sql.get_campaign(con, name) is not None:
@@ -129,6 +132,23 @@ class CampaignTag:
 
     name: str
     description: str = ""
+
+
+def _questions_json(rubric: Rubric, questions: Sequence[Rubric]) -> str | None:
+    names = [q.name for q in questions]
+    if rubric.name in names or len(set(names)) != len(names):
+        raise CampaignError("Ask each rubric once: the further questions repeat a rubric.")
+    for question in questions:
+        if question.is_pairwise or question.scale_low is None:
+            raise CampaignError(f"The rubric {question.name} has no scale to rate on.")
+    return json.dumps(names) if names else None
+
+
+def rubric_names(campaign: Campaign) -> list[str]:
+    """The rubrics the campaign asks about each answer: its own first, then its further
+    questions in the order its admin gave them."""
+    more = json.loads(campaign.questions) if campaign.questions else []
+    return [campaign.rubric, *more]
 
 
 def _tags_json(tags: Sequence[CampaignTag]) -> str | None:

@@ -45,6 +45,8 @@ class Campaign:
     # Answers whose labels differ by more than this go to review (0: any disagreement).
     review_spread: float = 0.0
     filter: str | None = None  # JSON: a rule-filled campaign's saved filter (`rules.py`)
+    # JSON ["eve-0-5", "pass-fail"]: the further rubrics asked with `rubric` (`questions.py`)
+    questions: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,8 +98,9 @@ def insert_campaign(
     con.execute(
         "INSERT INTO campaigns (name, rubric, dataset, rule, size, seed, overlap, hold_minutes, "
         "population, created_by, created_utc, instructions, point_notes, tags, review_spread, "
-        "filter) VALUES ($name, $rubric, $dataset, $rule, $size, $seed, $overlap, $hold, "
-        "$population, $by, $at, $instructions, $point_notes, $tags, $review_spread, $filter)",
+        "filter, questions) VALUES ($name, $rubric, $dataset, $rule, $size, $seed, $overlap, "
+        "$hold, $population, $by, $at, $instructions, $point_notes, $tags, $review_spread, "
+        "$filter, $questions)",
         {
             "name": campaign.name,
             "rubric": campaign.rubric,
@@ -115,6 +118,7 @@ def insert_campaign(
             "tags": campaign.tags,
             "review_spread": campaign.review_spread,
             "filter": campaign.filter,
+            "questions": campaign.questions,
         },
     )
     if campaign.filter is not None:

@@ -215,10 +215,37 @@ def responses_select(fmt: str) -> str:
         ORDER BY i.dataset, i.item_id, r.system, r.response_id"""
 
 
+# People's tag labels of the selected dataset's answers, every row (current and superseded):
+# the "tags" file, which `judgeboard import` reads back once the answers are in
+# (`ingest/tag_labels.py`).
+_TAGS_FROM = """
+    FROM tag_labels t JOIN responses r ON r.response_id = t.response_id
+    WHERE ($dataset IS NULL OR r.dataset = $dataset)"""
+TAG_FIELDS = ("tag_id", "response_id", "campaign", "tag", "rater_kind", "rater", "ticked")
+
+
+def tags_select(fmt: str) -> str:
+    """Every tag label of the selected dataset, with its provenance and `is_current`."""
+    columns = [
+        *(f"t.{c}" for c in TAG_FIELDS),
+        _column("t.created_utc", "created_utc", fmt),
+        "t.supersedes",
+        "t.selection",
+        "t.blind",
+        "t.source",
+        "NOT t.superseded AS is_current",
+        "r.dataset",
+    ]
+    return f"""
+        SELECT {", ".join(columns)} {_TAGS_FROM}
+        ORDER BY r.dataset, t.response_id, t.campaign, t.tag, t.rater, t.created_utc, t.tag_id"""
+
+
 _SELECTS = {
     "ratings": ratings_select,
     "preferences": preferences_select,
     "responses": responses_select,
+    "tags": tags_select,
 }
 
 
@@ -236,13 +263,15 @@ class ExportCounts:
     preferences: int
     without_rating: int
     responses: int = 0
+    tags: int = 0
 
     def of(self, kind: str) -> int:
-        """The rows of the file of `kind`: "ratings", "preferences" or "responses"."""
+        """The rows of the file of `kind`: "ratings", "preferences", "responses" or "tags"."""
         return {
             "ratings": self.ratings,
             "preferences": self.preferences,
             "responses": self.responses,
+            "tags": self.tags,
         }[kind]
 
 
@@ -262,7 +291,8 @@ def count_rows(
                     WHERE value IS NOT NULL AND ($rubric IS NULL OR rubric = $rubric))))
                    AS responses,
                (SELECT count(*) FROM preferences p JOIN items i USING (item_id)
-                {_PREFERENCES_WHERE}) AS preferences
+                {_PREFERENCES_WHERE}) AS preferences,
+               (SELECT count(*) {_TAGS_FROM}) AS tags
         {_RATING_ROWS} {_IN_DATASET}""",
         {"dataset": dataset, "rubric": rubric, "unrated": unrated},
     )

@@ -23,6 +23,10 @@ ratings, `effective_score` and `effective_source`: the response's effective scor
 rubric, normalized to 0–1 (people's mean where someone rated it, else the judge panel's
 mean), the number the Overview averages. The importer uses the ids and ignores the rest.
 
+People's tag labels (every row, current and superseded, with their provenance) go to a
+third file, `results.tags.parquet`, when there are any; `judgeboard import` reads it back
+after the answers it tags (the ratings file first, or the folder).
+
 Importing the files into a fresh database (`judgeboard import results.ratings.parquet` and
 `judgeboard import results.preferences.parquet`, or the folder holding them) gives the same
 items, responses, ratings, preferences and metrics. Judge calls are not exported.
@@ -46,6 +50,9 @@ from dashboard.store import Store, transaction
 log = logging.getLogger(__name__)
 
 KINDS = ("ratings", "preferences")
+# People's tag labels (a campaign's error taxonomy): a file of their own, which `judgeboard
+# import` reads back after the answers (`ingest/tag_labels.py`).
+TAGS = "tags"
 # One row per response, its scores side by side: for reading, not for `judgeboard import`.
 RESPONSES = "responses"
 ALL_KINDS = (*KINDS, RESPONSES)
@@ -90,10 +97,10 @@ def export_paths(out: Path) -> dict[str, Path]:
     A name that already ends in .ratings or .preferences is not doubled."""
     suffix = out.suffix
     stem = out.name[: -len(suffix)] if suffix else out.name
-    for kind in ALL_KINDS:
+    for kind in (*ALL_KINDS, TAGS):
         if stem.endswith(f".{kind}"):
             stem = stem[: -len(kind) - 1]
-    return {kind: out.with_name(f"{stem}.{kind}{suffix}") for kind in ALL_KINDS}
+    return {kind: out.with_name(f"{stem}.{kind}{suffix}") for kind in (*ALL_KINDS, TAGS)}
 
 
 def export(
@@ -118,7 +125,7 @@ def export(
     files, rows = {}, {}
     with store.connection() as con, transaction(con):
         counts = export_sql.count_rows(con, dataset=dataset, rubric=rubric, unrated=unrated)
-        for kind in (*KINDS, RESPONSES) if per_response else KINDS:
+        for kind in (*KINDS, TAGS, RESPONSES) if per_response else (*KINDS, TAGS):
             rows[kind] = counts.of(kind)
             if rows[kind] == 0:
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -220,14 +221,26 @@ def split_homes(files: Sequence[Path]) -> set[Path]:
     return {home for found in homes.values() if len(found) > 1 for home in found}
 
 
-def list_files(directory: Path) -> list[Path]:
+# The tags file `judgeboard export` writes (NAME.tags.jsonl): read by `tag_labels`, after the
+# files of the answers it tags.
+_TAGS_NAME = re.compile(r"\.tags\.(csv|jsonl|ndjson|json|parquet|pq)$", re.IGNORECASE)
+
+
+def is_tags_file(path: Path) -> bool:
+    return bool(_TAGS_NAME.search(path.name))
+
+
+def list_files(directory: Path, *, tags: bool = False) -> list[Path]:
     """The files of a folder we might import, its subfolders' too (LLMBar keeps its judges'
     results in evaluators/<LLM>/<method>/), in the order of their paths. Hidden files and
-    folders, and the rejects files an earlier import wrote, are left out."""
+    folders, and the rejects files an earlier import wrote, are left out; tags files too,
+    unless `tags`."""
     found = []
     for path in directory.rglob("*"):
         parts = path.relative_to(directory).parts
         if any(part.startswith(".") for part in parts) or path.name.endswith(REJECTS_SUFFIX):
+            continue
+        if is_tags_file(path) and not tags:
             continue
         if path.is_file() and (path.suffix.lower() == ".eval" or file_kind_or_none(path)):
             found.append(path)

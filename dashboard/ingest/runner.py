@@ -18,6 +18,7 @@ from dashboard.ingest import (
     rejects,
     replacing,
     sizes,
+    tag_labels,
 )
 from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.describe import describe_file
@@ -72,8 +73,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ImportRequest:
-    """One path to import and the names to give what it holds (see `import_path`).
-    `mapping` maps a field to a column (a rename) or to a `FieldMap`."""
+    """A path to import, how to name what it holds; `mapping`: field -> column or `FieldMap`."""
 
     path: Path
     dataset: str | None = None
@@ -319,12 +319,11 @@ def import_requests(
     score: bool = True,
     reference_rule: str | None = None,
 ) -> ImportReport:
-    """Import several paths in one transaction: all of them, or nothing. Then, unless `score`
-    is False, score the new responses against their references (`metrics.reference`), so
-    that no read has to (`judgeboard score` does it later for an import made without).
-
-    Under `on_error="skip"` a request's bad records are left out and written, with what is
-    wrong with each, to `<file>.rejects.jsonl` beside each file that has some.
+    """Import several paths in one transaction: all of them, or nothing (tags files last,
+    `tag_labels`). Then, unless `score` is False, score the new responses against their
+    references (`metrics.reference`), so that no read has to (`judgeboard score` does it
+    later). Under `on_error="skip"` a request's bad records are left out and written, with
+    what is wrong with each, to `<file>.rejects.jsonl` beside each file that has some.
     `reference_rule` becomes the rule of every dataset imported into, in the same
     transaction (`metrics.reference`)."""
     if reference_rule is not None:
@@ -333,6 +332,7 @@ def import_requests(
         files: list[FileReport] = []
         ignored: list[str] = []
         plans: list[FilePlan] = []
+        requests, tags_files = tag_labels.split(requests)
         for request in requests:
             found, skipped = _plans(con, request)
             plans.extend(found)
@@ -346,6 +346,7 @@ def import_requests(
                     rejects.write_rejects(plan, imported.rejects)
         finally:
             rejects.remove_copies(plans)
+        files += tag_labels.import_files(con, tags_files)
         if reference_rule is not None:
             for name in sorted({d for f in files for d in f.datasets}):
                 reference.record_rule(con, name, reference_rule)
@@ -387,8 +388,7 @@ def import_path(
     and writes them to `<file>.rejects.jsonl`. Ids derive from content, so importing a file
     twice adds nothing. `on_progress(stage, fraction)` is called on the caller's thread.
     A record longer than `max_record_mb` (default $JUDGEBOARD_MAX_RECORD_MB, else 64) is
-    refused before DuckDB reads the file (`sizes`).
-    """
+    refused before DuckDB reads the file (`sizes`)."""
     request = ImportRequest(
         Path(path), dataset, system, fmt, dict(mapping or {}), on_error, replace, max_record_mb
     )

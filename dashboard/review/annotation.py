@@ -226,6 +226,7 @@ def save_rating(
     *,
     detail: ResponseDetail | None = None,
     tags: Sequence[TagLabel] = (),
+    also: Sequence[Rating] = (),
 ) -> WriteResult:
     """Store a person's rating. An override is checked against `detail`, the answer with the
     ratings the page showed: no extra read, so that while another process holds the file the
@@ -234,7 +235,9 @@ def save_rating(
     A label given in a campaign is checked against the campaign's rules in the transaction
     that writes it (`campaigns.label_refusal`), and so is never kept in the journal: it is in
     the database when this returns, or it raises (`LabelRefused`, or `StoreBusy` when the
-    file stayed busy for the store's whole wait)."""
+    file stayed busy for the store's whole wait). `also`: the person's ratings of the same
+    answer on a campaign's further rubrics (`questions.ratings_of`), saved with it, in its
+    transaction, or not at all."""
     if rating.overrides:
         found = detail if detail is not None else response_detail(store, rating.response_id)
         if found is None:
@@ -242,7 +245,7 @@ def save_rating(
         check_override(rating, found)
     campaign = rating.campaign
     if campaign is None:
-        return store.add_ratings([rating])
+        return store.add_ratings([rating, *also])
 
     def within_rules(con: Connection) -> None:
         refusal = campaigns.label_refusal(con, campaign, rating.response_id, rating.rater)
@@ -250,13 +253,11 @@ def save_rating(
             raise LabelRefused(refusal)
         campaigns.release_after_save(con, campaign, rating.response_id, rating.rater)
 
-    if tags:  # the tags go with the rating, in its transaction, or not at all
-        batches = [
-            Batch("ratings", (record_row(rating),)),
-            Batch("tag_labels", tuple(map(record_row, tags))),
-        ]
-        return store.write(batches, spool_if_busy=False, check=within_rules)
-    return store.add_ratings([rating], check=within_rules)
+    # The tags and further answers go with the rating, in its transaction, or not at all.
+    batches = [Batch("ratings", tuple(map(record_row, (rating, *also))))]
+    if tags:
+        batches.append(Batch("tag_labels", tuple(map(record_row, tags))))
+    return store.write(batches, spool_if_busy=False, check=within_rules)
 
 
 def rate(

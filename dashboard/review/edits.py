@@ -19,7 +19,7 @@ from dashboard.review.edits_sql import MyLabel
 from dashboard.store import Store
 from dashboard.types import Rating
 
-__all__ = ["MyLabel", "my_labels", "undo", "withdraw"]
+__all__ = ["MyLabel", "my_labels", "undo", "undo_all", "withdraw"]
 
 
 def my_labels(store: Store, annotator: str, rubric: str, *, limit: int = 50) -> list[MyLabel]:
@@ -35,11 +35,10 @@ def _successor(label: Rating, **changes: object) -> Rating:
     return Rating(**{**fields, "rating_id": new_id(), "created_utc": utc_now()})
 
 
-def withdraw(store: Store, label: Rating) -> Saved[Rating]:
-    """Take a person's label back: an unscored row superseding it."""
+def _withdrawn(label: Rating) -> Rating:
     if label.rater_kind != "human":
         raise AnnotationError("Only a person's own label can be withdrawn.")
-    row = _successor(
+    return _successor(
         label,
         value=None,
         unscored_reason=WITHDRAWN,
@@ -47,13 +46,16 @@ def withdraw(store: Store, label: Rating) -> Saved[Rating]:
         overrides=None,
         supersedes=label.rating_id,
     )
+
+
+def withdraw(store: Store, label: Rating) -> Saved[Rating]:
+    """Take a person's label back: an unscored row superseding it."""
+    row = _withdrawn(label)
     result = store.add_ratings([row])
     return Saved(row, pending=result.pending is not None)
 
 
-def undo(store: Store, label: Rating) -> Saved[Rating]:
-    """Undo the change `label` made: back to the label it superseded, else withdrawn. Refused
-    once the label is no longer the person's current one (changed since, elsewhere)."""
+def _undone(store: Store, label: Rating) -> Rating:
     detail = response_detail(store, label.response_id)
     entry = detail.find(label.rating_id) if detail else None
     if entry is None or not entry.current:
@@ -62,7 +64,21 @@ def undo(store: Store, label: Rating) -> Saved[Rating]:
         )
     before = detail.find(label.supersedes) if detail and label.supersedes else None
     if before is None:
-        return withdraw(store, label)
-    row = _successor(before.rating, supersedes=label.rating_id)
+        return _withdrawn(label)
+    return _successor(before.rating, supersedes=label.rating_id)
+
+
+def undo(store: Store, label: Rating) -> Saved[Rating]:
+    """Undo the change `label` made: back to the label it superseded, else withdrawn. Refused
+    once the label is no longer the person's current one (changed since, elsewhere)."""
+    row = _undone(store, label)
     result = store.add_ratings([row])
     return Saved(row, pending=result.pending is not None)
+
+
+def undo_all(store: Store, labels: tuple[Rating, ...]) -> Saved[Rating]:
+    """Undo one save of several answers (a campaign's rubrics) together: each as `undo`, all
+    written in one transaction, none when any is refused. The first label's row is returned."""
+    rows = [_undone(store, label) for label in labels]
+    result = store.add_ratings(rows)
+    return Saved(rows[0], pending=result.pending is not None)

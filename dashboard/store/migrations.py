@@ -28,6 +28,7 @@ from dashboard.store.migrations_late import (
     m017_adjudication,
     m018_campaign_rules,
     m019_judge_batches,
+    m020_campaign_questions,
 )
 from dashboard.store.migrations_workbench import m013_workbench, m016_in_force
 from dashboard.store.transactions import transaction
@@ -292,6 +293,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("adjudication", m017_adjudication),
     ("campaign_rules", m018_campaign_rules),
     ("judge_batches", m019_judge_batches),
+    ("campaign_questions", m020_campaign_questions),
 ]
 
 

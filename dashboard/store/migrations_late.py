@@ -254,3 +254,10 @@ def m019_judge_batches(con: Any) -> None:
             status        VARCHAR,
             created_utc   TIMESTAMP NOT NULL
         )""")
+
+
+def m020_campaign_questions(con: Any) -> None:
+    # Several questions in one pass: the further rubrics a campaign asks about each answer
+    # with its own (JSON ["eve-0-5", "pass-fail"]; a rubric on a 0 to 1 scale is asked as a
+    # pass/fail check). NULL for a campaign of one rubric, as every campaign made before.
+    con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS questions VARCHAR")

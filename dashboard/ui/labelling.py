@@ -20,12 +20,12 @@ import streamlit as st
 from dashboard import ui
 from dashboard.campaigns import assignment, campaigns
 from dashboard.judging import Rubric
-from dashboard.review import annotation, edits
+from dashboard.review import annotation, edits, questions
 from dashboard.review.annotation import AnnotationError, Provenance, QueueRequest
 from dashboard.review.detail import ResponseDetail
-from dashboard.store import StoreError
+from dashboard.store import Store, StoreError
 from dashboard.types import Rating
-from dashboard.ui import callbacks, instructions, widgets
+from dashboard.ui import callbacks, instructions, questions as questions_ui, widgets
 from dashboard.ui.labelling_kit import LabellingKit
 
 KIT = LabellingKit("annotate", "label")
@@ -36,7 +36,9 @@ REFUSED_KEY = "annotate_refused"  # a campaign refused the save: shown as a warn
 SETUP_KEY = "annotate_setup"
 KEY_HELP = (
     "Keyboard: a digit picks your rating, Enter saves and opens the next answer, "
-    "s skips, u undoes your last label. Typing in the comment box leaves the keys alone."
+    "s skips, u undoes your last label. Typing in the comment box leaves the keys alone. "
+    "A campaign of several questions: digits answer the outlined question (a tag's number "
+    "ticks it), Tab moves to the next one, Enter saves them all."
 )
 
 
@@ -168,16 +170,18 @@ def _save(
 ) -> None:
     if not KIT.claim(token):
         return  # a second click on a form already saved, or being saved
-    value = st.session_state.get(f"annotate_value_{token}")
     overrides = st.session_state.get(f"annotate_override_{token}")
+    rubrics = questions_ui.asked(setup.rubric, setup.campaign).rubrics
+    values = {
+        setup.rubric.name: st.session_state.get(f"annotate_value_{token}"),
+        **questions_ui.values(token, rubrics[1:]),
+    }
     try:
-        rating = annotation.human_rating(
+        labels = questions.ratings_of(
             item.response_id,
             annotator=setup.request.annotator,
-            rubric=setup.rubric.name,
-            rubric_version=setup.rubric.version,
-            value=value,
-            scale=annotation.rating_scale(setup.rubric),
+            rubrics=rubrics,
+            values=values,
             comment=st.session_state.get(f"annotate_comment_{token}"),
             overrides=overrides,
             provenance=provenance,
@@ -185,11 +189,15 @@ def _save(
     except AnnotationError as error:
         KIT.refuse(token, ui.md_escape(error))
         return
+    rating, more = labels[0], labels[1:]
     # The page's state moves on before the write, so the run after it draws the next answer
     # (a click meanwhile cannot stop this callback half-way: `callbacks.whole`).
     kind = "override" if overrides else "rating"
-    KIT.flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", False)
-    KIT.saves().append(rating)
+    extra = "".join(f", {questions.answered(r, q)}" for r, q in zip(more, rubrics[1:]))
+    said = f"Saved your {kind} ({rating.value:g}{extra}) as {widgets.as_code(rating.rater)}."
+    KIT.flash(said, False)
+    undone = tuple(labels) if more else rating  # Undo last takes the whole save back
+    KIT.saves().append(undone)
     _passed().append(item.response_id)
     st.session_state[OPEN_KEY] = None
     ticked = {
@@ -198,21 +206,21 @@ def _save(
     }
     try:
         tags = annotation.tag_labels(rating, ticked)
-        result = ui.write(annotation.save_rating, rating, detail=detail, tags=tags)
+        result = ui.write(annotation.save_rating, rating, detail=detail, tags=tags, also=more)
     except annotation.LabelRefused as error:  # the campaign's rules: nothing saved, move on
-        KIT.saves().remove(rating)
+        KIT.saves().remove(undone)
         st.session_state.pop(FLASH_KEY, None)
         st.session_state[REFUSED_KEY] = str(error)
         return
     except (AnnotationError, StoreError) as error:  # a callback: app.py's handler is not around
-        KIT.saves().remove(rating)
+        KIT.saves().remove(undone)
         _passed().remove(item.response_id)
         st.session_state[OPEN_KEY] = item
         st.session_state.pop(FLASH_KEY, None)
         KIT.refuse(token, ui.md_escape(error))
         return
     if result.pending is not None:
-        KIT.flash(f"Saved your {kind} ({rating.value:g}) as {widgets.as_code(rating.rater)}.", True)
+        KIT.flash(said, True)
 
 
 def label_form(
@@ -245,16 +253,22 @@ def label_form(
             key=f"annotate_value_{token}",
         )
         st.text(instructions.legend(setup.rubric, setup.campaign))
+        asked = questions_ui.asked(setup.rubric, setup.campaign)
+        questions_ui.draw(token, asked.rubrics[1:], detail, setup.request.annotator)
         ticked = instructions.ticked(
             item.response_id, setup.request.annotator, setup.campaign, labelled=mine is not None
         )
-        for n, tag in enumerate(instructions.tags(setup.campaign)):
-            st.checkbox(
-                ui.md_escape(tag.name),  # a label renders Markdown: the admin's text is escaped
-                value=tag.name in ticked,
-                key=f"annotate_tag_{token}_{n}",
-                help=ui.md_escape(tag.description) if tag.description else None,
-            )
+        tags = instructions.tags(setup.campaign)
+        with st.container(key=f"annotate_tags_{token}"):
+            if tags:
+                st.caption("Tags (when outlined, a tag's number ticks it, from 1 at the top)")
+            for n, tag in enumerate(tags):
+                st.checkbox(
+                    ui.md_escape(tag.name),  # a label renders Markdown: the admin's text, escaped
+                    value=tag.name in ticked,
+                    key=f"annotate_tag_{token}_{n}",
+                    help=ui.md_escape(tag.description) if tag.description else None,
+                )
         if reveal and judged:
             st.selectbox(
                 "Override a judge's rating (optional)",
@@ -272,6 +286,12 @@ def label_form(
             on_click=_save,
             args=(token, item, setup, detail, provenance),
         )
+    if asked.missing:
+        st.warning(
+            "This campaign also asks about "
+            f"{ui.md_escape(', '.join(asked.missing))}, which no rubric file defines now."
+        )
+    questions_ui.remember(token, len(asked.rubrics) - 1, tags=bool(tags))
     KIT.show_refusal(token)
 
 
@@ -283,9 +303,14 @@ def _skip(item: OpenItem, setup: Setup) -> None:
     st.session_state[OPEN_KEY] = None
 
 
+def _undo_save(store: Store, last: Rating | tuple[Rating, ...]) -> annotation.Saved[Rating]:
+    """Undo one save: a label, or every answer of a form of several questions."""
+    return edits.undo_all(store, last) if isinstance(last, tuple) else edits.undo(store, last)
+
+
 @callbacks.whole
 def _undo() -> None:
-    saved = KIT.undo_last(edits.undo, refused=AnnotationError)
+    saved = KIT.undo_last(_undo_save, refused=AnnotationError)
     if saved is None:
         return
     restored: Rating = saved.record

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -178,14 +178,22 @@ class LabellingKit:
                 args=(found.get(chosen) if chosen is not None else None,),
             )
 
-    def listen(self, bindings: Mapping[str, Mapping[str, str]]) -> None:
+    def listen(
+        self,
+        bindings: Mapping[str, Mapping[str, str]],
+        *,
+        questions: Sequence[Mapping[str, str]] = (),
+        form: str = "",
+    ) -> None:
         """The page's keys: `bindings` (the form's choices), then Enter saves, s skips and u
-        undoes the last save."""
+        undoes the last save; `questions` and `form` as in `keys.listen`."""
         keys.listen(
             {
                 **bindings,
                 "Enter": keys.click(f"{self.prefix}_save_"),
                 "s": keys.click(f"{self.prefix}_skip"),
                 "u": keys.click(f"{self.prefix}_undo_button"),
-            }
+            },
+            questions=questions,
+            form=form,
         )

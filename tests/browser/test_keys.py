@@ -63,3 +63,12 @@ def test_a_digit_typed_in_a_text_box_rates_nothing(page: Page) -> None:
     page.keyboard.press("2")
     assert page.input_value("#name") == "2"
     assert _checked(page, "annotate_value_new") == _checked(page, "annotate_value_old") == []
+
+
+def test_questions_of_a_form_no_longer_on_the_page_leave_the_keys_alone(page: Page) -> None:
+    """A page left with the Annotate form's questions in the map (the map of the last page
+    that listened): its digits still go to its own bindings."""
+    gone = [{"key": "annotate_gone_", "kind": "pick"}, {"key": "annotate_comment_", "kind": "text"}]
+    page.evaluate(f"window.__jbQuestions = {json.dumps({'form': 'x', 'list': gone})}")
+    page.keyboard.press("3")
+    assert _checked(page, "annotate_value_new") == ["3"]

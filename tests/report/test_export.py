@@ -253,6 +253,7 @@ def test_paths_and_formats():
         "ratings": Path("/x/results.ratings.parquet"),
         "preferences": Path("/x/results.preferences.parquet"),
         "responses": Path("/x/results.responses.parquet"),
+        "tags": Path("/x/results.tags.parquet"),
     }
     assert export_paths(Path("r.ratings.csv"))["preferences"] == Path("r.preferences.csv")
     assert [format_of(Path(f"a.{s}")) for s in ("csv", "JSONL", "ndjson", "pq")] == [
