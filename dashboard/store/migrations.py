@@ -29,7 +29,11 @@ from dashboard.store.migrations_late import (
     m018_campaign_rules,
     m019_judge_batches,
 )
-from dashboard.store.migrations_workbench import m013_workbench, m016_in_force
+from dashboard.store.migrations_workbench import (
+    m013_workbench,
+    m016_in_force,
+    m020_card_model_version,
+)
 from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
@@ -292,6 +296,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("adjudication", m017_adjudication),
     ("campaign_rules", m018_campaign_rules),
     ("judge_batches", m019_judge_batches),
+    ("card_model_version", m020_card_model_version),
 ]
 
 

@@ -67,7 +67,8 @@ def test_the_loop_from_disagreement_to_adoption(
     _ok(app.button(key="jb_lab_adopt").click().run())
     assert "Adopted 1-wb1 for baseline on eo-rag" in app.success[0].value
     assert _panel(judged_store) != before  # the panel uses the adopted version
-    assert any("Judge card" in i.value for i in app.info)
+    (card,) = [i.value for i in app.info if "Judge card" in i.value]
+    assert "model version not reported" in card  # the offline judge reports none
     assert app.metric[0].value == "0"  # the count restarts at the adoption
 
 
@@ -120,3 +121,14 @@ def test_the_loop_with_a_judge_on_a_loopback_server(
         after = _panel(sample_store, "all-judges")  # the panel with the loopback judge in it
         assert after != before and all(after[s] < before[s] for s in before)  # its 2s count
         assert server.stats("lab-judge").requests == first + 30  # compare and adopt: no call
+        (card,) = [i.value for i in app.info if "Judge card" in i.value]
+        assert "model version lab-judge," in card and "fresh" in card
+        named = app.selectbox(key="jb_lab_adopt_v").options
+        assert named == ["1 (the rubric file's)", "1-wb1 (in force for this judge)"]
+        # Another judge: the adoption is not its own, so 1-wb1 is a draft for it.
+        other = [j for j in app.selectbox(key="jb_lab_judge").options if j != "openai/lab-judge"]
+        _ok(app.selectbox(key="jb_lab_judge").set_value(other[0]).run())
+        assert not any("Judge card" in i.value for i in app.info)
+        assert any("No version adopted for" in c.value for c in app.caption)
+        named = app.selectbox(key="jb_lab_adopt_v").options
+        assert named == ["1 (in force for this judge)", "1-wb1 (draft)"]

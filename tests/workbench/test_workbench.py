@@ -281,3 +281,59 @@ def test_an_adoption_is_one_judges(sample_store: Store, tmp_path, monkeypatch) -
     assert current["second"] == ["1"]  # its run of the draft was never adopted for it
     assert current[JUDGE] == ["1", draft.version]  # adopted where it rated, 1 elsewhere
     assert _streams_with_two_current(sample_store) == 0
+
+
+def test_each_judge_keeps_its_own_card_and_version_in_force(
+    sample_store: Store, tmp_path, monkeypatch
+) -> None:
+    """Two judges, each adopting its own draft: neither adoption hides the other's card, and
+    for each judge the other's version is a draft, never the one in force."""
+    from dashboard.settings import PANELS_ENV
+
+    folder = tmp_path / "panels"
+    folder.mkdir()
+    (folder / "two.toml").write_text(
+        'name = "two"\n[[judges]]\nname = "baseline"\nmodel = "judgeboard/baseline"\n'
+        '[[judges]]\nname = "second"\nmodel = "judgeboard/baseline"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv(PANELS_ENV, str(folder))
+    first = _no_reference(sample_store)
+    root = versions.list_versions(sample_store, RUBRIC)[0].rubric
+    second = versions.save_version(
+        sample_store,
+        RUBRIC,
+        parent=root.version,
+        changes={"template": root.template + "\nBe brief."},
+        author="bo",
+    )
+    for rubric in (root, first.rubric, second.rubric):
+        plan = run.plan_version(sample_store, judges="two", rubric=rubric, dataset=DATASET)
+        run.run_version(sample_store, plan)
+    for judge, version in ((JUDGE, first.version), ("second", second.version)):
+        lab.adopt(
+            sample_store,
+            rubric=RUBRIC,
+            dataset=DATASET,
+            judge=judge,
+            version=version,
+            by="ana",
+            reason=f"{judge}'s",
+        )
+    found = {(c.judge, c.version) for c in cards.judge_cards(sample_store, rubric=RUBRIC)}
+    assert found == {(JUDGE, first.version), ("second", second.version)}
+    state = lab.state(sample_store, rubric=RUBRIC, dataset=DATASET)
+    assert state.in_force(JUDGE) == first.version and state.in_force("second") == second.version
+    assert state.card is not None and state.card.judge == "second"  # the latest adoption
+    baseline = lab.baseline_version(sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE)
+    assert baseline == first.version
+    compared = lab.compare(
+        sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE, candidate=second.version
+    )
+    assert compared.baseline == first.version  # the judge's own, not the other's adoption
+    card = cards.adopted(sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE)
+    assert card is not None and not card.stale and card.model_version is None  # offline
+    assert [c.judge for c in cards.history(sample_store, rubric=RUBRIC, dataset=DATASET)] == [
+        "second",
+        JUDGE,
+    ]

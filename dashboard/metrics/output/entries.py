@@ -163,6 +163,7 @@ def card_notes(cards: Sequence[Any]) -> dict[str, Any]:
             "rubric": card.rubric,
             "dataset": card.dataset,
             "model": card.model,
+            "model_version": card.model_version,
             "rubric_version": card.version,
             "prompt_hash": card.prompt_hash,
             "n_labels": card.n_labels,
