@@ -58,13 +58,15 @@ def bias_metrics(found: judge_qa.Bias) -> dict[str, Entry]:
 
 
 def consistency_metrics(found: tuple[judge_qa.JudgeConsistency, ...]) -> dict[str, Entry]:
-    """`judges.<judge>.self_consistency.<mean_sd|share_all_agree|alpha>`, `n` its answers."""
+    """`judges.<judge>.self_consistency.<mean_sd|share_all_agree|alpha>` with the 95%
+    bootstrap interval over answers, `n` its answers."""
     metrics: dict[str, Entry] = {}
     for judge in found:
         for metric in registry.SELF_CONSISTENCY_METRICS:
             value = getattr(judge.consistency, metric.key)
+            ci = getattr(judge.consistency, f"{metric.key}_ci")
             name = registry.fill(metric.name, judge=judge.judge)
-            metrics[name] = entry(value, n=judge.consistency.n_answers)
+            metrics[name] = entry(value, low=ci.low, high=ci.high, n=judge.consistency.n_answers)
     return metrics
 
 
