@@ -9,10 +9,11 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, tables
+from dashboard.metrics import tables
 from dashboard.metrics.calibration import Calibration, JudgeMap
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
+from dashboard.workbench import split
 
 HEATMAPS_PER_ROW = 3
 
@@ -75,14 +76,22 @@ def _map_row(m: JudgeMap) -> dict[str, object]:
 
 def calibrated_section(selection: Selection) -> None:
     """Each judge's ratings beside the same ratings mapped onto people's scale."""
-    maps = ui.cached(calibration.isotonic_calibration, selection)
+    found = ui.cached(split.isotonic_on_split, selection)
+    maps = found.maps
     if not maps:
         return
     st.markdown("**Calibrated to people** (an isotonic map from each judge's scale to people's)")
+    halves = (
+        "Fitted on the dev split of people's labels and checked on the test split (the Judge "
+        "lab's split of this dataset)"
+        if found.on_split
+        else "Fitted on a seeded half of the labelled answers and checked on the other half "
+        "(pick a dataset to use its dev/test split)"
+    )
     st.caption(
-        "Fitted on a seeded half of the labelled answers and checked on the other half: the "
-        "error is the mean absolute difference from people's mean rating on the checked "
-        "answers, raw and calibrated. The calibrated column applies the map to every answer."
+        f"{halves}: the error is the mean absolute difference from people's mean rating on "
+        "the checked answers, raw and calibrated. The calibrated column applies the map to "
+        "every answer."
     )
     pickers.table([_map_row(m) for m in maps])
     pickers.table(
