@@ -157,6 +157,21 @@ def editor(state: LabState, by: str) -> None:
         st.selectbox("Parent version", names, index=len(names) - 1, key=f"{KEY}_parent"),
     )
     rubric = parent.rubric
+    exported = versions.to_toml(rubric, parent=parent.parent)
+    with st.expander(f"Version {parent.version} as a rubric file (TOML)"):
+        st.code(exported, language="toml")
+        st.download_button(
+            "Download the TOML",
+            exported,
+            file_name=f"{rubric.name}-{parent.version}.toml",
+            mime="application/toml",
+            key=f"{KEY}_export",
+        )
+    description = st.text_area(
+        "Criteria (the description people read)",
+        rubric.description,
+        key=f"{KEY}_description_{parent.version}",
+    )
     template = st.text_area(
         "Prompt template", rubric.template, height=240, key=f"{KEY}_template_{parent.version}"
     )
@@ -180,7 +195,12 @@ def editor(state: LabState, by: str) -> None:
         key=f"{KEY}_examples_{parent.version}",
     )
     note = st.text_input("Why this edit", key=f"{KEY}_note")
-    changes = {"template": template, "system": system or None, "labels": _labels_of(labels)}
+    changes = {
+        "template": template,
+        "system": system or None,
+        "labels": _labels_of(labels),
+        "description": description,
+    }
     draft = lab.draft(parent, changes, [by_id[i] for i in picked])
     if draft.rubric.examples:
         with st.expander("The examples as the judge will see them"):
