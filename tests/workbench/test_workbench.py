@@ -337,3 +337,24 @@ def test_each_judge_keeps_its_own_card_and_version_in_force(
         "second",
         JUDGE,
     ]
+
+
+def test_a_pass_fail_verdict_needs_mcnemar_to_agree() -> None:
+    from dashboard.workbench.agreement import verdict
+    from scoring.paired_versions import McNemar, PairedDifference, mcnemar
+    from scoring.stats import CI
+
+    up = PairedDifference(40, 40, CI(0.2, 0.05, 0.35), CI(0.1, 0.02, 0.2))
+    assert verdict(up) == "better"
+    # 12 labels only the candidate matched, 1 only the baseline: p = 2 P(X <= 1), X ~ B(13, 1/2)
+    # = 2 * 14 / 8192 = 0.0034 (scipy.stats.binomtest(1, 13).pvalue)
+    strong = mcnemar([True] * 12 + [False] + [True] * 27, [False] * 12 + [True] * 28)
+    assert (strong.only_a, strong.only_b) == (12, 1)
+    assert strong.p_value == pytest.approx(2 * 14 / 8192)
+    assert verdict(up, strong) == "better"
+    assert verdict(up, McNemar(3, 2, 1.0)) == "cannot tell with n = 40"  # p too large
+    assert verdict(up, McNemar(1, 12, 0.0034)) == "cannot tell with n = 40"  # the other way
+    down = PairedDifference(40, 40, CI(-0.2, -0.35, -0.05), CI(-0.1, -0.2, -0.02))
+    assert verdict(down, McNemar(1, 12, 0.0034)) == "worse"
+    flat = PairedDifference(40, 40, CI(0.0, -0.1, 0.1), CI(0.0, -0.1, 0.1))
+    assert verdict(flat, strong) == "cannot tell with n = 40"
