@@ -83,6 +83,10 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     adopt = [*compare, "--by", "ana", "--reason", "stricter"]
     assert main(_align(sample_store, "adopt", *adopt)) == 0
     capsys.readouterr()
+    assert main(_align(sample_store, "show", "--dataset", DATASET)) == 0
+    out = capsys.readouterr().out
+    assert "in force for openai/wb-judge: 1-wb1, adopted by ana" in out
+    assert "in force for every other judge: 1 (the file's)" in out
     assert main([*metrics, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     changed = [k for k, v in before_draft["metrics"].items() if data["metrics"].get(k) != v]
@@ -99,6 +103,7 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     assert main([*base, "--out", str(report)]) == 0
     html = report.read_text(encoding="utf-8")
     assert 'id="judge-cards"' in html and f"{card}.kappa_quadratic" in html
+    assert "openai/wb-judge (wb-judge) · prompt" in html  # the model and its version
     notes = data["notes"]["judge_cards"]["openai/wb-judge.likert-rag"]
     assert notes["model_version"] == "wb-judge"  # what the server reported in `model`
     # The provider updates the model behind the same name: the next calls report another
