@@ -14,6 +14,7 @@ from dashboard.metrics.calibration import Calibration, JudgeMap
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
 from dashboard.workbench import split
+from scoring.stats import CI
 
 HEATMAPS_PER_ROW = 3
 
@@ -62,6 +63,10 @@ def _number(value: float | None) -> str:
     return "—" if value is None or math.isnan(value) else f"{value:.2f}"
 
 
+def _interval(ci: CI) -> str:
+    return "—" if math.isnan(ci.low) else f"[{ci.low:.2f}, {ci.high:.2f}]"
+
+
 def _map_row(m: JudgeMap) -> dict[str, object]:
     steps = ", ".join(f"{x:g}→{y:.2f}" for x, y in zip(m.fitted.x, m.fitted.y, strict=True))
     return {
@@ -70,6 +75,8 @@ def _map_row(m: JudgeMap) -> dict[str, object]:
         "checked on": m.n_check,
         "error, raw": _number(m.mae_raw),
         "error, calibrated": _number(m.mae_calibrated),
+        "interval, raw": _interval(m.mae_raw_ci),
+        "interval, calibrated": _interval(m.mae_calibrated_ci),
         "map (judge → people)": steps,
     }
 
@@ -90,8 +97,8 @@ def calibrated_section(selection: Selection) -> None:
     )
     st.caption(
         f"{halves}: the error is the mean absolute difference from people's mean rating on "
-        "the checked answers, raw and calibrated. The calibrated column applies the map to "
-        "every answer."
+        "the checked answers, raw and calibrated, each with its 95% bootstrap interval over "
+        "those answers (n: checked on). The calibrated column applies the map to every answer."
     )
     pickers.table([_map_row(m) for m in maps])
     pickers.table(

@@ -9,6 +9,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from scipy.stats import bootstrap
 from sklearn.isotonic import IsotonicRegression
 
 from dashboard.metrics.calibration import isotonic, isotonic_calibration
@@ -53,6 +54,15 @@ def test_the_map_is_sklearns_fit_on_the_fitting_half(judged_store: Store) -> Non
     assert found.mae_calibrated == pytest.approx(
         np.mean([abs(r.calibrated - r.people) for r in check])
     )
+    # Each error with its interval over the checked answers, as SciPy's percentile bootstrap
+    # gives it (other random draws: the ends agree to Monte Carlo error).
+    for ci, mapped in ((found.mae_raw_ci, "raw"), (found.mae_calibrated_ci, "calibrated")):
+        errors = np.array([abs(getattr(r, mapped) - r.people) for r in check])
+        ref = bootstrap(
+            (errors,), np.mean, method="percentile", random_state=np.random.default_rng(1)
+        ).confidence_interval
+        assert ci.estimate == pytest.approx(errors.mean())
+        assert (ci.low, ci.high) == pytest.approx((ref.low, ref.high), abs=0.08)
     # Seeded: the same halves every time; another seed, another half.
     assert isotonic_calibration(judged_store, SELECTION) == (found,)
     other = isotonic_calibration(judged_store, SELECTION, seed=5)[0]
@@ -102,6 +112,8 @@ def test_the_calibration_page_shows_the_calibrated_column(app_for, judged_store:
     maps = next(d.value for d in app.dataframe if "error, calibrated" in d.value.columns)
     assert list(maps["judge"]) == ["baseline"]
     assert list(maps["fitted on"]) == [found.n_fit]
+    low, high = found.mae_raw_ci.low, found.mae_raw_ci.high
+    assert list(maps["interval, raw"]) == [f"[{low:.2f}, {high:.2f}]"]
     captions = " ".join(c.value for c in app.caption)
     assert "Fitted on the dev split of people's labels and checked on the test split" in captions
 
