@@ -46,12 +46,14 @@ if st.session_state.get("jb_lab_judge") not in state.judges:
 judge = st.selectbox("Judge", state.judges, key="jb_lab_judge")
 links.publish(LINKS)
 by = filters.annotator or "anonymous"
-in_force = state.card.version if state.card else state.versions[0].version
+judge_lab.card(state, judge)
+in_force = state.in_force(judge)
 names = [v.version for v in state.versions]
 version = st.selectbox(
     "Version for the disagreements",
     names,
     index=names.index(in_force) if in_force in names else 0,
+    format_func=judge_lab.version_label(state, judge),
     key="jb_lab_version",
 )
 judge_lab.test_scores(state, judge, by)
@@ -59,5 +61,6 @@ judge_lab.disagreements(state, judge, version)
 judge_lab.editor(state, by)
 judge_lab.runner(state)
 judge_propose.proposer(state, judge, version, by)
+judge_propose.shot_search(state, judge, version)
 judge_lab.comparer(state, judge, by)
 judge_lab.adopter(state, judge, by)

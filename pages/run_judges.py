@@ -93,6 +93,9 @@ else:
     systems = pickers.systems_selector(dataset, key="jb_run_systems")
 only_labelled = judge_qa.labelled_only_checkbox() if not rubric.is_pairwise else False
 few_shot, few_shot_seed = (0, 0) if rubric.is_pairwise else judge_qa.few_shot_inputs()
+epochs, reduce, temperature, seed = (
+    (1, "mean", None, None) if rubric.is_pairwise else judge_qa.epochs_inputs()
+)
 links.publish(LINKS)
 request = launcher.RunRequest(
     spec,
@@ -104,6 +107,10 @@ request = launcher.RunRequest(
     labelled_only=only_labelled,
     few_shot=few_shot,
     few_shot_seed=few_shot_seed,
+    epochs=epochs,
+    reduce=reduce,
+    temperature=temperature,
+    seed=seed,
 )
 
 size = ui.cached(launcher.count_targets, request, task_types=rubric.task_types)
@@ -122,6 +129,11 @@ if plan is not None:
         f"{plan.n_targets:,} {unit}. A cached call is never paid for again; the cost "
         "is a bound (completions priced at max_tokens), or unknown when LiteLLM has "
         "no price for the model."
+        + (
+            f" {plan.epochs} epochs per answer, rating = their {plan.reduce}."
+            if plan.epochs > 1
+            else ""
+        )
     )
     pickers.table(launcher.plan_rows(plan))
     outcome = launcher.plan_outcome(plan)

@@ -25,6 +25,8 @@ import numpy.typing as npt
 from scoring._alpha import ALPHA_LEVELS, krippendorff_alpha
 from scoring._encode import as_array, encode, missing_mask
 from scoring.agreement import cohen_kappa, percent_agreement
+from scoring.agreement_ci import krippendorff_alpha_ci
+from scoring.stats import CI, bootstrap_ci
 
 PAIRED_STATISTICS: tuple[str, ...] = ("quadratic_kappa", "exact")
 EPOCH_REDUCERS: tuple[str, ...] = ("mean", "median", "mode")
@@ -282,6 +284,9 @@ def isotonic_map(
     return IsotonicMap(tuple(knots.tolist()), tuple(float(v) for v in fitted))
 
 
+_NAN_CI = CI(math.nan, math.nan, math.nan)
+
+
 @dataclass(frozen=True)
 class SelfConsistency:
     """How much a judge's N ratings of the same answer vary, over `n_answers` answers.
@@ -289,7 +294,8 @@ class SelfConsistency:
     `mean_sd`: mean over answers of the standard deviation of its ratings (ddof 0);
     `share_all_agree`: share of answers whose ratings are all equal; `alpha`:
     Krippendorff's alpha with the epochs as raters. Answers with fewer than two ratings
-    are not counted.
+    are not counted. Each `*_ci` is that number with its percentile bootstrap interval over
+    the answers (nan when there is none).
     """
 
     n_answers: int
@@ -297,6 +303,9 @@ class SelfConsistency:
     mean_sd: float
     share_all_agree: float
     alpha: float
+    mean_sd_ci: CI = _NAN_CI
+    share_all_agree_ci: CI = _NAN_CI
+    alpha_ci: CI = _NAN_CI
 
 
 def _epoch_matrix(
@@ -313,6 +322,9 @@ def self_consistency(
     ratings_by_answer: Sequence[Sequence[float | None]] | np.ndarray,
     *,
     level: str = "interval",
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> SelfConsistency:
     """Spread of a judge's repeated ratings: one row per answer, one rating per epoch.
 
@@ -320,7 +332,11 @@ def self_consistency(
     at least two ratings r_1..r_m: sd = sqrt(mean((r - mean(r))^2)) and "all agree" when
     every r is equal. alpha is `krippendorff_alpha` of the epochs x answers matrix at
     `level` (1 when the judge always repeats itself, unless all ratings are one value).
-    No answer with two ratings gives nan for all three numbers and n_answers = 0.
+    The intervals resample the answers with replacement `n_resamples` times (percentile
+    bootstrap at `confidence`): `stats.bootstrap_ci` of the per-answer sd and all-agree
+    indicator, `agreement_ci.krippendorff_alpha_ci` for alpha (Efron & Tibshirani 1993).
+    No answer with two ratings gives nan for all three numbers and n_answers = 0; a single
+    answer gives a zero-width interval for the means and a nan one for alpha.
     """
     if level not in ALPHA_LEVELS:
         raise ValueError(f"level must be one of {ALPHA_LEVELS}, got {level!r}")
@@ -333,8 +349,30 @@ def self_consistency(
     sd = np.nanstd(repeated, axis=1)
     agree = np.nanmax(repeated, axis=1) == np.nanmin(repeated, axis=1)
     alpha = krippendorff_alpha(repeated.T, level=level)
+
+    def mean_ci(values: np.ndarray) -> CI:
+        return bootstrap_ci(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
+
+    alpha_ci = (
+        krippendorff_alpha_ci(  # rows sorted: which epoch gave which rating must not matter
+            np.sort(repeated, axis=1).T,
+            level=level,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+        )
+        if not math.isnan(alpha)
+        else _NAN_CI
+    )
     return SelfConsistency(
-        int(repeated.shape[0]), n_epochs, float(sd.mean()), float(agree.mean()), float(alpha)
+        int(repeated.shape[0]),
+        n_epochs,
+        float(sd.mean()),
+        float(agree.mean()),
+        float(alpha),
+        mean_ci(sd),
+        mean_ci(agree.astype(float)),
+        CI(float(alpha), alpha_ci.low, alpha_ci.high),
     )
 
 

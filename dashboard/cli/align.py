@@ -145,17 +145,12 @@ def _show(store: Any, args: argparse.Namespace) -> None:
     for v in state.versions:
         origin = "file" if v.from_file else f"from {v.parent}, by {v.author or '?'}"
         print(f"version {v.version} ({origin}; prompt {v.prompt_hash})")
-    card = state.card
-    print(
-        f"in force: {card.version} for {card.judge}, adopted by {card.adopted_by}"
-        if card
-        else f"in force: {state.versions[0].version} (the file's; none adopted)"
-    )
+    for card in state.cards:
+        print(f"in force for {card.judge}: {card.version}, adopted by {card.adopted_by}")
+    print(f"in force for every other judge: {state.versions[0].version} (the file's)")
     print(f"test split looks since the last adoption: {state.looks_since_adoption}")
     if args.judge:
-        version = args.version or lab.baseline_version(
-            store, rubric=args.rubric, dataset=args.dataset
-        )
+        version = args.version or state.in_force(args.judge)
         found = lab.dev_disagreements(
             store, rubric=args.rubric, dataset=args.dataset, judge=args.judge, version=version
         )
@@ -290,9 +285,14 @@ def _card(store: Any, args: argparse.Namespace) -> None:
     for c in found:
         state = "STALE: " + "; ".join(c.stale_reasons) if c.stale else "fresh"
         print(f"{c.judge} / {c.rubric} {c.version} on {c.dataset}: {state}")
+        print(
+            f"  bound to model {c.model} (version {c.model_version or 'not reported'}), "
+            f"prompt {c.prompt_hash}, {c.n_labels} labelled responses"
+        )
         for name, n in c.numbers.items():
-            value = "—" if n["value"] is None else f"{n['value']:.3f}"
-            print(f"  {name:16} {value} (n = {n['n']})")
+            nan = math.nan
+            value, low, high = (nan if n[k] is None else n[k] for k in ("value", "low", "high"))
+            print(f"  {name:16} {_ci(value, low, high, int(n['n']))}")
 
 
 STEPS: dict[str, Callable[[Any, argparse.Namespace], Any]] = {

@@ -82,7 +82,9 @@ def _panel(args: argparse.Namespace) -> Any:
 def _parent(store: Any, args: argparse.Namespace) -> str:
     from dashboard.workbench import lab
 
-    return args.version or lab.baseline_version(store, rubric=args.rubric, dataset=args.dataset)
+    return args.version or lab.baseline_version(
+        store, rubric=args.rubric, dataset=args.dataset, judge=args.judge
+    )
 
 
 def propose(store: Any, args: argparse.Namespace) -> int:

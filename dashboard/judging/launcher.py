@@ -29,7 +29,8 @@ from dashboard.judging import (
 )
 from dashboard.judging.errors import error_line
 from dashboard.judging.few_shot import few_shot_rubric
-from dashboard.judging.panel import key_routes, panel_from_models
+from dashboard.judging.panel import key_routes, panel_from_models, with_overrides
+from dashboard.judging.summary import consistency_line
 from dashboard.settings import panel_dirs
 from dashboard.store import Store
 
@@ -69,6 +70,10 @@ class RunRequest:
     labelled_only: bool = False  # only the responses people rated
     few_shot: int = 0  # people's labels shown as examples (`few_shot.py`); 0: none
     few_shot_seed: int = 0
+    epochs: int = 1  # asks per answer (`judge --epochs N`); the rating is the `reduce` of them
+    reduce: str = "mean"
+    temperature: float | None = None  # None: each judge's own (the panel's, default 0)
+    seed: int | None = None  # the request's seed (+ the epoch); None: the panel's
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,7 @@ def make_plan(store: Store, request: RunRequest, rubric: Rubric) -> RunPlan:
     panel = build_panel(request.panel, source=request.source)
     if panel is None:
         raise PanelError("no judge given: type one or more LiteLLM model strings")
+    panel = with_overrides(panel, {"temperature": request.temperature, "seed": request.seed})
     if request.few_shot:
         rubric = few_shot_rubric(
             store,
@@ -179,6 +185,8 @@ def make_plan(store: Store, request: RunRequest, rubric: Rubric) -> RunPlan:
         systems=request.systems,
         pairwise=request.pairwise,
         response_ids=_labelled(store, request, rubric) if request.labelled_only else None,
+        epochs=request.epochs,
+        reduce=request.reduce,
     )
 
 
@@ -311,6 +319,8 @@ def summary_rows(summary: RunSummary) -> list[Row]:
         }
         if j.flip_rate is not None:
             row["flip rate"] = f"{j.flip_rate:.3f} ({j.n_pairs} pairs)"
+        if j.self_consistency is not None:
+            row["self-consistency"] = consistency_line(j.self_consistency)
         rows.append(row)
     return rows
 

@@ -16,6 +16,7 @@ from dashboard.judging.limits import duration_text, limited_seconds, tokens_of_c
 from dashboard.judging.plan import RunPlan
 from dashboard.store import Store, StoreError
 from scoring.pairwise import NOT_JUDGED, flip_rate, in_both_orders
+from scoring.stats import CI
 from scoring.workbench import SelfConsistency
 
 log = logging.getLogger(__name__)
@@ -249,9 +250,18 @@ def consistency_line(found: SelfConsistency) -> str:
     """A judge's self-consistency in words: its spread over the N epochs of each answer."""
     return (
         f"self-consistency over {found.n_epochs} epochs of {found.n_answers} answers: "
-        f"mean sd {_number(found.mean_sd, '.3f')}, all epochs agree on "
-        f"{_number(found.share_all_agree, '.1%')}, alpha {_number(found.alpha, '.3f')}"
+        f"mean sd {_number(found.mean_sd, '.3f')}{_interval(found.mean_sd_ci, '.3f')}, "
+        f"all epochs agree on {_number(found.share_all_agree, '.1%')}"
+        f"{_interval(found.share_all_agree_ci, '.1%')}, alpha {_number(found.alpha, '.3f')}"
+        f"{_interval(found.alpha_ci, '.3f')} (95% intervals over the answers, n = "
+        f"{found.n_answers})"
     )
+
+
+def _interval(ci: CI, style: str) -> str:
+    if math.isnan(ci.low) or math.isnan(ci.high):
+        return ""
+    return f" [{format(ci.low, style)}, {format(ci.high, style)}]"
 
 
 def finish_run(

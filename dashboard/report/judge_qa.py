@@ -3,6 +3,8 @@ their `bias.<judge>.` names, with the warnings of `notes.bias`."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from dashboard.metrics import registry
 from dashboard.report.gather import ReportData
 from dashboard.report.html import esc, metric_cell, paragraph, section, table, tag, th_row
@@ -48,6 +50,12 @@ def bias(data: ReportData) -> str:
 CARDS_ANCHOR = "judge-cards"
 
 
+def _model(card: dict[str, Any]) -> str:
+    """The model a card is bound to, with the version the provider reported (if any)."""
+    version = card.get("model_version")
+    return f"{card['model']} ({version})" if version and version != card["model"] else card["model"]
+
+
 def cards(data: ReportData) -> str:
     """The judge cards (`judge_cards.<judge>.<rubric>.` names, `notes.judge_cards`): each
     adopted version's agreement with people on the test split, what it is bound to, and
@@ -68,7 +76,7 @@ def cards(data: ReportData) -> str:
                     for m in registry.JUDGE_CARD_METRICS
                     if m.key != "fresh"
                 ),
-                tag("td", esc(f"{card['model']} · prompt {card['prompt_hash']} · {state}")),
+                tag("td", esc(f"{_model(card)} · prompt {card['prompt_hash']} · {state}")),
             ]
         )
     headers = [

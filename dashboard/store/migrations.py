@@ -30,7 +30,11 @@ from dashboard.store.migrations_late import (
     m019_judge_batches,
     m020_campaign_questions,
 )
-from dashboard.store.migrations_workbench import m013_workbench, m016_in_force
+from dashboard.store.migrations_workbench import (
+    m013_workbench,
+    m016_in_force,
+    m021_card_model_version,
+)
 from dashboard.store.transactions import transaction
 
 Migration = Callable[[Any], None]
@@ -294,6 +298,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("campaign_rules", m018_campaign_rules),
     ("judge_batches", m019_judge_batches),
     ("campaign_questions", m020_campaign_questions),
+    ("card_model_version", m021_card_model_version),
 ]
 
 

@@ -1,4 +1,4 @@
-"""The judge workbench's migrations (13 and 14; `dashboard/workbench`), kept apart so that
+"""The judge workbench's migrations (13, 16 and 20; `dashboard/workbench`), kept apart so that
 each module stays small; `migrations.py` lists them in order. Never edit one once shipped."""
 
 from __future__ import annotations
@@ -85,3 +85,10 @@ def m016_in_force(con: Any) -> None:
     con.execute("""CREATE OR REPLACE VIEW current_ratings AS
         SELECT * EXCLUDE (superseded, shelved) FROM ratings
         WHERE NOT superseded AND NOT shelved""")
+
+
+def m021_card_model_version(con: Any) -> None:
+    # A judge card is bound to the model version the provider reported for the judge's calls
+    # (`judge_calls.model_version`) as well as to the model string: a silent model update
+    # behind the same name makes the card stale. NULL: no version was reported.
+    con.execute("ALTER TABLE adoptions ADD COLUMN model_version VARCHAR")

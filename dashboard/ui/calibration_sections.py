@@ -9,10 +9,12 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import calibration, tables
+from dashboard.metrics import tables
 from dashboard.metrics.calibration import Calibration, JudgeMap
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers
+from dashboard.workbench import split
+from scoring.stats import CI
 
 HEATMAPS_PER_ROW = 3
 
@@ -61,6 +63,10 @@ def _number(value: float | None) -> str:
     return "—" if value is None or math.isnan(value) else f"{value:.2f}"
 
 
+def _interval(ci: CI) -> str:
+    return "—" if math.isnan(ci.low) else f"[{ci.low:.2f}, {ci.high:.2f}]"
+
+
 def _map_row(m: JudgeMap) -> dict[str, object]:
     steps = ", ".join(f"{x:g}→{y:.2f}" for x, y in zip(m.fitted.x, m.fitted.y, strict=True))
     return {
@@ -69,20 +75,30 @@ def _map_row(m: JudgeMap) -> dict[str, object]:
         "checked on": m.n_check,
         "error, raw": _number(m.mae_raw),
         "error, calibrated": _number(m.mae_calibrated),
+        "interval, raw": _interval(m.mae_raw_ci),
+        "interval, calibrated": _interval(m.mae_calibrated_ci),
         "map (judge → people)": steps,
     }
 
 
 def calibrated_section(selection: Selection) -> None:
     """Each judge's ratings beside the same ratings mapped onto people's scale."""
-    maps = ui.cached(calibration.isotonic_calibration, selection)
+    found = ui.cached(split.isotonic_on_split, selection)
+    maps = found.maps
     if not maps:
         return
     st.markdown("**Calibrated to people** (an isotonic map from each judge's scale to people's)")
+    halves = (
+        "Fitted on the dev split of people's labels and checked on the test split (the Judge "
+        "lab's split of this dataset)"
+        if found.on_split
+        else "Fitted on a seeded half of the labelled answers and checked on the other half "
+        "(pick a dataset to use its dev/test split)"
+    )
     st.caption(
-        "Fitted on a seeded half of the labelled answers and checked on the other half: the "
-        "error is the mean absolute difference from people's mean rating on the checked "
-        "answers, raw and calibrated. The calibrated column applies the map to every answer."
+        f"{halves}: the error is the mean absolute difference from people's mean rating on "
+        "the checked answers, raw and calibrated, each with its 95% bootstrap interval over "
+        "those answers (n: checked on). The calibrated column applies the map to every answer."
     )
     pickers.table([_map_row(m) for m in maps])
     pickers.table(

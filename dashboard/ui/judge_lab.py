@@ -5,7 +5,7 @@ scoring of the test split is a button press that records a look."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -41,28 +41,52 @@ def header(state: LabState) -> None:
         "only give a number."
     )
     st.metric("Looks at the test split since the last adoption", state.looks_since_adoption)
-    if state.card is not None:
-        card = state.card
-        status = "stale: " + "; ".join(card.stale_reasons) if card.stale else "fresh"
-        st.info(
+
+
+def _card_value(numbers: Mapping[str, float | None]) -> str:
+    value, low, high = (numbers[p] for p in ("value", "low", "high"))
+    return _ci(*(math.nan if x is None else x for x in (value, low, high)))
+
+
+def card(state: LabState, judge: str) -> None:
+    """The judge's card: its adopted version's test-split numbers and what they are bound
+    to (another judge's adoption is not this judge's: its version is a draft here)."""
+    found = state.card_of(judge)
+    if found is None:
+        st.caption(
             ui.md_escape(
-                f"Judge card: {card.judge} with {card.rubric} {card.version} (model "
-                f"{card.model}, prompt {card.prompt_hash}), adopted by "
-                f"{card.adopted_by or '?'}: {card.reason or ''} — {status}."
+                f"No version adopted for {judge} on {state.dataset}: its version in force is "
+                f"the rubric file's, {state.versions[0].version}."
             )
         )
-        pickers.table(
-            [
-                {
-                    "metric": k,
-                    "value": _ci(
-                        *(n[p] if n[p] is not None else math.nan for p in ("value", "low", "high"))
-                    ),
-                    "n": n["n"],
-                }
-                for k, n in card.numbers.items()
-            ]
+        return
+    status = "stale: " + "; ".join(found.stale_reasons) if found.stale else "fresh"
+    st.info(
+        ui.md_escape(
+            f"Judge card: {found.judge} with {found.rubric} {found.version} (model "
+            f"{found.model}, model version {found.model_version or 'not reported'}, prompt "
+            f"{found.prompt_hash}, {found.n_labels} labelled responses), adopted by "
+            f"{found.adopted_by or '?'}: {found.reason or ''} — {status}."
         )
+    )
+    pickers.table(
+        [{"metric": k, "value": _card_value(n), "n": n["n"]} for k, n in found.numbers.items()]
+    )
+
+
+def version_label(state: LabState, judge: str) -> Callable[[str], str]:
+    """How a version is named in the lab's pickers for this judge: the one in force (its
+    adoption, else the rubric file's), the file's, or a draft (never adopted for this judge;
+    another judge's adoption included)."""
+    in_force = state.in_force(judge)
+    files = {v.version for v in state.versions if v.from_file}
+
+    def label(version: str) -> str:
+        if version == in_force:
+            return f"{version} (in force for this judge)"
+        return f"{version} (the rubric file's)" if version in files else f"{version} (draft)"
+
+    return label
 
 
 def _score_rows(found: Sequence[VersionScore]) -> list[dict[str, Any]]:
@@ -133,6 +157,21 @@ def editor(state: LabState, by: str) -> None:
         st.selectbox("Parent version", names, index=len(names) - 1, key=f"{KEY}_parent"),
     )
     rubric = parent.rubric
+    exported = versions.to_toml(rubric, parent=parent.parent)
+    with st.expander(f"Version {parent.version} as a rubric file (TOML)"):
+        st.code(exported, language="toml")
+        st.download_button(
+            "Download the TOML",
+            exported,
+            file_name=f"{rubric.name}-{parent.version}.toml",
+            mime="application/toml",
+            key=f"{KEY}_export",
+        )
+    description = st.text_area(
+        "Criteria (the description people read)",
+        rubric.description,
+        key=f"{KEY}_description_{parent.version}",
+    )
     template = st.text_area(
         "Prompt template", rubric.template, height=240, key=f"{KEY}_template_{parent.version}"
     )
@@ -156,7 +195,12 @@ def editor(state: LabState, by: str) -> None:
         key=f"{KEY}_examples_{parent.version}",
     )
     note = st.text_input("Why this edit", key=f"{KEY}_note")
-    changes = {"template": template, "system": system or None, "labels": _labels_of(labels)}
+    changes = {
+        "template": template,
+        "system": system or None,
+        "labels": _labels_of(labels),
+        "description": description,
+    }
     draft = lab.draft(parent, changes, [by_id[i] for i in picked])
     if draft.rubric.examples:
         with st.expander("The examples as the judge will see them"):
@@ -215,8 +259,15 @@ def runner(state: LabState) -> None:
 
 def comparer(state: LabState, judge: str, by: str) -> None:
     st.subheader("Compare with the version in force (on test, paired)")
+    st.caption(ui.md_escape(f"In force for {judge}: {state.in_force(judge)}."))
     names = [v.version for v in state.versions]
-    candidate = st.selectbox("Candidate", names, index=len(names) - 1, key=f"{KEY}_candidate")
+    candidate = st.selectbox(
+        "Candidate",
+        names,
+        index=len(names) - 1,
+        format_func=version_label(state, judge),
+        key=f"{KEY}_candidate",
+    )
     if st.button("Compare (one look at the test split)", key=f"{KEY}_compare"):
         st.session_state[COMPARED] = ui.write(
             lab.compare,
@@ -244,7 +295,13 @@ def comparer(state: LabState, judge: str, by: str) -> None:
 def adopter(state: LabState, judge: str, by: str) -> None:
     st.subheader("Adopt for the panel")
     names = [v.version for v in state.versions]
-    version = st.selectbox("Version to adopt", names, index=len(names) - 1, key=f"{KEY}_adopt_v")
+    version = st.selectbox(
+        "Version to adopt",
+        names,
+        index=len(names) - 1,
+        format_func=version_label(state, judge),
+        key=f"{KEY}_adopt_v",
+    )
     reason = st.text_input("Why", key=f"{KEY}_reason")
     if st.button("Adopt", key=f"{KEY}_adopt", disabled=not reason.strip()):
         try:

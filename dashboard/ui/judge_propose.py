@@ -15,11 +15,12 @@ from dashboard.judging.rubrics import RubricError
 from dashboard.ui import pickers
 from dashboard.ui.judge_lab import COMPARED, KEY
 from dashboard.ui.runs import background_loop
-from dashboard.workbench import lab, propose, run, versions
+from dashboard.workbench import lab, propose, run, shots, versions
 from dashboard.workbench.agreement import VersionScore
 from dashboard.workbench.lab import LabState
 
 PROPOSED = f"{KEY}_proposed"
+SEARCHED = f"{KEY}_shots_found"
 DEV_NUMBERS = ("exact", "within_one", "kappa_quadratic")
 
 
@@ -146,3 +147,47 @@ def proposer(state: LabState, judge: str, version: str, by: str) -> None:
         )
         st.session_state[f"{KEY}_candidate"] = picked
         st.rerun()
+
+
+def shot_search(state: LabState, judge: str, version: str) -> None:
+    """A search over few-shot sets of dev labels for the version, each scored on dev (no
+    look at the test split); compare the one you pick with the Compare section."""
+    st.markdown("**Search few-shot sets (on dev only)**")
+    st.caption(
+        "Seeded sets of people's dev labels (one per answer), each saved as a draft version "
+        "of the version above with those examples and run by the judges below on the dev "
+        "answers it does not show: one judge call per dev answer and set (cached calls are "
+        "free). Best dev kappa first; no look at the test split."
+    )
+    a, b, c = st.columns(3)
+    n_sets = a.number_input("Sets", 1, 10, 3, key=f"{KEY}_shot_sets")
+    k = b.number_input("Examples per set", 1, versions.MAX_EXAMPLES, 2, key=f"{KEY}_shot_k")
+    seed = c.number_input("Seed of the draw", 0, value=0, key=f"{KEY}_shot_seed")
+    if st.button("Search on dev", key=f"{KEY}_shot_search"):
+        try:
+            st.session_state[SEARCHED] = ui.write(
+                shots.search_few_shot,
+                rubric=state.rubric.name,
+                dataset=state.dataset,
+                judge=judge,
+                judges=st.session_state[f"{KEY}_opt_judges"],
+                version=version,
+                n_sets=int(n_sets),
+                k=int(k),
+                seed=int(seed),
+                loop=background_loop(),
+                actor=ui.actor(),
+            )
+        except (RubricError, PanelError, ValueError) as error:
+            st.error(ui.md_escape(str(error)))
+            return
+        st.rerun()
+    if found := st.session_state.get(SEARCHED):
+        rows = [
+            {
+                **_row(s.version.version, ", ".join(s.example_ids), s.dev),
+                "examples": len(s.example_ids),
+            }
+            for s in found
+        ]
+        pickers.table(rows, key=f"{KEY}_shots_table")

@@ -1,5 +1,6 @@
 """The Judge QA page's sections (bias, probes, drift) and the Run judges page's "only where
-people rated" and few-shot options: each a function, so that a page calls it in a line or two."""
+people rated", few-shot and epochs options: each a function, so that a page calls it in a line
+or two."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from dashboard.metrics import judge_qa
 from dashboard.metrics.judge_qa import bias_rows, drift_rows
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers, runs
+from scoring.workbench import EPOCH_REDUCERS
 
 PROBE_KEY = "jb_qa_probe"
+MAX_EPOCHS = 20  # the page's bound (the CLI has none): each epoch is a paid call per answer
 
 
 def labelled_only_checkbox(*, key: str = "jb_run_labelled_only") -> bool:
@@ -42,6 +45,44 @@ def few_shot_inputs(*, key: str = "jb_run_few_shot") -> tuple[int, int]:
     )
     seed = right.number_input("Seed of the draw", min_value=0, value=0, key=f"{key}_seed")
     return int(n), int(seed)
+
+
+def epochs_inputs(*, key: str = "jb_run_epochs") -> tuple[int, str, float | None, int | None]:
+    """Run judges: repeated judging (`judge --epochs N --reduce R --temperature T --seed S`):
+    the asks per answer, how their ratings become one, and the sampling that lets them
+    differ (left empty: each judge's own)."""
+    a, b, c, d = st.columns(4)
+    n = int(
+        a.number_input(
+            "Epochs (asks per answer)",
+            min_value=1,
+            max_value=MAX_EPOCHS,
+            value=1,
+            key=key,
+            help="Each judge is asked N times per answer, each ask cached on its own; the "
+            "rating is their reducer, and the run reports the judge's self-consistency with "
+            "its interval (`judgeboard judge --epochs N`).",
+        )
+    )
+    how = b.selectbox("Rating of the N", EPOCH_REDUCERS, key=f"{key}_reduce", disabled=n == 1)
+    temperature = c.number_input(
+        "Temperature",
+        min_value=0.0,
+        max_value=2.0,
+        value=None,
+        step=0.1,
+        key=f"{key}_temperature",
+        help="Above 0 the N asks can differ; empty: each judge's own (default 0).",
+    )
+    seed = d.number_input(
+        "Seed", min_value=0, value=None, step=1, key=f"{key}_seed", help="sent + the epoch"
+    )
+    return (
+        n,
+        str(how),
+        None if temperature is None else float(temperature),
+        None if seed is None else int(seed),
+    )
 
 
 def bias_section(selection: Selection) -> judge_qa.Bias:

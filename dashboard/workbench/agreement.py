@@ -11,7 +11,8 @@ comparison of two versions on the test split, and the dev disagreements worst fi
   a minus b in quadratic kappa and exact agreement with a paired bootstrap over responses
   (`scoring.paired_versions`), McNemar's exact test on which matched the person (pass/fail:
   the pass reading; otherwise the exact scale point), and a verdict: "better" when the
-  kappa difference's interval is above 0, "worse" when below, else "cannot tell with n = …".
+  kappa difference's interval is above 0, "worse" when below (pass/fail: and McNemar's p
+  below 0.05 the same way), else "cannot tell with n = …".
 """
 
 from __future__ import annotations
@@ -140,14 +141,24 @@ def _labels(scale: tuple[float, float], reads: Reads) -> list[float]:
     return sorted(points | {p.value for p in reads.people})
 
 
-def verdict(difference: PairedDifference) -> str:
+VERDICT_ALPHA = 0.05  # McNemar's level for a pass/fail verdict
+
+
+def verdict(difference: PairedDifference, test: McNemar | None = None) -> str:
+    """ "better" when the kappa difference's interval (exact agreement's when kappa is
+    undefined) is above 0, "worse" when below; with McNemar's `test` (pass/fail) its p must
+    also be below VERDICT_ALPHA in the same direction. Otherwise "cannot tell with n = …"."""
     kappa = difference.kappa_quadratic
     ci = kappa if not np.isnan(kappa.estimate) else difference.exact
-    if ci.low > 0:
-        return "better"
-    if ci.high < 0:
-        return "worse"
-    return f"cannot tell with n = {difference.n_units}"
+    undecided = f"cannot tell with n = {difference.n_units}"
+    word = "better" if ci.low > 0 else "worse" if ci.high < 0 else None
+    if word is None:
+        return undecided
+    if test is not None:
+        agrees = (test.only_a > test.only_b) == (word == "better")  # a is the candidate
+        if not (test.p_value < VERDICT_ALPHA and agrees):
+            return undecided
+    return word
 
 
 def compare(
@@ -179,9 +190,9 @@ def compare(
     else:
         snapped = [agreement_ci.snap(v, labels) for v in (a, b, h)]
         correct = [snapped[0] == snapped[2], snapped[1] == snapped[2]]
-    return Comparison(
-        judge, candidate, baseline, difference, mcnemar(*correct), verdict(difference)
-    )
+    tested = mcnemar(*correct)
+    said = verdict(difference, tested if pass_fail else None)
+    return Comparison(judge, candidate, baseline, difference, tested, said)
 
 
 @dataclass(frozen=True)

@@ -88,13 +88,33 @@ def response_texts(con: Connection, response_ids: Sequence[str]) -> list[Respons
 
 def judge_model(con: Connection, *, judge: str, rubric: str, version: str) -> str | None:
     """The model of the judge's latest call under this rubric version (None: no call)."""
-    row = con.execute(
+    found = judge_model_version(con, judge=judge, rubric=rubric, version=version)
+    return found.model if found else None
+
+
+@dataclass(frozen=True)
+class JudgeModel:
+    """The model string of a judge's call and the model version the provider reported for it
+    (`judge_calls.model_version`; None when none was reported, as for the offline judge)."""
+
+    model: str
+    model_version: str | None
+
+
+def judge_model_version(
+    con: Connection, *, judge: str, rubric: str, version: str
+) -> JudgeModel | None:
+    """The model and model version of the judge's latest call under this rubric version
+    (None: no call)."""
+    cursor = con.execute(
         """
-        SELECT model FROM judge_calls WHERE judge = ? AND rubric = ? AND rubric_version = ?
-        ORDER BY created_utc DESC LIMIT 1""",
+        SELECT model, model_version FROM judge_calls
+        WHERE judge = ? AND rubric = ? AND rubric_version = ?
+        ORDER BY created_utc DESC, call_id DESC LIMIT 1""",
         [judge, rubric, version],
-    ).fetchone()
-    return str(row[0]) if row else None
+    )
+    found = fetch(cursor, JudgeModel)
+    return found[0] if found else None
 
 
 @dataclass(frozen=True)

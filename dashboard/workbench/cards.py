@@ -1,13 +1,15 @@
 """Adoption and the judge card (docs/judge-qa.md, "The judge card").
 
 Adopting a version of a judge for a rubric on a dataset records who, when and why, and the
-panel's numbers count that version there from then on (`metrics.panels_sql.versions_in_use`).
-The adoption scores the version on the test split once (a recorded look) and keeps that as
-the judge card: its test-split agreement, bound to the judge's model, the rubric version and
-its prompt hash, and the number of labelled responses it saw. A card is stale when the model
-of the judge's latest call under that version, or the version's prompt hash, differs from
-the card's, or when people labelled more responses since; `metrics --json` carries it under
-`judge_cards.<judge>.<rubric>.<metric>` and `--fail-under` can gate on it.
+panel's numbers count that version for that judge there from then on (an adoption is one
+judge's: `metrics.panels_sql`, `store/shelved.py`). The adoption scores the version on the
+test split once (a recorded look) and keeps that as the judge card: its test-split
+agreement, bound to the judge's model, the model version the provider reported for its
+latest call, the rubric version and its prompt hash, and the number of labelled responses it
+saw. A card is stale when the model or the model version of the judge's latest call under
+that version, or the version's prompt hash, differs from the card's, or when people labelled
+more responses since; `metrics --json` carries it under `judge_cards.<judge>.<rubric>.<metric>`
+and `--fail-under` can gate on it.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class JudgeCard:
     reason: str | None
     adopted_utc: datetime
     stale_reasons: tuple[str, ...]
+    model_version: str | None = None  # as the provider reported it; None: none reported
 
     @property
     def stale(self) -> bool:
@@ -88,15 +91,15 @@ def save_adoption(
     """Record the adoption with its card; the judge must have rated under the version."""
     chosen = get_version(store, rubric, version)
     with store.connection() as con:
-        model = agreement_sql.judge_model(con, judge=judge, rubric=rubric, version=version)
+        called = agreement_sql.judge_model_version(con, judge=judge, rubric=rubric, version=version)
         n_labels = len(split_sql.labelled_responses(con, rubric=rubric, dataset=dataset))
-    if model is None:
+    if called is None:
         raise RubricError(f"judge {judge!r} never ran {rubric} version {version}: run it first")
     row = sql.AdoptionRow(
         rubric,
         dataset,
         judge,
-        model,
+        called.model,
         version,
         chosen.prompt_hash,
         n_labels,
@@ -104,6 +107,7 @@ def save_adoption(
         by,
         reason,
         utc_now(),
+        called.model_version,
     )
     with store.write_lock, store.connection() as con, transaction(con):
         sql.add_adoption(con, row)
@@ -120,12 +124,18 @@ def _card(store: Store, row: sql.AdoptionRow) -> JudgeCard:
     if now_hash != row.prompt_hash:
         reasons.append("the rubric version's prompt changed")
     with store.connection() as con:
-        model = agreement_sql.judge_model(
+        called = agreement_sql.judge_model_version(
             con, judge=row.judge, rubric=row.rubric, version=row.rubric_version
         )
         n_labels = len(split_sql.labelled_responses(con, rubric=row.rubric, dataset=row.dataset))
+    model = called.model if called else None
     if model != row.model:
         reasons.append(f"the judge's model is now {model}, the card measured {row.model}")
+    elif called is not None and called.model_version != row.model_version:
+        reasons.append(
+            f"the provider now reports model version {called.model_version or 'none'}, the "
+            f"card measured {row.model_version or 'none'}"
+        )
     if n_labels > row.n_labels:
         reasons.append(f"people labelled {n_labels - row.n_labels} more responses since")
     return JudgeCard(
@@ -141,24 +151,33 @@ def _card(store: Store, row: sql.AdoptionRow) -> JudgeCard:
         row.reason,
         row.created_utc,
         tuple(reasons),
+        row.model_version,
     )
 
 
 def judge_cards(store: Store, *, rubric: str | None = None) -> list[JudgeCard]:
-    """The card of the adoption in force on each (rubric, dataset)."""
+    """The card of the adoption in force for each judge on each (rubric, dataset)."""
     with store.connection() as con:
         rows = sql.latest_adoptions(con, rubric=rubric)
     return [_card(store, row) for row in rows]
 
 
-def adopted(store: Store, *, rubric: str, dataset: str) -> JudgeCard | None:
-    found = [c for c in judge_cards(store, rubric=rubric) if c.dataset == dataset]
-    return found[0] if found else None
+def adopted(store: Store, *, rubric: str, dataset: str, judge: str) -> JudgeCard | None:
+    """The card of the judge's adoption in force on the dataset (None: never adopted)."""
+    found = dataset_cards(store, rubric=rubric, dataset=dataset)
+    return next((c for c in found if c.judge == judge), None)
 
 
-def history(store: Store, *, rubric: str, dataset: str) -> list[JudgeCard]:
+def dataset_cards(store: Store, *, rubric: str, dataset: str) -> tuple[JudgeCard, ...]:
+    """The card of each judge with an adoption in force on the dataset, by judge name."""
+    return tuple(c for c in judge_cards(store, rubric=rubric) if c.dataset == dataset)
+
+
+def history(
+    store: Store, *, rubric: str, dataset: str, judge: str | None = None
+) -> list[JudgeCard]:
     with store.connection() as con:
-        rows = sql.adoption_history(con, rubric=rubric, dataset=dataset)
+        rows = sql.adoption_history(con, rubric=rubric, dataset=dataset, judge=judge)
     return [_card(store, row) for row in rows]
 
 

@@ -22,15 +22,30 @@ PASS_FAIL_RUBRICS = ("pass-fail",)
 
 @dataclass(frozen=True)
 class LabState:
-    """What the Judge lab shows before any look: the split, the versions, the adoption."""
+    """What the Judge lab shows before any look: the split, the versions, the adoptions."""
 
     rubric: Rubric
     dataset: str
     split: Split
     versions: tuple[RubricVersion, ...]
-    card: JudgeCard | None
-    looks_since_adoption: int
+    cards: tuple[JudgeCard, ...]  # each judge's adoption in force on the dataset
+    looks_since_adoption: int  # since the dataset's latest adoption (any judge's)
     judges: tuple[str, ...]  # judges that rated labelled responses with the rubric
+
+    @property
+    def card(self) -> JudgeCard | None:
+        """The dataset's latest adoption, whichever judge's (None: none yet)."""
+        return max(self.cards, key=lambda c: c.adopted_utc, default=None)
+
+    def card_of(self, judge: str) -> JudgeCard | None:
+        """The judge's card: its adoption in force here (None: never adopted for it)."""
+        return next((c for c in self.cards if c.judge == judge), None)
+
+    def in_force(self, judge: str) -> str:
+        """The judge's version in force: its adopted one, else the rubric file's. Another
+        judge's adoption is a draft for this one."""
+        card = self.card_of(judge)
+        return card.version if card else self.versions[0].version
 
 
 def _scale(rubric: Rubric) -> tuple[float, float]:
@@ -43,24 +58,25 @@ def state(store: Store, *, rubric: str, dataset: str) -> LabState:
     """Reads only: nothing is written, no look is spent."""
     found = versions.list_versions(store, rubric)
     root = found[0].rubric
-    card = cards.adopted(store, rubric=root.name, dataset=dataset)
-    since = card.adopted_utc if card else None
+    in_force = cards.dataset_cards(store, rubric=root.name, dataset=dataset)
+    latest = max((c.adopted_utc for c in in_force), default=None)
     reads = agreement.read(store, rubric=root.name, dataset=dataset)
     return LabState(
         root,
         dataset,
         split.read_split(store, rubric=root.name, dataset=dataset),
         tuple(found),
-        card,
-        split.looks_since(store, rubric=root.name, dataset=dataset, since=since),
+        in_force,
+        split.looks_since(store, rubric=root.name, dataset=dataset, since=latest),
         tuple(sorted({r.judge for r in reads.judges})),
     )
 
 
-def baseline_version(store: Store, *, rubric: str, dataset: str) -> str:
-    """The version in force: the adopted one, else the rubric file's."""
-    card = cards.adopted(store, rubric=rubric, dataset=dataset)
-    return card.version if card else versions.list_versions(store, rubric)[0].version
+def baseline_version(store: Store, *, rubric: str, dataset: str, judge: str) -> str:
+    """The judge's version in force: its adopted one, else the rubric file's."""
+    root = versions.list_versions(store, rubric)[0].rubric
+    card = cards.adopted(store, rubric=root.name, dataset=dataset, judge=judge)
+    return card.version if card else root.version
 
 
 def score_on(
@@ -109,7 +125,7 @@ def compare(
     one recorded look."""
     require_admin(actor, "use the judge lab")
     root = versions.list_versions(store, rubric)[0].rubric
-    baseline = baseline or baseline_version(store, rubric=root.name, dataset=dataset)
+    baseline = baseline or baseline_version(store, rubric=root.name, dataset=dataset, judge=judge)
     split.record_split(store, rubric=root.name, dataset=dataset)
     reads = agreement.read(store, rubric=root.name, dataset=dataset, judge=judge)
     found = agreement.compare(

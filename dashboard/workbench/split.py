@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from dashboard.ids import utc_now
+from dashboard.metrics.calibration import JudgeMap, isotonic_calibration
+from dashboard.metrics.choices import with_default_rubric
+from dashboard.metrics.selection import Selection
 from dashboard.store import Store, transaction
 from dashboard.workbench import split_sql as sql
 from dashboard.workbench.split_sql import Assignment
@@ -167,3 +170,23 @@ def record_look(
 def looks_since(store: Store, *, rubric: str, dataset: str, since: datetime | None) -> int:
     with store.connection() as con:
         return sql.looks_since(con, rubric=rubric, dataset=dataset, since=since)
+
+
+@dataclass(frozen=True)
+class IsotonicOnSplit:
+    """Calibration's isotonic maps, and whether the workbench's split chose the halves."""
+
+    maps: tuple[JudgeMap, ...]
+    on_split: bool  # True: fitted on the dev side, checked on the test side
+
+
+def isotonic_on_split(store: Store, selection: Selection) -> IsotonicOnSplit:
+    """Each judge's isotonic map onto people's scale (`calibration.isotonic_calibration`),
+    fitted on the dev side of the selection's dataset's split and checked on its test side
+    (the split in force, read as a write would assign new labels; nothing is written).
+    Without a dataset there is no split: a seeded half of the labelled answers fits."""
+    selection = with_default_rubric(store, selection)
+    if selection.dataset is None or selection.rubric is None:
+        return IsotonicOnSplit(isotonic_calibration(store, selection), False)
+    dev = read_split(store, rubric=selection.rubric, dataset=selection.dataset).ids(DEV)
+    return IsotonicOnSplit(isotonic_calibration(store, selection, fit_ids=dev), True)

@@ -164,6 +164,7 @@ def test_cli_epochs_reports_self_consistency(
     out = capsys.readouterr().out
     assert "3 epochs per answer, rating = their median" in out
     assert "openai/cli-epochs: self-consistency over 3 epochs of 6 answers" in out
+    assert "(95% intervals over the answers, n = 6)" in out
     assert server.stats("cli-epochs").requests == 18
     assert main(args) == 0
     assert server.stats("cli-epochs").requests == 18
@@ -184,6 +185,12 @@ def test_metrics_json_carries_the_self_consistency(
     assert found[f"{name}.share_all_agree"]["value"] == pytest.approx(reference.share_all_agree)
     assert found[f"{name}.alpha"]["value"] == pytest.approx(reference.alpha)
     assert found[f"{name}.alpha"]["n"] == 8
+    for key in ("mean_sd", "share_all_agree", "alpha"):  # each with its interval over answers
+        ci = getattr(reference, f"{key}_ci")
+        assert (found[f"{name}.{key}"]["low"], found[f"{name}.{key}"]["high"]) == pytest.approx(
+            (ci.low, ci.high)
+        )
+        assert found[f"{name}.{key}"]["low"] <= found[f"{name}.{key}"]["value"]
 
 
 def test_unparsed_epochs_are_skipped_and_none_parsed_is_unscored(

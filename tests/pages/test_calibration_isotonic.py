@@ -1,6 +1,7 @@
 """The isotonic "calibrated" column: each judge's map onto people's scale, fitted on a seeded
-half of the labelled answers (or the caller's dev answers), checked on the rest, against
-scikit-learn; and the same numbers on the Calibration page (AppTest)."""
+half of the labelled answers (or the caller's dev answers: the page's are the workbench
+split's dev side), checked on the rest, against scikit-learn; and the same numbers on the
+Calibration page (AppTest)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from scipy.stats import bootstrap
 from sklearn.isotonic import IsotonicRegression
 
 from dashboard.metrics.calibration import isotonic, isotonic_calibration
 from dashboard.metrics.calibration.isotonic import CHECK, FIT, UNLABELLED
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
+from dashboard.workbench import split
 from tests.pages.helpers import page_path
 
 SELECTION = Selection("eo-rag", "likert-rag")
@@ -51,6 +54,15 @@ def test_the_map_is_sklearns_fit_on_the_fitting_half(judged_store: Store) -> Non
     assert found.mae_calibrated == pytest.approx(
         np.mean([abs(r.calibrated - r.people) for r in check])
     )
+    # Each error with its interval over the checked answers, as SciPy's percentile bootstrap
+    # gives it (other random draws: the ends agree to Monte Carlo error).
+    for ci, mapped in ((found.mae_raw_ci, "raw"), (found.mae_calibrated_ci, "calibrated")):
+        errors = np.array([abs(getattr(r, mapped) - r.people) for r in check])
+        ref = bootstrap(
+            (errors,), np.mean, method="percentile", random_state=np.random.default_rng(1)
+        ).confidence_interval
+        assert ci.estimate == pytest.approx(errors.mean())
+        assert (ci.low, ci.high) == pytest.approx((ref.low, ref.high), abs=0.08)
     # Seeded: the same halves every time; another seed, another half.
     assert isotonic_calibration(judged_store, SELECTION) == (found,)
     other = isotonic_calibration(judged_store, SELECTION, seed=5)[0]
@@ -66,8 +78,26 @@ def test_the_callers_dev_answers_fit_the_map(judged_store: Store) -> None:
     assert isotonic_calibration(judged_store, SELECTION, fit_ids=[]) == ()
 
 
+def test_the_workbench_split_fits_on_dev_and_checks_on_test(judged_store: Store) -> None:
+    sides = split.read_split(judged_store, rubric="likert-rag", dataset="eo-rag")
+    found = split.isotonic_on_split(judged_store, SELECTION)
+    assert found.on_split
+    (judge,) = found.maps
+    fitted = {r.response_id for r in judge.ratings if r.half == FIT}
+    checked = {r.response_id for r in judge.ratings if r.half == CHECK}
+    assert fitted == set(sides.ids(split.DEV)) & {r.response_id for r in judge.ratings}
+    assert checked == set(sides.ids(split.TEST)) & {r.response_id for r in judge.ratings}
+    assert fitted and checked and not fitted & checked
+    assert found.maps == isotonic_calibration(judged_store, SELECTION, fit_ids=sides.ids("dev"))
+    # A read: no split is recorded by it. Without a dataset there is no split: a seeded half.
+    assert not split.read_split(judged_store, rubric="likert-rag", dataset="eo-rag").recorded
+    every = split.isotonic_on_split(judged_store, Selection(None, "likert-rag"))
+    assert not every.on_split
+    assert every.maps == isotonic_calibration(judged_store, Selection(None, "likert-rag"))
+
+
 def test_the_calibration_page_shows_the_calibrated_column(app_for, judged_store: Store) -> None:
-    (found,) = isotonic_calibration(judged_store, SELECTION)
+    (found,) = split.isotonic_on_split(judged_store, SELECTION).maps
     app = app_for(judged_store)
     app.switch_page(page_path("calibration"))
     app.run()
@@ -82,8 +112,10 @@ def test_the_calibration_page_shows_the_calibrated_column(app_for, judged_store:
     maps = next(d.value for d in app.dataframe if "error, calibrated" in d.value.columns)
     assert list(maps["judge"]) == ["baseline"]
     assert list(maps["fitted on"]) == [found.n_fit]
+    low, high = found.mae_raw_ci.low, found.mae_raw_ci.high
+    assert list(maps["interval, raw"]) == [f"[{low:.2f}, {high:.2f}]"]
     captions = " ".join(c.value for c in app.caption)
-    assert "seeded half of the labelled answers" in captions
+    assert "Fitted on the dev split of people's labels and checked on the test split" in captions
 
 
 def test_only_the_first_unlabelled_answers_are_shown(

@@ -67,7 +67,8 @@ def test_the_loop_from_disagreement_to_adoption(
     _ok(app.button(key="jb_lab_adopt").click().run())
     assert "Adopted 1-wb1 for baseline on eo-rag" in app.success[0].value
     assert _panel(judged_store) != before  # the panel uses the adopted version
-    assert any("Judge card" in i.value for i in app.info)
+    (card,) = [i.value for i in app.info if "Judge card" in i.value]
+    assert "model version not reported" in card  # the offline judge reports none
     assert app.metric[0].value == "0"  # the count restarts at the adoption
 
 
@@ -120,3 +121,59 @@ def test_the_loop_with_a_judge_on_a_loopback_server(
         after = _panel(sample_store, "all-judges")  # the panel with the loopback judge in it
         assert after != before and all(after[s] < before[s] for s in before)  # its 2s count
         assert server.stats("lab-judge").requests == first + 30  # compare and adopt: no call
+        (card,) = [i.value for i in app.info if "Judge card" in i.value]
+        assert "model version lab-judge," in card and "fresh" in card
+        named = app.selectbox(key="jb_lab_adopt_v").options
+        assert named == ["1 (the rubric file's)", "1-wb1 (in force for this judge)"]
+        # Another judge: the adoption is not its own, so 1-wb1 is a draft for it.
+        other = [j for j in app.selectbox(key="jb_lab_judge").options if j != "openai/lab-judge"]
+        _ok(app.selectbox(key="jb_lab_judge").set_value(other[0]).run())
+        assert not any("Judge card" in i.value for i in app.info)
+        assert any("No version adopted for" in c.value for c in app.caption)
+        named = app.selectbox(key="jb_lab_adopt_v").options
+        assert named == ["1 (in force for this judge)", "1-wb1 (draft)"]
+
+
+def test_the_criteria_are_edited_and_a_version_exports_as_toml(
+    judged_store: Store, app_for: Callable[[Store], AppTest]
+) -> None:
+    from dashboard.judging.rubrics import rubric_from_toml
+    from dashboard.workbench import versions
+
+    app = open_page(app_for(judged_store), PAGE, dataset="eo-rag", annotator="ana")
+    (exported,) = [c.value for c in app.code if c.language == "toml"]
+    root = versions.list_versions(judged_store, "likert-rag")[0].rubric
+    assert rubric_from_toml(exported).template == root.template  # reads back as the file
+    assert app.get("download_button")[0].proto.label == "Download the TOML"
+    criteria = "Rates how faithful the answer is to the retrieved context."
+    _ok(app.text_area(key="jb_lab_description_1").set_value(criteria).run())
+    assert any(f'+description = "{criteria}"' in c.value for c in app.code)  # the diff
+    _ok(app.button(key="jb_lab_save").click().run())
+    assert "Saved version 1-wb1" in app.success[0].value
+    saved = versions.get_version(judged_store, "likert-rag", "1-wb1")
+    assert saved.rubric.description == criteria and saved.parent == "1"
+    assert saved.rubric.template == root.template  # only the criteria changed
+    _ok(app.selectbox(key="jb_lab_parent").set_value("1-wb1").run())
+    (exported,) = [c.value for c in app.code if c.language == "toml"]
+    assert 'parent = "1"' in exported and rubric_from_toml(exported).description == criteria
+
+
+def test_a_few_shot_search_runs_on_dev_and_spends_no_look(
+    judged_store: Store, app_for: Callable[[Store], AppTest]
+) -> None:
+    from dashboard.workbench import shots, split, versions
+
+    app = open_page(app_for(judged_store), PAGE, dataset="eo-rag", annotator="ana")
+    _ok(app.number_input(key="jb_lab_shot_sets").set_value(2).run())
+    _ok(app.number_input(key="jb_lab_shot_k").set_value(2).run())
+    _ok(app.button(key="jb_lab_shot_search").click().run(timeout=120))
+    table = next(d.value for d in app.dataframe if "kappa_quadratic on dev" in d.value.columns)
+    assert len(table) == 2 and set(table["examples"]) == {2}
+    assert all("(n = " in v for v in table["kappa_quadratic on dev"])
+    saved = [v for v in versions.list_versions(judged_store, "likert-rag") if not v.from_file]
+    assert {v.author for v in saved} == {shots.AUTHOR} and len(saved) == 2
+    dev = set(split.read_split(judged_store, rubric="likert-rag", dataset="eo-rag").ids("dev"))
+    assert all({e.response_id for e in v.rubric.examples} <= dev for v in saved)
+    assert app.metric[0].value == "0"  # no look at the test split
+    with judged_store.connection() as con:
+        assert con.execute("SELECT count(*) FROM test_looks").fetchone() == (0,)

@@ -243,3 +243,57 @@ def test_redact_masks_every_provider_key_variable(monkeypatch) -> None:
     monkeypatch.setenv("HUGGINGFACE_API_KEY", "hf-secret-0123456789")
     cleaned = launcher.redact("tried azure-secret-0123456789 then hf-secret-0123456789")
     assert "azure-secret" not in cleaned and "hf-secret" not in cleaned
+
+
+def test_epochs_ask_each_judge_n_times_and_report_its_self_consistency(
+    app: AppTest, sample_store: Store, tmp_path, monkeypatch
+) -> None:
+    """Repeated judging from the page, with a judge on a loopback OpenAI-compatible server
+    through real LiteLLM: N calls per answer (counted on the server, each with seed +
+    epoch), the rating their reducer, and the summary's self-consistency with interval and
+    n; a second plan finds every epoch cached."""
+    import threading
+    from collections import Counter
+
+    from dashboard.judging.panel_files import SelfHostedJudge, save_panel
+    from dashboard.settings import PANELS_ENV
+    from tests.support.judge_server import JudgeServer, ModelScript
+
+    asked: Counter[str] = Counter()
+    lock = threading.Lock()
+
+    def reply(prompt: str) -> str:  # 3, 4, 3, 4, ...: each ask of a prompt may differ
+        with lock:
+            asked[prompt] += 1
+            value = 3 + asked[prompt] % 2
+        return f"Explanation: ask.\nRating: [[{value}]]"
+
+    monkeypatch.setenv(PANELS_ENV, str(tmp_path / "panels"))
+    with JudgeServer() as server:
+        server.script("epoch-judge", ModelScript(reply=reply))
+        save_panel(SelfHostedJudge("epochs-loop", "openai/epoch-judge", server.url))
+        _open(app)
+        app.selectbox(key="jb_run_panel").set_value("epochs-loop").run()
+        app.selectbox(key="jb_run_rubric").set_value("eve-0-5").run()
+        app.multiselect(key="jb_run_systems").set_value(["eo-rag-small"]).run()
+        one = int(_plan_table(app).loc["openai/epoch-judge", "to call"])
+        app.number_input(key="jb_run_epochs").set_value(3).run()
+        app.selectbox(key="jb_run_epochs_reduce").set_value("median").run()
+        app.number_input(key="jb_run_epochs_temperature").set_value(0.7).run()
+        app.number_input(key="jb_run_epochs_seed").set_value(5).run()
+        plan = _plan_table(app)
+        assert int(plan.loc["openai/epoch-judge", "to call"]) == 3 * one
+        assert any("3 epochs per answer, rating = their median" in c.value for c in app.caption)
+        app.button(key="jb_run_button").click().run(timeout=120)
+        assert not app.exception
+        stats = server.stats("epoch-judge")
+        assert stats.requests == 3 * one and stats.seeds == {5: one, 6: one, 7: one}
+        summary = next(d.value for d in app.dataframe if "calls made" in d.value.columns)
+        row = summary.set_index("judge").loc["openai/epoch-judge"]
+        assert int(row["calls made"]) == 3 * one and int(row["failed"]) == 0
+        said = str(row["self-consistency"])
+        assert f"over 3 epochs of {one} answers" in said
+        assert f"(95% intervals over the answers, n = {one})" in said
+        again = _plan_table(app)
+        assert int(again.loc["openai/epoch-judge", "to call"]) == 0
+        assert server.stats("epoch-judge").requests == 3 * one

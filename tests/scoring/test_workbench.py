@@ -229,6 +229,51 @@ def test_self_consistency_against_numpy_and_krippendorff() -> None:
     assert got.alpha == pytest.approx(ref)
 
 
+def test_self_consistency_intervals_against_scipy_bootstrap() -> None:
+    rng = np.random.default_rng(11)
+    truth = rng.integers(1, 6, 120)
+    ratings = np.clip(truth[:, None] + rng.integers(-1, 2, (120, 4)), 1, 5).astype(float)
+    got = self_consistency(ratings, n_resamples=2000, seed=0)
+    sd = np.std(ratings, axis=1)
+    same = (ratings.max(axis=1) == ratings.min(axis=1)).astype(float)
+
+    def scipy_ci(values: np.ndarray) -> tuple[float, float]:
+        ci = bootstrap(
+            (values,),
+            np.mean,
+            n_resamples=2000,
+            method="percentile",
+            random_state=np.random.default_rng(1),
+        ).confidence_interval
+        return float(ci.low), float(ci.high)
+
+    # different random draws: the ends agree to Monte Carlo error
+    for found, values in ((got.mean_sd_ci, sd), (got.share_all_agree_ci, same)):
+        low, high = scipy_ci(values)
+        assert found.estimate == pytest.approx(values.mean())
+        assert (found.low, found.high) == pytest.approx((low, high), abs=0.02)
+        assert found.low < found.estimate < found.high
+
+    def alpha_of(index: np.ndarray) -> float:
+        rows = ratings[index.astype(int)]
+        return float(krippendorff.alpha(reliability_data=rows.T, level_of_measurement="interval"))
+
+    ref = bootstrap(
+        (np.arange(len(ratings)),),
+        alpha_of,
+        vectorized=False,
+        n_resamples=1000,
+        method="percentile",
+        random_state=np.random.default_rng(2),
+    ).confidence_interval
+    assert got.alpha_ci.estimate == got.alpha
+    assert (got.alpha_ci.low, got.alpha_ci.high) == pytest.approx((ref.low, ref.high), abs=0.03)
+    assert got.alpha_ci.low < got.alpha < got.alpha_ci.high
+    # seeded, and blind to which epoch gave which rating of an answer
+    assert self_consistency(ratings, n_resamples=2000, seed=0) == got
+    assert self_consistency(ratings[:, ::-1], n_resamples=2000, seed=0) == got
+
+
 def test_self_consistency_hand_cases() -> None:
     # answer 1: [2, 4] sd 1; answer 2: [3, 3] sd 0; answer 3 has one rating and is skipped
     got = self_consistency([[2, 4], [3, 3], [5, None]])
@@ -237,8 +282,13 @@ def test_self_consistency_hand_cases() -> None:
     assert got.share_all_agree == 0.5
     perfect = self_consistency([[1, 1, 1], [4, 4, 4]])
     assert perfect.mean_sd == 0 and perfect.share_all_agree == 1 and perfect.alpha == 1
+    # one answer: every resample is that answer (a zero-width interval); alpha has no spread
+    one = self_consistency([[2, 4]])
+    assert (one.mean_sd_ci.low, one.mean_sd_ci.high) == (1.0, 1.0)
+    assert (one.share_all_agree_ci.low, one.share_all_agree_ci.high) == (0.0, 0.0)
     nothing = self_consistency([[3], [None, 2]])
     assert nothing.n_answers == 0 and math.isnan(nothing.mean_sd) and math.isnan(nothing.alpha)
+    assert math.isnan(nothing.mean_sd_ci.low) and math.isnan(nothing.alpha_ci.high)
     assert self_consistency([]).n_answers == 0
 
 

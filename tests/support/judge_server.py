@@ -103,6 +103,9 @@ class ModelScript:
     # are answered 429 with Retry-After.
     rate_per_s: float | None = None
     burst: float = 2.0
+    # The `model` of a completion, as a provider reports the dated snapshot that answered
+    # (None: the model name asked for); a change behind the same name is a silent update.
+    reported_model: str | None = None
 
 
 @dataclass
@@ -280,7 +283,7 @@ def _run_line(state: _State, body: dict[str, Any]) -> tuple[int, dict[str, Any]]
     if fault is None or fault == "garbage":
         text = script.garbage_text if fault == "garbage" else script.reply(prompt)
         state.completed(model, prompt)
-        return 200, json.loads(_completion(model, text, prompt))
+        return 200, json.loads(_completion(script.reported_model or model, text, prompt))
     status = int(fault) if fault in ("400", "401", "429") else 500
     message = {"429": "rate limited", "400": "bad request", "401": "invalid key"}.get(
         fault, "internal error"
@@ -398,7 +401,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "Rat')
         else:
             text = script.garbage_text if fault == "garbage" else script.reply(prompt)
-            self._send(200, _completion(model, text, prompt))
+            self._send(200, _completion(script.reported_model or model, text, prompt))
             if not self.close_connection:
                 state.completed(model, prompt)
 

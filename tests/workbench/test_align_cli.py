@@ -83,6 +83,10 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     adopt = [*compare, "--by", "ana", "--reason", "stricter"]
     assert main(_align(sample_store, "adopt", *adopt)) == 0
     capsys.readouterr()
+    assert main(_align(sample_store, "show", "--dataset", DATASET)) == 0
+    out = capsys.readouterr().out
+    assert "in force for openai/wb-judge: 1-wb1, adopted by ana" in out
+    assert "in force for every other judge: 1 (the file's)" in out
     assert main([*metrics, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     changed = [k for k, v in before_draft["metrics"].items() if data["metrics"].get(k) != v]
@@ -99,7 +103,23 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     assert main([*base, "--out", str(report)]) == 0
     html = report.read_text(encoding="utf-8")
     assert 'id="judge-cards"' in html and f"{card}.kappa_quadratic" in html
+    assert "openai/wb-judge (wb-judge) · prompt" in html  # the model and its version
+    notes = data["notes"]["judge_cards"]["openai/wb-judge.likert-rag"]
+    assert notes["model_version"] == "wb-judge"  # what the server reported in `model`
+    # The provider updates the model behind the same name: the next calls report another
+    # version, and the card stops holding.
+    server.script("wb-judge", ModelScript(reply=scripted, reported_model="wb-judge-2027-01"))
     every = ["--dataset", DATASET, "--version", "1-wb1", "--every-answer", *judge]
     assert main(_align(sample_store, "run", *every)) == 0
     assert server.stats("wb-judge").requests == 60 + 90  # the other answers of eo-rag
     assert main([*metrics, "--fail-under", f"{card}.kappa_quadratic=1.01"]) == 1
+    capsys.readouterr()
+    assert main([*metrics, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["metrics"][f"{card}.fresh"]["value"] == 0
+    (why,) = data["notes"]["judge_cards"]["openai/wb-judge.likert-rag"]["stale"]
+    assert "model version wb-judge-2027-01" in why and "measured wb-judge" in why
+    assert main([*metrics, "--fail-under", "judge_cards.*.*.fresh=1"]) == 1
+    assert main(_align(sample_store, "card")) == 0
+    out = capsys.readouterr().out
+    assert "STALE" in out and "version wb-judge)" in out and "kappa_quadratic" in out

@@ -281,3 +281,80 @@ def test_an_adoption_is_one_judges(sample_store: Store, tmp_path, monkeypatch) -
     assert current["second"] == ["1"]  # its run of the draft was never adopted for it
     assert current[JUDGE] == ["1", draft.version]  # adopted where it rated, 1 elsewhere
     assert _streams_with_two_current(sample_store) == 0
+
+
+def test_each_judge_keeps_its_own_card_and_version_in_force(
+    sample_store: Store, tmp_path, monkeypatch
+) -> None:
+    """Two judges, each adopting its own draft: neither adoption hides the other's card, and
+    for each judge the other's version is a draft, never the one in force."""
+    from dashboard.settings import PANELS_ENV
+
+    folder = tmp_path / "panels"
+    folder.mkdir()
+    (folder / "two.toml").write_text(
+        'name = "two"\n[[judges]]\nname = "baseline"\nmodel = "judgeboard/baseline"\n'
+        '[[judges]]\nname = "second"\nmodel = "judgeboard/baseline"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv(PANELS_ENV, str(folder))
+    first = _no_reference(sample_store)
+    root = versions.list_versions(sample_store, RUBRIC)[0].rubric
+    second = versions.save_version(
+        sample_store,
+        RUBRIC,
+        parent=root.version,
+        changes={"template": root.template + "\nBe brief."},
+        author="bo",
+    )
+    for rubric in (root, first.rubric, second.rubric):
+        plan = run.plan_version(sample_store, judges="two", rubric=rubric, dataset=DATASET)
+        run.run_version(sample_store, plan)
+    for judge, version in ((JUDGE, first.version), ("second", second.version)):
+        lab.adopt(
+            sample_store,
+            rubric=RUBRIC,
+            dataset=DATASET,
+            judge=judge,
+            version=version,
+            by="ana",
+            reason=f"{judge}'s",
+        )
+    found = {(c.judge, c.version) for c in cards.judge_cards(sample_store, rubric=RUBRIC)}
+    assert found == {(JUDGE, first.version), ("second", second.version)}
+    state = lab.state(sample_store, rubric=RUBRIC, dataset=DATASET)
+    assert state.in_force(JUDGE) == first.version and state.in_force("second") == second.version
+    assert state.card is not None and state.card.judge == "second"  # the latest adoption
+    baseline = lab.baseline_version(sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE)
+    assert baseline == first.version
+    compared = lab.compare(
+        sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE, candidate=second.version
+    )
+    assert compared.baseline == first.version  # the judge's own, not the other's adoption
+    card = cards.adopted(sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE)
+    assert card is not None and not card.stale and card.model_version is None  # offline
+    assert [c.judge for c in cards.history(sample_store, rubric=RUBRIC, dataset=DATASET)] == [
+        "second",
+        JUDGE,
+    ]
+
+
+def test_a_pass_fail_verdict_needs_mcnemar_to_agree() -> None:
+    from dashboard.workbench.agreement import verdict
+    from scoring.paired_versions import McNemar, PairedDifference, mcnemar
+    from scoring.stats import CI
+
+    up = PairedDifference(40, 40, CI(0.2, 0.05, 0.35), CI(0.1, 0.02, 0.2))
+    assert verdict(up) == "better"
+    # 12 labels only the candidate matched, 1 only the baseline: p = 2 P(X <= 1), X ~ B(13, 1/2)
+    # = 2 * 14 / 8192 = 0.0034 (scipy.stats.binomtest(1, 13).pvalue)
+    strong = mcnemar([True] * 12 + [False] + [True] * 27, [False] * 12 + [True] * 28)
+    assert (strong.only_a, strong.only_b) == (12, 1)
+    assert strong.p_value == pytest.approx(2 * 14 / 8192)
+    assert verdict(up, strong) == "better"
+    assert verdict(up, McNemar(3, 2, 1.0)) == "cannot tell with n = 40"  # p too large
+    assert verdict(up, McNemar(1, 12, 0.0034)) == "cannot tell with n = 40"  # the other way
+    down = PairedDifference(40, 40, CI(-0.2, -0.35, -0.05), CI(-0.1, -0.2, -0.02))
+    assert verdict(down, McNemar(1, 12, 0.0034)) == "worse"
+    flat = PairedDifference(40, 40, CI(0.0, -0.1, 0.1), CI(0.0, -0.1, 0.1))
+    assert verdict(flat, strong) == "cannot tell with n = 40"

@@ -24,6 +24,7 @@ from dashboard.metrics.calibration import calibration_sql as sql
 from dashboard.metrics.choices import with_default_rubric
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
+from scoring.stats import CI, bootstrap_ci
 from scoring.workbench import IsotonicMap, isotonic_map
 
 FIT, CHECK, UNLABELLED = "fit", "check", "unlabelled"
@@ -57,6 +58,10 @@ class JudgeMap:
     mae_raw: float  # mean |raw - people| on the check half (nan: no check answer)
     mae_calibrated: float
     ratings: tuple[CalibratedRating, ...]
+    # Each error with its 95% percentile bootstrap interval over the checked answers
+    # (`scoring.stats.bootstrap_ci`, seed 0); n is `n_check`.
+    mae_raw_ci: CI = CI(math.nan, math.nan, math.nan)
+    mae_calibrated_ci: CI = CI(math.nan, math.nan, math.nan)
 
 
 def _halves(labelled: list[str], fit_ids: Collection[str] | None, seed: int) -> set[str]:
@@ -88,6 +93,8 @@ def _judge_map(
         for r in sorted(given)
     )
     check = [c for c in ratings if c.half == CHECK and c.people is not None]
+    raw = [abs(c.raw - c.people) for c in check if c.people is not None]
+    calibrated = [abs(c.calibrated - c.people) for c in check if c.people is not None]
     return JudgeMap(
         judge,
         fitted,
@@ -96,6 +103,8 @@ def _judge_map(
         _mae([(c.raw, c.people) for c in check if c.people is not None]),
         _mae([(c.calibrated, c.people) for c in check if c.people is not None]),
         ratings,
+        bootstrap_ci(raw, seed=SEED),
+        bootstrap_ci(calibrated, seed=SEED),
     )
 
 

@@ -58,13 +58,15 @@ def bias_metrics(found: judge_qa.Bias) -> dict[str, Entry]:
 
 
 def consistency_metrics(found: tuple[judge_qa.JudgeConsistency, ...]) -> dict[str, Entry]:
-    """`judges.<judge>.self_consistency.<mean_sd|share_all_agree|alpha>`, `n` its answers."""
+    """`judges.<judge>.self_consistency.<mean_sd|share_all_agree|alpha>` with the 95%
+    bootstrap interval over answers, `n` its answers."""
     metrics: dict[str, Entry] = {}
     for judge in found:
         for metric in registry.SELF_CONSISTENCY_METRICS:
             value = getattr(judge.consistency, metric.key)
+            ci = getattr(judge.consistency, f"{metric.key}_ci")
             name = registry.fill(metric.name, judge=judge.judge)
-            metrics[name] = entry(value, n=judge.consistency.n_answers)
+            metrics[name] = entry(value, low=ci.low, high=ci.high, n=judge.consistency.n_answers)
     return metrics
 
 
@@ -163,6 +165,7 @@ def card_notes(cards: Sequence[Any]) -> dict[str, Any]:
             "rubric": card.rubric,
             "dataset": card.dataset,
             "model": card.model,
+            "model_version": card.model_version,
             "rubric_version": card.version,
             "prompt_hash": card.prompt_hash,
             "n_labels": card.n_labels,
