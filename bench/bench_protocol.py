@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import sys
@@ -138,12 +139,13 @@ class _ServerCpu:
             self.outside_before = tree_cpu_s(self.stacked["outside"])
         return time.perf_counter()
 
-    def stop(self) -> float:
+    def stop(self) -> dict[str, float]:
+        """CPU seconds since `start`: the dashboards (with nginx), and PostgreSQL's."""
         assert self.cpu is not None
         self.cpu.__exit__(None, None, None)
-        used = self.cpu.seconds().get("server", 0.0)
+        used = {"dashboard": self.cpu.seconds().get("server", 0.0)}
         if self.stacked["outside"]:
-            used += tree_cpu_s(self.stacked["outside"]) - self.outside_before
+            used["postgresql"] = tree_cpu_s(self.stacked["outside"]) - self.outside_before
         return used
 
 
@@ -197,8 +199,8 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
 
 
 def _figures(
-    saves: list[Save], wall_s: float, cpu_s: float, *, also_saved: int = 0
-) -> dict[str, float]:
+    saves: list[Save], wall_s: float, cpu_s: dict[str, float], *, also_saved: int = 0
+) -> dict[str, Any]:
     """Round trips, saves a second and the servers' CPU a save (`also_saved`: the Chromium
     labeller's saves in the same phase, which the servers also worked for)."""
     seconds = [s.seconds for s in saves]
@@ -207,7 +209,9 @@ def _figures(
         "p50_s": statistics.median(seconds),
         "p95_s": percentile(seconds, 95),
         "saves_per_s": (len(saves) + also_saved) / wall_s,
-        "cpu_per_save_s": cpu_s / (len(saves) + also_saved),
+        "cpu_per_save_s": sum(cpu_s.values()) / (len(saves) + also_saved),
+        "cpu_per_save_by": {k: v / (len(saves) + also_saved) for k, v in cpu_s.items()},
+        "load_1m": os.getloadavg()[0],  # the machine is shared: its load as the phase ended
     }
 
 
@@ -270,12 +274,18 @@ def run_store(store: str, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _split(figures: dict[str, Any]) -> str:
+    by = figures["cpu_per_save_by"]
+    return f" ({', '.join(f'{k} {v:.3f}' for k, v in by.items())})" if len(by) > 1 else ""
+
+
 def report(result: dict[str, Any]) -> list[str]:
     base = result["baseline"]
     lines = [
         f"{result['store']} ({result['replicas']} server(s)), {result['labellers']} simulated "
         f"labellers; baseline, one alone: p50 {base['p50_s']:.3f} s, p95 {base['p95_s']:.3f} s, "
         f"{base['saves_per_s']:.1f} saves/s, CPU {base['cpu_per_save_s']:.3f} s a save"
+        f"{_split(base)}, load {base['load_1m']:.1f}"
     ]
     for phase in ("paced", "burst"):
         got = result[phase]
@@ -285,7 +295,8 @@ def report(result: dict[str, Any]) -> list[str]:
             f"({got['p95_s'] / base['p50_s']:.2f}x the baseline's p50), "
             f"{got['saves_per_s']:.1f} saves/s ({got['saves_per_s'] / base['saves_per_s']:.2f}x),"
             f" CPU {got['cpu_per_save_s']:.3f} s a save "
-            f"({got['cpu_per_save_s'] / base['cpu_per_save_s']:.2f}x)"
+            f"({got['cpu_per_save_s'] / base['cpu_per_save_s']:.2f}x){_split(got)}, "
+            f"load {got['load_1m']:.1f}"
         )
     chromium, check = result["chromium"], result["check"]
     lines.append(
