@@ -18,7 +18,9 @@ server of its own, as the tests start it, and two replicas behind Debian's nginx
 shipped config, `tests/support/nginx.py`), three phases on the same servers:
 1. baseline: one simulated labeller alone, `--baseline-saves` saves back to back;
 2. paced: every simulated labeller saves once per `--think-s` (0.5-1.5 x) for `--paced-s`
-   seconds while the Chromium labeller saves with a 1 s think time: p50/p95 of both;
+   seconds while the Chromium labeller saves with a 1 s think time, and `judgeboard import`
+   of `--import-records` synthetic RAG records (as `bench_import` makes them; 0: none) runs
+   into the same store: p50/p95 of both;
 3. burst: every simulated labeller makes `--burst-saves` saves back to back: saves per
    second at saturation.
 The CPU of the server processes (the replicas, nginx, PostgreSQL's processes) is read from
@@ -37,6 +39,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -91,7 +94,7 @@ def stack(store: str, work: Path) -> Iterator[dict[str, Any]]:
             assert proxy.process is not None
             url = proxy.url
             pids.append(proxy.process.pid)
-        yield {"url": url, "store": address, "pids": pids, "outside": outside}
+        yield {"url": url, "store": address, "pids": pids, "outside": outside, "work": work}
 
 
 async def _labelling(
@@ -149,6 +152,24 @@ class _ServerCpu:
         return used
 
 
+def _start_import(
+    stacked: dict[str, Any], args: argparse.Namespace, cpu: _ServerCpu
+) -> subprocess.Popen[bytes] | None:
+    """`judgeboard import` of `--import-records` synthetic RAG records into the store, started
+    with the paced phase (its CPU is its own, not the servers')."""
+    if not args.import_records:
+        return None
+    from bench.bench_import import generate_rag_jsonl
+    from bench.bench_labelling import _import
+
+    work = Path(stacked["work"])
+    source = generate_rag_jsonl(work / "import.jsonl", args.import_records)
+    process = _import(stacked["store"], source, work / "import.log")  # type: ignore[arg-type]
+    assert cpu.cpu is not None
+    cpu.cpu.group("import", process.pid)
+    return process
+
+
 async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """Open every session (and the Chromium page) first, then measure the three phases."""
     from playwright.async_api import async_playwright
@@ -180,6 +201,7 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
 
         until = time.time() + args.paced_s
         started = cpu.start()
+        importing = _start_import(stacked, args, cpu)
         paced = [
             _labelling(s, r, saves=None, until=until, think_s=args.think_s)
             for s, r in zip(sessions[1:], rngs[1:])
@@ -187,6 +209,9 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
         chromium, *sims = await asyncio.gather(_chromium(page, until), *paced)
         found["paced"] = (sims, time.perf_counter() - started, cpu.stop())
         found["chromium"] = chromium
+        if importing is not None:  # waited for after the phase: it runs while they label
+            status = await asyncio.to_thread(importing.wait)
+            found["import"] = {"records": args.import_records, "status": status}
 
         started = cpu.start()
         burst = [
@@ -270,6 +295,7 @@ def run_store(store: str, args: argparse.Namespace) -> dict[str, Any]:
             "p50_s": statistics.median(chromium),
             "p95_s": percentile(chromium, 95),
         },
+        "import": found.get("import"),
         "check": check,
     }
 
@@ -298,7 +324,12 @@ def report(result: dict[str, Any]) -> list[str]:
             f"({got['cpu_per_save_s'] / base['cpu_per_save_s']:.2f}x){_split(got)}, "
             f"load {got['load_1m']:.1f}"
         )
-    chromium, check = result["chromium"], result["check"]
+    chromium, check, imported = result["chromium"], result["check"], result["import"]
+    if imported is not None:
+        lines.append(
+            f"  a CLI import of {imported['records']:,} records started with the paced phase:"
+            f" exit status {imported['status']}"
+        )
     lines.append(
         f"  Chromium labeller while paced: {chromium['n']} saves, p50 {chromium['p50_s']:.3f} s"
         f" ({chromium['p50_s'] / base['p50_s']:.2f}x), p95 {chromium['p95_s']:.3f} s"
@@ -314,7 +345,8 @@ def passed(result: dict[str, Any]) -> bool:
     check = result["check"]
     clean = check["lost"] == check["duplicated"] == check["unexpected"] == 0
     fast = max(result["paced"]["p95_s"], result["chromium"]["p95_s"]) < GOAL_P95_S
-    return clean and check["saves"] == check["rows"] and fast
+    imported = result["import"] is None or result["import"]["status"] == 0
+    return clean and check["saves"] == check["rows"] and fast and imported
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -325,6 +357,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--paced-s", type=float, default=40.0)
     parser.add_argument("--baseline-saves", type=int, default=10)
     parser.add_argument("--burst-saves", type=int, default=3)
+    parser.add_argument("--import-records", type=int, default=5000)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     return parser.parse_args(argv)
 
