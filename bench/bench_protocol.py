@@ -231,6 +231,7 @@ def _figures(
     seconds = [s.seconds for s in saves]
     return {
         "n": len(saves),
+        "waited": sum(1 for s in saves if s.waited),  # the page waited (a busy file) first
         "p50_s": statistics.median(seconds),
         "p95_s": percentile(seconds, 95),
         "saves_per_s": (len(saves) + also_saved) / wall_s,
@@ -316,7 +317,8 @@ def report(result: dict[str, Any]) -> list[str]:
     for phase in ("paced", "burst"):
         got = result[phase]
         lines.append(
-            f"  {phase}: {got['n']} saves, p50 {got['p50_s']:.3f} s "
+            f"  {phase}: {got['n']} saves ({got['waited']} waited for the file), "
+            f"p50 {got['p50_s']:.3f} s "
             f"({got['p50_s'] / base['p50_s']:.2f}x), p95 {got['p95_s']:.3f} s "
             f"({got['p95_s'] / base['p50_s']:.2f}x the baseline's p50), "
             f"{got['saves_per_s']:.1f} saves/s ({got['saves_per_s'] / base['saves_per_s']:.2f}x),"

@@ -33,6 +33,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 PAGE = "annotate"
 RUBRIC = "likert-rag"
 SAVED = "Saved your rating"
+NOTHING_LEFT = "Nothing left to label here"
 VALUE_KEY = "annotate_value_"
 SAVE_KEY = "annotate_save_"
 ROUND_TRIP_TIMEOUT_S = 120.0
@@ -49,6 +50,7 @@ class Save:
 
     response_id: str
     seconds: float
+    waited: bool = False  # the next answer came only after the page had waited (a busy file)
 
 
 @dataclass
@@ -100,6 +102,7 @@ class AnnotateSession:
         self.page_hash = ""
         self.socket: Any = None
         self.run = _Run()
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds between its runs
 
     async def __aenter__(self) -> AnnotateSession:
         headers = {"Cookie": f"judgeboard_replica={self.cookie}"} if self.cookie else None
@@ -111,6 +114,7 @@ class AnnotateSession:
             open_timeout=ROUND_TRIP_TIMEOUT_S,
         )
         await self.rerun([])
+        await self._until_drawn(time.perf_counter() + ROUND_TRIP_TIMEOUT_S)
         return self
 
     async def __aexit__(
@@ -126,24 +130,42 @@ class AnnotateSession:
         """The open answer, as the page wrote it in the query string."""
         return urllib.parse.parse_qs(self.query_string).get("item", [None])[0]
 
-    async def rerun(self, states: list[Any]) -> float:
-        """Send a rerun with `states` (WidgetState messages); read until the page's run has
-        finished; the seconds it took."""
+    async def rerun(self, states: list[Any], *, fragment_id: str = "") -> bool:
+        """Send a rerun with `states` (WidgetState messages), of the page or of one fragment
+        (as the browser does every `interval` for a fragment that runs by itself); read until
+        that run has finished. True if the whole page ran."""
         msg = BackMsg()
         client = msg.rerun_script
         client.query_string = self.query_string
         client.page_script_hash = self.page_hash
         client.page_name = PAGE if not self.page_hash else ""
+        client.fragment_id = fragment_id
         client.widget_states.widgets.extend(states)
-        started = time.perf_counter()
         await self.socket.send(msg.SerializeToString())
         self.run = _Run()
-        await asyncio.wait_for(self._until_finished(), ROUND_TRIP_TIMEOUT_S)
+        whole = await asyncio.wait_for(self._until_finished(), ROUND_TRIP_TIMEOUT_S)
         if self.run.exceptions:
             raise ProtocolError(f"the page raised {self.run.exceptions[0]}")
-        return time.perf_counter() - started
+        return whole
 
-    async def _until_finished(self) -> None:
+    async def _until_drawn(self, deadline: float) -> bool:
+        """Until a run of the whole page has drawn the rating form (or said nothing is
+        left): while the page waits (for a busy file, a slow read), run its self-running
+        fragments as the browser would. True if it had to wait."""
+        waited = False
+        while not self._has(VALUE_KEY) and not any(NOTHING_LEFT in a for a in self.run.alerts):
+            if not self.auto_reruns or time.perf_counter() > deadline:
+                raise ProtocolError(f"no rating form on the page; alerts: {self.run.alerts}")
+            waited = True
+            fragment, interval = next(iter(self.auto_reruns.items()))
+            await asyncio.sleep(interval)
+            await self.rerun([], fragment_id=fragment)
+        return waited
+
+    def _has(self, prefix: str) -> bool:
+        return any(key.startswith(prefix) for key in self.run.widgets)
+
+    async def _until_finished(self) -> bool:
         while True:
             msg = ForwardMsg()
             msg.ParseFromString(await self.socket.recv())
@@ -156,10 +178,14 @@ class AnnotateSession:
                 self.query_string = msg.page_info_changed.query_string
             elif kind == "delta" and (element := _element_of(msg)) is not None:
                 _read(self.run, element)
+            elif kind == "auto_rerun":
+                self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
             elif kind == "script_finished":
                 status = msg.script_finished
                 if status == ForwardMsg.FINISHED_SUCCESSFULLY:
-                    return
+                    return True
+                if status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+                    return False
                 if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
                     raise ProtocolError("the page did not compile")
 
@@ -186,7 +212,10 @@ class AnnotateSession:
         picked.string_value = value
         submit.id = self._widget(SAVE_KEY)
         submit.trigger_value = True
-        seconds = await self.rerun([picked, submit])
+        started = time.perf_counter()
+        self.auto_reruns.clear()  # the page's run registers its waiting fragments again
+        await self.rerun([picked, submit])
         if not any(SAVED in alert for alert in self.run.alerts):
             raise ProtocolError(f"no save confirmed for {answer}; alerts: {self.run.alerts}")
-        return Save(answer, seconds)
+        waited = await self._until_drawn(started + ROUND_TRIP_TIMEOUT_S)
+        return Save(answer, time.perf_counter() - started, waited)
