@@ -1,6 +1,7 @@
 # Two commands set everything up on a fresh machine:
 #   make run    venv + install, load the bundled sample on first start, serve 127.0.0.1:8501
-#   make test   venv + dev extras (+ Debian's Chromium when missing and root), run every test
+#   make test   venv + dev extras (+ Debian's Chromium, PostgreSQL and nginx when missing and
+#               root), run every test
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,7 +14,7 @@ PORT ?= 8501
 run: $(RUN_STAMP)
 	$(BIN)/judgeboard serve --port $(PORT)
 
-test: $(DEV_STAMP) chromium postgres lint
+test: $(DEV_STAMP) chromium postgres nginx lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The gates: ruff (lint and format) and the type checker, configured in pyproject.toml.
@@ -54,8 +55,8 @@ chromium:
 		echo "chromium is missing and this is not root: install it (apt-get install chromium)"; exit 1; \
 	fi
 
-# Debian's nginx, for the example reverse proxy of several replicas (deploy/nginx/judgeboard.conf);
-# no test runs it yet.
+# Debian's nginx: tests/browser/test_replicas.py runs the example reverse proxy
+# (deploy/nginx/judgeboard.conf) in front of two replicas, as a process of its own.
 nginx:
 	@if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \

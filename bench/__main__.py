@@ -17,6 +17,7 @@ BENCHES = {
     "dashboard": "bench.bench_dashboard",
     "corrected": "bench.bench_corrected",
     "labelling": "bench.bench_labelling",
+    "protocol": "bench.bench_protocol",
     "integrity": "bench.bench_integrity",
     "huge_record": "bench.bench_huge_record",
 }

@@ -98,3 +98,31 @@ class CpuByGroup:
             name = self._group_of(pid)
             totals[name] = totals.get(name, 0.0) + used - self._before.get(pid, 0.0)
         return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
+
+
+def tree_cpu_s(root: int) -> float:
+    """CPU seconds of a process tree that is not ours (e.g. PostgreSQL's, which daemonizes):
+    user + system time of `root` and its live descendants, plus what each of them has reaped
+    of its ended children (a backend that has ended counts in its parent's reaped time)."""
+    if not Path("/proc").is_dir():
+        return 0.0
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            text = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = text.rsplit(")", 1)[1].split()
+        parents[int(entry)] = int(fields[1])
+        used[int(entry)] = sum(int(f) for f in fields[11:15]) / _TICK
+    total = 0.0
+    for pid, seconds in used.items():
+        walk, steps = pid, 0
+        while walk not in (0, 1) and walk != root and steps < 64:
+            walk, steps = parents.get(walk, 0), steps + 1
+        if walk == root:
+            total += seconds
+    return total

@@ -119,10 +119,10 @@ def go(page: Page, title: str) -> None:
     settled(page)
 
 
-def start_server(db: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
+def start_server(db: Path | str, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
     """`streamlit run` of the app script as `judgeboard serve` starts it, on a free port of
-    127.0.0.1 on the database `db`, with `env` added; once it answers, (the process, its base
-    URL). Stop it with `stop`."""
+    127.0.0.1 on the database `db` (a file or a PostgreSQL URL), with `env` added; once it
+    answers, (the process, its base URL). Stop it with `stop`."""
     port = free_port()
     # what `judgeboard serve` runs, without watching the files
     command = [
