@@ -40,7 +40,7 @@ postgres:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "installing Debian's postgresql for the PostgreSQL store's tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+		.ci/apt-install postgresql; \
 	else \
 		echo "PostgreSQL is missing and this is not root: install it (apt-get install postgresql)"; exit 1; \
 	fi
@@ -50,7 +50,7 @@ chromium:
 	@if command -v chromium >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "installing Debian's chromium for the browser tests"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		.ci/apt-install chromium; \
 	else \
 		echo "chromium is missing and this is not root: install it (apt-get install chromium)"; exit 1; \
 	fi
@@ -61,7 +61,7 @@ nginx:
 	@if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 		echo "installing Debian's nginx for the replicas test"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+		.ci/apt-install nginx; \
 	else \
 		echo "nginx is missing and this is not root: install it (apt-get install nginx)"; exit 1; \
 	fi
