@@ -30,6 +30,9 @@ CHROMIUM_ARGS = [
 # Generous: two cores shared with other test runs; a cold page imports plotly.
 START_TIMEOUT_S = 90
 STEP_TIMEOUT_MS = 90_000
+# Every expect() without its own timeout: Playwright's 5 s default is too short for a grid or
+# a page drawn while other test runs share the cores (a flaky failure, not a slow page).
+expect.set_options(timeout=30_000)
 VIEWPORT = {"width": 1400, "height": 1000}
 
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 def _fits(frame: Locator) -> None:
     """The table's grid scrolls no sideways: every column, the last one too, is in view."""
     scroller = frame.locator(".dvn-scroller")
-    expect(scroller).to_be_visible()
+    expect(scroller).to_be_visible(timeout=STEP_TIMEOUT_MS)
     widths = scroller.evaluate("e => [e.scrollWidth, e.clientWidth]")
     assert widths[0] <= widths[1], f"the table is {widths[0]} px wide in {widths[1]} px"
     box, grid = frame.bounding_box(), scroller.bounding_box()
