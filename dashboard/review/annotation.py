@@ -250,13 +250,14 @@ def save_rating(
             raise LabelRefused(refusal)
         campaigns.release_after_save(con, campaign, rating.response_id, rating.rater)
 
-    if tags:  # the tags go with the rating, in its transaction, or not at all
-        batches = [
-            Batch("ratings", (record_row(rating),)),
-            Batch("tag_labels", tuple(map(record_row, tags))),
-        ]
-        return store.write(batches, spool_if_busy=False, check=within_rules)
-    return store.add_ratings([rating], check=within_rules)
+    with campaigns.one_at_a_time(store, campaign):  # no other save or take of it meanwhile
+        if tags:  # the tags go with the rating, in its transaction, or not at all
+            batches = [
+                Batch("ratings", (record_row(rating),)),
+                Batch("tag_labels", tuple(map(record_row, tags))),
+            ]
+            return store.write(batches, spool_if_busy=False, check=within_rules)
+        return store.add_ratings([rating], check=within_rules)
 
 
 def rate(
