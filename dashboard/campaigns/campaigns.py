@@ -10,13 +10,17 @@ Each person has their own queue: the response they hold, else the first one in t
 campaign's order that they have not labelled and that fewer than `overlap` other people
 labelled or hold. Taking a response holds it for that person for `hold_minutes`; an expired
 hold frees it for others. The choice and the hold are one transaction under the store's write
-lock, so two sessions of one server never take the same response beyond `overlap`.
+lock, so two sessions of one server never take the same response beyond `overlap`. On a
+PostgreSQL store, where processes on several machines write at once, the takes and the saves
+of one campaign also take turns (`one_at_a_time`): under REPEATABLE READ two transactions
+that each add a hold row see neither the other's, and nothing makes them conflict.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -261,7 +265,7 @@ def assign(
     left for them): the answers assigned to them come first (with `only_mine`, alone).
     Skipped responses (this session's, and those they skipped before) are passed over."""
     now = utc_now()
-    with store.write_lock, store.connection() as con, transaction(con):
+    with one_at_a_time(store, name), store.write_lock, store.connection() as con, transaction(con):
         campaign = _campaign(con, name)
         found = sql.next_assignment(
             con, campaign, person, now=now, skipped=list(skipped), only_mine=only_mine
@@ -270,6 +274,20 @@ def assign(
             expires = now + timedelta(minutes=campaign.hold_minutes)
             sql.add_hold(con, name, found.response_id, person, at=now, expires=expires)
         return found
+
+
+@contextmanager
+def one_at_a_time(store: Store, name: str) -> Iterator[None]:
+    """The block is the only one of the campaign in progress, in every process: a take or a
+    save checks k and writes in a transaction that begins inside it, so it sees every hold and
+    label written before. A file store's writers already take turns on the file."""
+    if not store.on_server:
+        yield
+        return
+    from dashboard.store.claims import advisory_lock  # psycopg: only on a PostgreSQL store
+
+    with advisory_lock(store.url, f"campaign:{name}"):
+        yield
 
 
 def release(store: Store, name: str, response_id: str, person: str) -> None:

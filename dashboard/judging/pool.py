@@ -1,10 +1,13 @@
 """The parent side of a judge run over several worker processes (`judge --workers N`).
 
 The plan's calls are partitioned deterministically: for each judge, its i-th call goes to
-worker i mod N, so no call is made by two workers. Workers receive their calls in chunks and
-send back outcomes; the parent records each one exactly as a one-process run does
-(`runner._Run.record`: the journal, the merge into DuckDB, progress, the summary). The parent
-is the only process that opens the store: one writer, behind the gate.
+worker i mod N, so no call is made by two workers. On a PostgreSQL store the calls are those
+this process claims in the run it shares with other processes (`sources.ClaimedCalls`),
+claimed while the workers have little left and handed to each worker in turn. Workers
+receive their calls in chunks and send back outcomes; the parent records each one exactly as
+a one-process run does (`runner._Run.record`: the journal, the merge into DuckDB, progress,
+the summary). The parent is the only process that opens the store: one writer, behind the
+gate.
 
 Workers are spawned, never forked (see `worker.py`). A process whose `__main__` is a script
 (a Streamlit page, a console script) would make each spawned child run that script again as
@@ -29,6 +32,7 @@ from typing import Any, Protocol
 from dashboard.judging.calls import CallOutcome
 from dashboard.judging.panel import Judge
 from dashboard.judging.plan import CallSpec, RunPlan
+from dashboard.judging.sources import ClaimedCalls
 from dashboard.judging.worker import Task, WorkerSetup, serve
 from dashboard.store import StoreError
 
@@ -39,6 +43,7 @@ class Recorder(Protocol):
 
     plan: RunPlan
     fault: StoreError | None
+    shared: ClaimedCalls | None  # on a PostgreSQL store: the calls this process claims
 
     @property
     def cancelled(self) -> bool: ...
@@ -97,6 +102,10 @@ class WorkerPool:
         self.shares = partition(self.calls, workers)
         self.processes: list[Any] = []
         self.reported: set[int] = set()
+        # The calls handed to workers: all of the plan, or on a PostgreSQL store those claimed.
+        self.sent: set[int] = set()
+        self.index = {spec.cache_key: i for i, spec in enumerate(self.calls)}
+        self.stopping = threading.Event()
 
     def _start(self) -> tuple[Any, list[Any], Any]:
         plan = self.run.plan
@@ -127,24 +136,52 @@ class WorkerPool:
                 inboxes.append(inbox)
         return results, inboxes, stop
 
+    def _task(self, index: int) -> Task:
+        spec = self.calls[index]
+        self.sent.add(index)
+        return Task(index, spec.judge, spec.messages, spec.case, spec.epoch)
+
     def _feed(self, inboxes: Sequence[Any]) -> None:
         """Each worker's calls in chunks (a thread: a queue's feeder pickles in the
         background, and the first chunks let workers start while the rest are sent)."""
+        if self.run.shared is not None:
+            self._feed_claimed(self.run.shared, inboxes)
+            return
+        self.sent.update(range(len(self.calls)))
         for worker, share in enumerate(self.shares):
             for start in range(0, len(share), CHUNK):
-                inboxes[worker].put(
-                    [
-                        Task(
-                            i,
-                            self.calls[i].judge,
-                            self.calls[i].messages,
-                            self.calls[i].case,
-                            self.calls[i].epoch,
-                        )
-                        for i in share[start : start + CHUNK]
-                    ]
-                )
+                inboxes[worker].put([self._task(i) for i in share[start : start + CHUNK]])
             inboxes[worker].put(None)
+
+    def _feed_claimed(self, shared: ClaimedCalls, inboxes: Sequence[Any]) -> None:
+        """Calls claimed a few at a time, while the workers have little left to do, each
+        claim to the next worker in turn; then every worker's end marker."""
+        open_judges = [j.name for j in self.run.plan.panel.judges]
+        ahead = sum(shared.limit(name) for name in open_judges)
+        turn = 0
+        try:
+            while open_judges and not self.stopping.is_set():
+                if len(self.sent) - len(self.reported) >= ahead:
+                    time.sleep(WAIT_S / 4)
+                    continue
+                claimed_any = False
+                for name in list(open_judges):
+                    found = shared.take(name, shared.limit(name))
+                    if found is None:
+                        open_judges.remove(name)
+                    elif found:
+                        claimed_any = True
+                        inboxes[turn % self.n].put(
+                            [self._task(self.index[s.cache_key]) for s in found]
+                        )
+                        turn += 1
+                if open_judges and not claimed_any:
+                    self.stopping.wait(shared.poll_s)
+        except StoreError as error:  # the calls sent are made; the others are not claimed
+            log.warning("claiming calls stopped: %s", error)
+        finally:
+            for inbox in inboxes:
+                inbox.put(None)
 
     def _receive(self, results: Any) -> Any:
         try:
@@ -175,6 +212,7 @@ class WorkerPool:
             while len(finished) < self.n:
                 if (self.run.cancelled or self.run.fault is not None) and not stop.is_set():
                     stop.set()
+                    self.stopping.set()
                 message = await asyncio.to_thread(self._receive, results)
                 if message is None:
                     finished |= {
@@ -197,6 +235,7 @@ class WorkerPool:
                     finished.add(worker)
         finally:
             stop.set()
+            self.stopping.set()
             self._record(await asyncio.to_thread(self._end, results))
         self._lost(errors)
         return ready_at
@@ -232,6 +271,6 @@ class WorkerPool:
             reason = f"{reason}: {errors[0]}"
         judges = {j.name: j for j in self.run.plan.panel.judges}
         for index, spec in enumerate(self.calls):
-            if index not in self.reported:
+            if index in self.sent and index not in self.reported:
                 self.reported.add(index)
                 self.run.record(judges[spec.judge], spec, CallOutcome(None, reason, 0, None))

@@ -16,20 +16,19 @@ import contextlib
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from dashboard.auth.roles import User, require_admin
 from dashboard.ids import new_id, utc_now
-from dashboard.judging.calls import CallOutcome, call_with_retries
+from dashboard.judging.calls import CallOutcome
 from dashboard.judging.epochs import EpochResults
 from dashboard.judging.errors import error_line, stopping_fault
-from dashboard.judging.limits import RateLimiter, slot, tokens_of_call
-from dashboard.judging.panel import Judge, PanelError
+from dashboard.judging.panel import Judge
 from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.records import call_row, parse_output, probe_row, result_row
 from dashboard.judging.secrets import scrub_secrets
+from dashboard.judging.sources import ClaimedCalls, PlannedCalls, run_judge, shared_calls
 from dashboard.judging.summary import RunSummary, Tally, finish_run
 from dashboard.judging.targets import Target
 from dashboard.store import (
@@ -83,6 +82,7 @@ class _Run:
         self.flush_lock = asyncio.Lock()
         self.stopped = asyncio.Event()
         self.epochs = EpochResults(plan) if plan.epochs > 1 else None
+        self.shared: ClaimedCalls | None = None  # the calls claimed on a PostgreSQL store
 
     @property
     def cancelled(self) -> bool:
@@ -252,46 +252,22 @@ class _Run:
                 epoch=spec.epoch,
             )
         self._append(call, results)
+        if self.shared is not None:
+            self.shared.recorded.append(spec.cache_key)
         self.done += 1
         self.progress()
-
-    async def run_judge(self, judge: Judge, specs: Sequence[CallSpec]) -> None:
-        if not specs:
-            return
-        from dashboard.judging.llm import JudgeClient
-
-        try:
-            client = JudgeClient(
-                judge, kind=self.rubric.kind, low=self.rubric.scale_low, high=self.rubric.scale_high
-            )
-        except PanelError as error:  # e.g. its key variable is not set: fail only this judge
-            for spec in specs:
-                self.record(judge, spec, CallOutcome(None, str(error), 0, None))
-            return
-        queue = deque(specs)
-        limiter = RateLimiter.for_judge(judge)
-
-        async def worker() -> None:
-            # A cancel or a fault lets the calls in flight finish; no new one starts.
-            while queue and not self.cancelled and self.fault is None:
-                spec = queue.popleft()
-                async with slot(limiter, tokens_of_call(judge, spec.messages)):
-                    outcome = await call_with_retries(
-                        client, spec.messages, case=spec.case, epoch=spec.epoch
-                    )
-                self.record(judge, spec, outcome)
-
-        with client.scrubbed_logs():
-            await asyncio.gather(*(worker() for _ in range(min(judge.concurrency, len(specs)))))
 
     async def flush(self, *, wait_s: float) -> None:
         """Hand the journal over and merge what is closed into DuckDB, if it is free."""
         async with self.flush_lock:  # one merge at a time: two would insert the same rows
+            marked = self.shared.mark() if self.shared is not None else 0
             if self.journal.close() is None and not self.store.spool.has_ready():
                 return
             try:
                 await asyncio.to_thread(self.store.apply_pending, wait_s=wait_s)
                 self.pending_writes = False
+                if self.shared is not None:  # stored: nobody makes these calls again
+                    await asyncio.to_thread(self.shared.finish, self.shared.stored(marked))
             except (StoreBusy, WriteConflict):  # another write of the file, or of its rows
                 self.pending_writes = True
                 log.info("database busy; results stay in the spool until the next merge")
@@ -363,6 +339,9 @@ async def run_plan(
         cancel=cancel,
     )
     await asyncio.to_thread(run.preflight)
+    run.shared = shared_calls(store, plan, batch=batch)
+    if run.shared is not None:
+        await asyncio.to_thread(run.shared.open)
     pooled = workers > 1 and len(plan.calls) > 1 and not batch
     if plan.calls and not pooled:  # LiteLLM's 3-second import belongs before the clock
         from dashboard.judging.llm import litellm_module
@@ -372,6 +351,8 @@ async def run_plan(
     run.write_cached(plan.cached)
     run.progress()
     flusher = asyncio.create_task(run.flush_periodically())
+    if run.shared is not None:
+        renewer = asyncio.create_task(run.shared.keep_alive(run.stopped))
     try:
         if batch:
             from dashboard.judging.batches import run_batches
@@ -382,14 +363,17 @@ async def run_plan(
 
             started = await WorkerPool(run, workers).run_calls()  # the clock starts when ready
         else:
-            judges = plan.panel.judges
-            by_judge = {j.name: [c for c in plan.calls if c.judge == j.name] for j in judges}
-            await asyncio.gather(*(run.run_judge(j, by_judge[j.name]) for j in judges))
+            calls = run.shared or PlannedCalls(plan)
+            judges = [j for j in plan.panel.judges if any(c.judge == j.name for c in plan.calls)]
+            await asyncio.gather(*(run_judge(run, j, calls, rubric=run.rubric) for j in judges))
         run.write_epochs()
     finally:
         run.stopped.set()  # not cancel(): a merge in progress must finish before the last one
         await flusher
         await run.flush(wait_s=store.db.wait_s if final_wait_s is None else final_wait_s)
+        if run.shared is not None:
+            await renewer
+            await asyncio.to_thread(run.shared.close)
     summary = run.summary(time.perf_counter() - started)
     fault = stopping_fault(run.fault, store, journaled=run.journaled_calls, lost=run.lost_calls)
     if fault is not None:

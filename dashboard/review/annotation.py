@@ -257,7 +257,8 @@ def save_rating(
     batches = [Batch("ratings", tuple(map(record_row, (rating, *also))))]
     if tags:
         batches.append(Batch("tag_labels", tuple(map(record_row, tags))))
-    return store.write(batches, spool_if_busy=False, check=within_rules)
+    with campaigns.one_at_a_time(store, campaign):  # no other save or take of it meanwhile
+        return store.write(batches, spool_if_busy=False, check=within_rules)
 
 
 def rate(

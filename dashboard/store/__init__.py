@@ -96,9 +96,8 @@ class Store:
         )
         self.spool = Spool.beside(self.db.path)
         self.spool_wait_s = spool_wait_s
-        # Threads of one process share the database instance, so two of them could otherwise
-        # apply the same spool file, or chain two new rows to the same current row, at once
-        # (another process cannot: it cannot hold the file). Writes of one process take turns.
+        # Threads of one process share the database instance: their writes take turns, so that
+        # two never chain new rows to one current row at once (nor apply one spool file).
         self.write_lock = threading.RLock()
         # Files applied whose removal the journal folder refused: not applied again.
         self._applied_stuck: set[Path] = set()
@@ -152,10 +151,9 @@ class Store:
     @contextmanager
     def kept_open(self) -> Iterator[None]:
         """Within the block, this thread's connections share one open instance of the file:
-        the first opens it (waiting like any other), the others need no lock and find
-        DuckDB's buffers warm, and the file is released when the block ends. For a unit of
-        work made of many short reads, such as one run of a dashboard page: while a judge
-        run merges every 1.5 s, each of them would otherwise wait for the file anew."""
+        the first opens it (waiting like any other), the others need no lock and find DuckDB's
+        buffers warm; the block's end releases the file. For a unit of work of many short reads
+        (a run of a page): while a judge run merges every 1.5 s, each would wait anew."""
         if getattr(self._local, "keeper", None) is not None:
             yield  # already inside
             return
@@ -179,8 +177,8 @@ class Store:
             self._local.wait_s = before
 
     def let_go(self) -> None:
-        """Close this thread's `kept_open` connection now, before a long wait inside the
-        block (a page following a judge run); a later connection opens it again."""
+        """Close this thread's `kept_open` connection now, before a long wait in the block (a
+        page following a judge run); a later connection opens it again."""
         keeper: ExitStack | None = getattr(self._local, "keeper", None)
         if keeper is not None and self._local.opened:
             keeper.close()
@@ -199,14 +197,16 @@ class Store:
         added = 0
         with self.write_lock:
             for path in self.spool.ready_files(live_journals=live_journals):
-                if path not in self._applied_stuck:
-                    added += self._apply_file(con, path)
+                with self.spool.taken(path) as mine:  # not applied by two processes at once
+                    added += self._apply_file(con, path) if mine else 0
         return added
 
     def _apply_file(self, con: Connection, path: Path) -> int:
         """Apply one spool file in one transaction. A file whose rows cannot be applied is
         moved aside as `.failed` (and logged) so that it never blocks the database for
         everyone; a fault of the environment (a full disk) leaves it for a later try."""
+        if path in self._applied_stuck:
+            return 0
         try:
             grouped = group_rows(read_batches(path))
         except FileNotFoundError:

@@ -17,7 +17,9 @@ from dashboard.store.connection import Connection
 
 # Bookkeeping that is not data: the schema's versions and views (the target has its own), and
 # the claims of judge runs on a server (`claims.py`), which belong to runs, not to the data.
-_NOT_COPIED = frozenset({"_migrations", "_duckdb_views", "judge_claims"})
+_NOT_COPIED = frozenset(
+    {"_migrations", "_duckdb_views", "call_claims", "call_offers", "judge_claims"}
+)
 _BATCH_ROWS = 50_000
 
 

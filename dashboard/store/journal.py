@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import logging
 import os
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -246,6 +247,25 @@ class Spool:
 
     def has_ready(self) -> bool:
         return bool(self.ready_files())
+
+    @contextlib.contextmanager
+    def taken(self, path: Path) -> Iterator[bool]:
+        """Whether this process applies the ready file `path` now: True while it holds the
+        file's exclusive lock and the file is still there. On a PostgreSQL store no file lock
+        orders the processes of one machine, and two merging one file at once would insert
+        its rows twice: the one that takes it applies it, the other passes it over."""
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - the lock lives as long as the handle
+        except FileNotFoundError:
+            yield False
+            return
+        with handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            yield path.exists()  # gone: another process applied it before this one took it
 
 
 def read_batches(path: Path) -> list[Batch]:

@@ -128,24 +128,26 @@ def test_several_processes_write_at_once_and_every_row_lands(pg_url: str) -> Non
 _CLAIMER = textwrap.dedent(
     """
     import sys
-    from dashboard.store import claims
+    from dashboard.store.claims import Claims
     url, owner = sys.argv[1], sys.argv[2]
+    claims = Claims(url, owner, location="test")
     got = []
     while True:
-        batch = claims.claim(url, "run-1", owner, 7)
+        batch = claims.claim("run-" + owner, 7)
         if not batch:
             break
         got += batch
-        claims.finish(url, "run-1", owner, batch)
+        claims.finish(batch)
     print("\\n".join(got))
     """
 )
 
 
 def test_claims_give_each_call_to_one_process(pg_url: str) -> None:
+    # Three runs offer the same 300 calls; a process each claims until none is free.
     keys = [f"call-{i:04d}" for i in range(300)]
-    claims.offer(pg_url, "run-1", keys)
-    claims.offer(pg_url, "run-1", keys[:10])  # offered again: still once
+    for k in range(3):
+        claims.Claims(pg_url, "planner", location="test").offer(f"run-w{k}", keys)
     claimers = [
         subprocess.Popen(
             [sys.executable, "-c", _CLAIMER, pg_url, f"w{k}"],
@@ -164,14 +166,35 @@ def test_claims_give_each_call_to_one_process(pg_url: str) -> None:
 
 
 def test_a_claim_whose_owner_stopped_is_free_after_its_lease(pg_url: str) -> None:
-    claims.offer(pg_url, "run-2", ["a", "b"])
-    assert claims.claim(pg_url, "run-2", "dead", 2) == ["a", "b"]
-    assert claims.claim(pg_url, "run-2", "alive", 2) == []  # held
+    dead = claims.Claims(pg_url, "dead", location="test", lease=3600)
+    alive = claims.Claims(pg_url, "alive", location="test", lease=3600)
+    dead.offer("run-d", ["a", "b", "c"])
+    alive.offer("run-a", ["a", "b", "c"])
+    alive.offer("run-a", ["a"])  # offered again: still once
+    assert dead.claim("run-d", 2) == ["a", "b"]
+    assert alive.claim("run-a", 5) == ["c"]  # a and b are held
+    assert alive.held_by_others("run-a") == 2
     import psycopg
 
     with psycopg.connect(pg_url) as con:
-        con.execute("UPDATE judge_claims SET claimed_utc = claimed_utc - interval '1 hour'")
-    assert claims.claim(pg_url, "run-2", "alive", 2) == ["a", "b"]
+        con.execute("UPDATE call_claims SET claimed_utc = claimed_utc - interval '2 hours'")
+    alive.renew()  # its own claim (c) starts a new lease; the dead one's stay lapsed
+    assert dead.claim("run-d", 5) == ["a", "b"]  # a lapsed claim is free, to its owner too
+    with psycopg.connect(pg_url) as con:
+        con.execute(
+            "UPDATE call_claims SET claimed_utc = claimed_utc - interval '2 hours' "
+            "WHERE owner = 'dead'"
+        )
+    assert alive.claim("run-a", 5) == ["a", "b"]
+    alive.finish(["a", "b", "c"])
+    assert alive.held_by_others("run-a") == 0 and dead.claim("run-d", 5) == []
+    # A call done but not stored ok (it failed) is free again for a run that offers it.
+    dead.offer("run-d2", ["a"])
+    assert dead.claim("run-d2", 5) == ["a"]
+    dead.release(["a"])
+    assert alive.claim("run-a", 5) == ["a"]
+    dead.close(["run-d", "run-d2"])
+    alive.close(["run-a"])
 
 
 def test_a_store_error_names_the_url_without_its_password(pg_server: PostgresServer) -> None:
