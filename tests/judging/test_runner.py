@@ -96,7 +96,10 @@ def test_twenty_percent_faults_end_in_a_rating_or_a_recorded_failure(
     stats = server.stats("faulty")
     rows = calls(store, judge="faulty")
     assert all(1 <= r["attempts"] <= 3 for r in rows)  # bounded
-    assert stats.requests == sum(r["attempts"] for r in rows)
+    # No attempt the runner does not count (no hidden retries). An attempt can time out before
+    # its request reaches the server when the machine is loaded, so the server may see fewer.
+    attempts = sum(r["attempts"] for r in rows)
+    assert attempts - 3 <= stats.requests <= attempts
     assert summary.judge("faulty").retries > 0
     assert summary.judge("faulty").parse_failures == stats.faults["garbage"] > 0
     # Every completion the server delivered is one stored ok call: nothing paid for twice.
