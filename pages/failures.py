@@ -10,13 +10,14 @@ from dashboard.metrics.selection import Selection
 from dashboard.review import failures
 from dashboard.review.detail import response_detail
 from dashboard.review.failures import FailureFilter
-from dashboard.ui import failure_list, gold, links, pickers, tags, widgets
+from dashboard.ui import failure_list, gold, links, pickers, scroll, tags, widgets
 from dashboard.ui.links import Link
 
 ANY = "(any)"
 PAGE_KEY = "failures_page"
 OPEN_ID_KEY = failure_list.OPEN_ID_KEY
 LAST_KEY = "failures_last"
+SHOWN_KEY = "failures_shown"  # the answer whose detail was last brought into view
 LINKS = (
     Link(f"{pickers.RUBRIC_KEY}_failures", links.RUBRIC_PARAM),
     Link("failures_system", "system", default=ANY),
@@ -101,8 +102,13 @@ def _detail(response_id: str) -> None:
         st.warning("That answer is no longer in the database.")
         return
     st.divider()
-    widgets.show_detail(detail, open_contexts=True, people_of=ui.labeller_name())
-    gold.reference_box(detail, author=ui.filters().annotator)
+    with st.container(key="failures_detail"):
+        widgets.show_detail(detail, open_contexts=True, people_of=ui.labeller_name())
+        gold.reference_box(detail, author=ui.filters().annotator)
+    # Opened now (a row clicked, a link followed): brought into view, not left below the table.
+    if st.session_state.get(SHOWN_KEY) != response_id:
+        st.session_state[SHOWN_KEY] = response_id
+        scroll.into_view("failures_detail", why=response_id)
 
 
 st.title("Failures")

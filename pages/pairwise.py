@@ -11,17 +11,15 @@ from dashboard import ui
 from dashboard.judging import Rubric
 from dashboard.review import annotation, votes
 from dashboard.review.votes import PairRequest, VoteError
-from dashboard.ui import keys, links, pair_labelling, pickers, standings, widgets
+from dashboard.ui import keys, links, pair_labelling, pairwise_url, pickers, standings, widgets
 from dashboard.ui.links import Link
-from dashboard.ui.pair_labelling import CHOICES, OpenPair
+from dashboard.ui.pair_labelling import CHOICES, POSITION_KEY, OpenPair
 
-POSITION_KEY = "pairwise_position"
 LINKS = (
     Link("pairwise_system_a", "system"),
     Link("pairwise_system_b", "against"),
     Link("pairwise_rubric", "rubric"),
     Link("pairwise_seed", "seed", links.INT, default=0),
-    Link(POSITION_KEY, "pair", links.INT, default=0),
 )
 
 
@@ -130,14 +128,15 @@ else:
         st.info("No pairwise rubric can be used: see the rubric files on the Run judges page.")
 if picked is not None:
     request, rubric = picked
-    if st.session_state.setdefault("pairwise_last", request) != request:
-        st.session_state["pairwise_last"] = request
-        st.session_state[POSITION_KEY] = 0
-        st.session_state[pair_labelling.OPEN_KEY] = None
+    pairwise_url.restore(system_a=request.system_a)
+    pair_labelling.reset_on_change(request)
     links.publish(LINKS)
     current, can_skip = _current(request)
+    pairwise_url.save(current)
     mine = pair_labelling.my_vote(current.view, request, rubric) if current else None
-    pair_labelling.actions(current, mine, on_skip=partial(_skip, current), can_skip=can_skip)
+    pair_labelling.actions(
+        current, mine, on=(request, rubric), on_skip=partial(_skip, current), can_skip=can_skip
+    )
     if current is not None:
         _pair(current.view)
         pair_labelling.form(current.view, request, rubric, mine)

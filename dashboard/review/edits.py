@@ -10,6 +10,7 @@ the label it replaced (or withdraws a first label), so an undo is itself a chang
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 
 from dashboard.ids import new_id, utc_now
 from dashboard.review import edits_sql
@@ -19,7 +20,7 @@ from dashboard.review.edits_sql import MyLabel
 from dashboard.store import Store
 from dashboard.types import Rating
 
-__all__ = ["MyLabel", "my_labels", "undo", "undo_all", "withdraw"]
+__all__ = ["MyLabel", "last_label", "my_labels", "undo", "undo_all", "withdraw"]
 
 
 def my_labels(store: Store, annotator: str, rubric: str, *, limit: int = 50) -> list[MyLabel]:
@@ -28,6 +29,20 @@ def my_labels(store: Store, annotator: str, rubric: str, *, limit: int = 50) -> 
         return []
     with store.connection() as con:
         return edits_sql.my_labels(con, annotator, rubric, limit=limit)
+
+
+def last_label(
+    store: Store, annotator: str, rubric: str, *, skip: Collection[str] = ()
+) -> Rating | None:
+    """The person's newest current label on the rubric saved on a page, leaving out `skip`
+    (the rows undos wrote): what Undo last takes back when this session saved nothing."""
+    for label in my_labels(store, annotator, rubric, limit=len(skip) + 1):
+        if label.rating_id in skip:
+            continue
+        detail = response_detail(store, label.response_id)
+        entry = detail.find(label.rating_id) if detail else None
+        return entry.rating if entry and entry.rating.source in ("page", None) else None
+    return None
 
 
 def _successor(label: Rating, **changes: object) -> Rating:

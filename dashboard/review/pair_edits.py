@@ -13,6 +13,7 @@ stream as the vote it replaces.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 
 from dashboard.ids import new_id, utc_now
 from dashboard.review import detail_sql, votes_sql
@@ -23,7 +24,16 @@ from dashboard.review.votes_sql import MyVote
 from dashboard.store import Store
 from dashboard.types import Preference
 
-__all__ = ["MyVote", "current_vote", "my_votes", "pair_view", "undo", "withdraw"]
+__all__ = [
+    "MyVote",
+    "current_vote",
+    "last_vote",
+    "linked_pair",
+    "my_votes",
+    "pair_view",
+    "undo",
+    "withdraw",
+]
 
 
 def current_vote(
@@ -55,6 +65,39 @@ def pair_view(store: Store, response_a: str, response_b: str, shown_first: str) 
     item, first = item_and_response(responses[response_a])
     _, second = item_and_response(responses[response_b])
     return PairView(item, first, second, shown_first)
+
+
+def linked_pair(store: Store, left: str, right: str, *, system_a: str) -> PairView | None:
+    """The pair a link names by its answers as shown (`left`, `right`), oriented as the queue
+    orients it (as earlier verdicts on it, else `system_a`'s answer as A); None when either
+    answer is gone or they answer different questions."""
+    with store.connection() as con:
+        rows = detail_sql.response_rows(con, [left, right])
+        straight = votes_sql.voted_as(con, left, right)
+        flipped = not straight and votes_sql.voted_as(con, right, left)
+    responses = {row.response_id: row for row in rows}
+    if left not in responses or right not in responses or left == right:
+        return None
+    first, second = responses[left], responses[right]
+    if (first.item_id, first.dataset) != (second.item_id, second.dataset):
+        return None
+    if flipped or (not straight and second.system == system_a != first.system):
+        return pair_view(store, right, left, "B")
+    return pair_view(store, left, right, "A")
+
+
+def last_vote(
+    store: Store, annotator: str, rubric: str, *, skip: Collection[str] = ()
+) -> Preference | None:
+    """The person's newest current vote on the rubric saved on a page, leaving out `skip`
+    (the rows undos wrote): what Undo last takes back when this session saved nothing."""
+    for vote in my_votes(store, annotator, rubric, limit=len(skip) + 1):
+        if vote.preference_id in skip:
+            continue
+        with store.connection() as con:
+            (found,) = votes_sql.preference_rows(con, [vote.preference_id])
+        return found if found.source in ("page", None) else None
+    return None
 
 
 def _successor(vote: Preference, **changes: object) -> Preference:

@@ -120,6 +120,18 @@ def current_vote(
     return found[0] if found else None
 
 
+def voted_as(con: Connection, response_a: str, response_b: str) -> bool:
+    """Whether some verdict on the pair has `response_a` as its A (how the queue orients it)."""
+    return bool(
+        scalar(
+            con.execute(
+                "SELECT count(*) > 0 FROM preferences WHERE response_a = ? AND response_b = ?",
+                [response_a, response_b],
+            )
+        )
+    )
+
+
 @dataclass(frozen=True)
 class MyVote:
     """A person's current vote on one pair; `verdict` None = withdrawn."""

@@ -308,12 +308,20 @@ def _undo_save(store: Store, last: Rating | tuple[Rating, ...]) -> annotation.Sa
     return edits.undo_all(store, last) if isinstance(last, tuple) else edits.undo(store, last)
 
 
+def _stored_undo(setup: Setup) -> Rating | None:
+    """The person's newest label in the store that Undo last can take back (none this
+    session's undos wrote)."""
+    skip = tuple(sorted(KIT.undone()))
+    return ui.call(edits.last_label, setup.request.annotator, setup.rubric.name, skip=skip)
+
+
 @callbacks.whole
-def _undo() -> None:
-    saved = KIT.undo_last(_undo_save, refused=AnnotationError)
+def _undo(setup: Setup) -> None:
+    saved = KIT.undo_last(_undo_save, refused=AnnotationError, stored=partial(_stored_undo, setup))
     if saved is None:
         return
     restored: Rating = saved.record
+    KIT.undone().add(restored.rating_id)
     chosen = Provenance(restored.selection or "unknown", restored.inclusion_probability)
     chosen = dataclasses.replace(chosen, campaign=restored.campaign)
     st.session_state[OPEN_KEY] = OpenItem(restored.response_id, chosen, "Undone: the answer again")
@@ -322,7 +330,13 @@ def _undo() -> None:
 
 
 def actions(item: OpenItem | None, setup: Setup, mine: Rating | None) -> None:
-    """Skip, Undo last and Withdraw, in one row with where the person is."""
+    """Skip, Undo last and Withdraw, in one row with where the person is. Undo last reaches
+    back to the store when this session saved nothing (a label saved in an earlier one)."""
+    stored = not st.session_state.get(KIT.undo_key) and bool(setup.request.annotator)
+    if stored:
+        skip = tuple(sorted(KIT.undone()))
+        person, rubric = setup.request.annotator, setup.rubric.name
+        stored = ui.cached(edits.last_label, person, rubric, skip=skip) is not None
     KIT.actions(
         item.where if item is not None else None,
         skip=partial(_skip, item, setup) if item is not None else None,
@@ -331,7 +345,8 @@ def actions(item: OpenItem | None, setup: Setup, mine: Rating | None) -> None:
             if mine is not None and mine.value is not None
             else None
         ),
-        undo=_undo,
+        undo=partial(_undo, setup),
+        stored_undo=stored,
     )
 
 

@@ -98,13 +98,27 @@ class LabellingKit:
         found: list[Any] = st.session_state.setdefault(self.undo_key, [])
         return found
 
-    def undo_last(self, undo: Callable[..., Any], *, refused: type[Exception]) -> Any | None:
+    def undone(self) -> set[str]:
+        """The ids of the rows this session's undos wrote: a later Undo last reaching back to
+        the store passes over them (else a second `u` would take the first one back)."""
+        found: set[str] = st.session_state.setdefault(f"{self.prefix}_undone", set())
+        return found
+
+    def undo_last(
+        self,
+        undo: Callable[..., Any],
+        *,
+        refused: type[Exception],
+        stored: Callable[[], Any | None] | None = None,
+    ) -> Any | None:
         """Undo the newest save with `undo(store, record)` (`ui.write`): its result, or None
-        when there is nothing to undo or the undo is refused (the page then says why)."""
+        when there is nothing to undo or the undo is refused (the page then says why). With
+        no save in this session, the newest one in the store (`stored()`, say a label saved
+        yesterday) is undone."""
         stack: list[Any] = st.session_state.get(self.undo_key, [])
-        if not stack:
+        last = stack.pop() if stack else (stored() if stored is not None else None)
+        if last is None:
             return None
-        last = stack.pop()
         try:
             return ui.write(undo, last)
         except refused as error:
@@ -126,9 +140,11 @@ class LabellingKit:
         skip: Callable[[], None] | None,
         withdraw: Callable[[], None] | None,
         undo: Callable[[], None],
+        stored_undo: bool = False,
     ) -> None:
         """Skip, Undo last and Withdraw, in one row with where the person is; None: that
-        button is off."""
+        button is off. `stored_undo`: the store holds a save Undo last can take back, though
+        this session saved nothing."""
         skip_column, undo_column, withdraw_column, where_column = st.columns([1, 1, 1, 5])
         button: Callable[..., bool] = st.button
         with skip_column:
@@ -137,7 +153,7 @@ class LabellingKit:
             button(
                 "Undo last",
                 key=f"{self.prefix}_undo_button",
-                disabled=not st.session_state.get(self.undo_key),
+                disabled=not (st.session_state.get(self.undo_key) or stored_undo),
                 on_click=undo,
             )
         with withdraw_column:

@@ -11,6 +11,7 @@ pair is then open again, to vote anew (a new row superseding the old) or to with
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -30,6 +31,7 @@ KIT = LabellingKit("pairwise", "vote")
 OPEN_KEY = KIT.open_key
 FLASH_KEY = KIT.flash_key
 CHOICES = {"left": "A (left)", "right": "B (right)", "tie": "Tie"}
+POSITION_KEY, LAST_KEY = "pairwise_position", "pairwise_last"
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,20 @@ def open_pair(view: PairView, where: str) -> None:
 def opened() -> OpenPair | None:
     found = st.session_state.get(OPEN_KEY)
     return found if isinstance(found, OpenPair) else None
+
+
+def reset_on_change(request: PairRequest) -> None:
+    """Other systems, another dataset or seed start from the top of the queue. A pair opened
+    by hand (a link, Your votes) stays open when only the name changes: typing one's name
+    after following a link must not swap the pair for the queue's next one."""
+    before = st.session_state.get(LAST_KEY)
+    st.session_state[LAST_KEY] = request
+    if before is None or before == request:
+        return
+    st.session_state[POSITION_KEY] = 0
+    anyone = dataclasses.replace(request, annotator="")
+    if opened() is None or dataclasses.replace(before, annotator="") != anyone:
+        st.session_state[OPEN_KEY] = None
 
 
 def my_vote(view: PairView, request: PairRequest, rubric: Rubric) -> Preference | None:
@@ -119,14 +135,16 @@ def save(
 def form(view: PairView, request: PairRequest, rubric: Rubric, mine: Preference | None) -> None:
     """The vote form of the pair on the page, keyed by its token."""
     token = token_of(view, mine)
+    # Reopening one's own vote shows it picked: Enter keeps it, a, b or t changes it.
+    current = None if mine is None or mine.verdict is None else _screen_key(mine, view)
     if mine is not None:
-        shown = "withdrawn" if mine.verdict is None else _screen_choice(mine, view)
+        shown = "withdrawn" if current is None else CHOICES[current]
         st.text(f"Your vote: {shown}. A new save replaces it; Withdraw takes it back.")
     with st.form(f"pairwise_form_{token}", clear_on_submit=False):
         st.radio(
             "Which answer is better?",
             list(CHOICES),
-            index=None,
+            index=None if current is None else list(CHOICES).index(current),
             horizontal=True,
             format_func=CHOICES.get,
             key=f"pairwise_choice_{token}",
@@ -142,20 +160,33 @@ def form(view: PairView, request: PairRequest, rubric: Rubric, mine: Preference 
     KIT.show_refusal(token)
 
 
-def _screen_choice(vote: Preference, view: PairView) -> str:
-    """A stored verdict (canonical frame) as the sides on the screen now."""
+def _screen_key(vote: Preference, view: PairView) -> str:
+    """A stored verdict (canonical frame) as the side on the screen now (`CHOICES`' key)."""
     if vote.verdict == "tie":
-        return CHOICES["tie"]
+        return "tie"
     left_is_a = view.shown_first == "A"
-    return CHOICES["left"] if (vote.verdict == "A") == left_is_a else CHOICES["right"]
+    return "left" if (vote.verdict == "A") == left_is_a else "right"
+
+
+def _screen_choice(vote: Preference, view: PairView) -> str:
+    return CHOICES[_screen_key(vote, view)]
+
+
+def _stored_undo(request: PairRequest, rubric: Rubric) -> Preference | None:
+    """The person's newest vote in the store that Undo last can take back (none this
+    session's undos wrote)."""
+    skip = tuple(sorted(KIT.undone()))
+    return ui.call(pair_edits.last_vote, request.annotator, rubric.name, skip=skip)
 
 
 @callbacks.whole
-def _undo() -> None:
-    saved = KIT.undo_last(pair_edits.undo, refused=VoteError)
+def _undo(request: PairRequest, rubric: Rubric) -> None:
+    stored = partial(_stored_undo, request, rubric)
+    saved = KIT.undo_last(pair_edits.undo, refused=VoteError, stored=stored)
     if saved is None:
         return
     record: Preference = saved.record
+    KIT.undone().add(record.preference_id)
     view = ui.call(pair_edits.pair_view, record.response_a, record.response_b, record.shown_first)
     if view is not None:
         open_pair(view, "Undone: the pair again")
@@ -168,10 +199,18 @@ def actions(
     current: OpenPair | None,
     mine: Preference | None,
     *,
+    on: tuple[PairRequest, Rubric],
     on_skip: Callable[[], None],
     can_skip: bool,
 ) -> None:
-    """Skip, Undo last and Withdraw, in one row with where the person is."""
+    """Skip, Undo last and Withdraw, in one row with where the person is. Undo last reaches
+    back to the store when this session saved nothing (a vote saved in an earlier one)."""
+    request, rubric = on
+    stored = not st.session_state.get(KIT.undo_key) and bool(request.annotator)
+    if stored:
+        skip = tuple(sorted(KIT.undone()))
+        found = ui.cached(pair_edits.last_vote, request.annotator, rubric.name, skip=skip)
+        stored = found is not None
     KIT.actions(
         current.where if current is not None else None,
         skip=callbacks.whole(on_skip) if can_skip else None,
@@ -180,7 +219,8 @@ def actions(
             if mine is not None and mine.verdict is not None
             else None
         ),
-        undo=_undo,
+        undo=partial(_undo, request, rubric),
+        stored_undo=stored,
     )
 
 
