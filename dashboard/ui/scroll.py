@@ -2,7 +2,8 @@
 otherwise be drawn below the window, with nothing visibly changed where the person looks.
 
 As `keys` does, a same-origin `st.iframe` runs a script on the app's document; it waits for
-the element (found by its Streamlit key's CSS class) to be drawn, then scrolls it to the top.
+the element (found by its Streamlit key's CSS class) to be drawn, then scrolls it to the top,
+again while the page's drawing moves it away, until it stays or the person takes over.
 """
 
 from __future__ import annotations
@@ -13,11 +14,27 @@ import streamlit as st
 
 _SCRIPT = """<script>
 const selector = %(selector)s;  // %(why)s
-let tries = 0;
+const doc = window.parent.document;
+const view = window.parent;
+// The page may still be drawing (a table above growing, the detail drawn late): bring the
+// element into view until it has stayed there for half a second, for at most 20 s, and stop
+// as soon as the person scrolls, types or clicks.
+let tries = 0, still = 0, stopped = false;
+const events = ["wheel", "touchmove", "keydown", "mousedown"];
+const stop = () => { stopped = true; };
+events.forEach((e) => doc.addEventListener(e, stop, true));
+const done = () => events.forEach((e) => doc.removeEventListener(e, stop, true));
 const bring = () => {
-  const found = window.parent.document.querySelector(selector);
-  if (found) { found.scrollIntoView({block: "start"}); }
-  else if (tries++ < 100) { setTimeout(bring, 50); }
+  if (stopped) { done(); return; }
+  const found = doc.querySelector(selector);
+  if (found) {
+    const top = found.getBoundingClientRect().top;
+    if (top < -2 || top > view.innerHeight / 2) {
+      found.scrollIntoView({block: "start"});
+      still = 0;
+    } else if (++still >= 10) { done(); return; }
+  }
+  if (tries++ < 400) { setTimeout(bring, 50); } else { done(); }
 };
 bring();
 </script>"""
