@@ -67,9 +67,8 @@ class PlannedCalls:
         }
 
     async def next_call(self, judge: str, *, stopping: Callable[[], bool]) -> CallSpec | None:
-        del stopping
-        queue = self.queues[judge]
-        return queue.popleft() if queue else None
+        queue = self.queues[judge]  # a cancel or a fault: no new call starts
+        return queue.popleft() if queue and not stopping() else None
 
 
 def owner_name() -> str:
