@@ -24,6 +24,7 @@ from tests.browser.support import (
     CHROMIUM_ARGS,
     STEP_TIMEOUT_MS,
     VIEWPORT,
+    keys_ready,
     settled,
     start_server,
     stop,
@@ -103,6 +104,7 @@ def test_keyboard_labelling_blind_double_click_undo_and_reload(
         # blind: no judge text anywhere before the save
         expect(page.get_by_text(JUDGE_TEXT)).to_have_count(0, timeout=STEP_TIMEOUT_MS)
         assert "j-x" not in page.inner_text("body")
+        keys_ready(page, "1")  # the page's key listener is in place before the first digit
         seconds = [_save_by_keys(page, str(1 + i % 5), i + 1) for i in range(20)]
         rows = _rows(sample_store, "kim")
         assert len(rows) == 20 and len({r[0] for r in rows}) == 20
@@ -167,6 +169,7 @@ def _label_campaign(page: Page) -> None:
     )
     settled(page)
     page.evaluate("document.activeElement && document.activeElement.blur()")
+    keys_ready(page, "4")
     while page.get_by_text("Nothing left to label here").count() == 0:
         page.keyboard.press("4")
         expect(page.locator('[class*="st-key-annotate_value_"] input:checked')).to_have_count(
@@ -245,6 +248,7 @@ def test_pairwise_by_keys_a_double_click_saves_once_and_u_undoes(
         settled(page)
         page.evaluate("document.activeElement && document.activeElement.blur()")
         checked = page.locator('[class*="st-key-pairwise_choice_"] input:checked')
+        keys_ready(page, "a")
         for n, key in enumerate("abt"):
             page.keyboard.press(key)
             expect(checked).to_have_count(1, timeout=STEP_TIMEOUT_MS)
