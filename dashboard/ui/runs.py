@@ -19,7 +19,6 @@ from dashboard.judging import (
     run_plan,
 )
 from dashboard.judging.few_shot import record_examples
-from dashboard.judging.last_run import latest_run
 from dashboard.judging.retry import retry_plan
 
 
@@ -27,23 +26,6 @@ from dashboard.judging.retry import retry_plan
 def background_loop() -> BackgroundLoop:
     """The process's one event loop for judge runs (see dashboard/judging/loop.py)."""
     return BackgroundLoop()
-
-
-@st.cache_resource(show_spinner=False)
-def _held_plans() -> dict[str, tuple[RunPlan, Panel]]:
-    """The plans of the runs this process made, by run id, newest last: what Retry needs in a
-    tab other than the one that started the run (the store holds the run, not its prompts)."""
-    return {}
-
-
-HELD_PLANS = 20
-
-
-def _hold(run_id: str, plan: RunPlan, panel: Panel) -> None:
-    held = _held_plans()
-    held[run_id] = (plan, panel)
-    for old in list(held)[:-HELD_PLANS]:
-        held.pop(old, None)
 
 
 # A session's judge run: the plan shown for a request, the run going on, the last summary.
@@ -107,9 +89,7 @@ def follow_run() -> str | None:
     del st.session_state[RUN_KEY]
     ui.after_write()
     try:
-        summary = future.result()
-        st.session_state[SUMMARY_KEY] = (summary, panel, plan)
-        _hold(summary.run_id, plan, panel)
+        st.session_state[SUMMARY_KEY] = (future.result(), panel, plan)
     except Exception as error:  # noqa: BLE001 (shown to the user, with keys removed)
         return launcher.redact(str(error), panel)
     return None
@@ -127,41 +107,21 @@ def _show_failures(slot: Any, failed: list[tuple[str, str]], panel: Panel) -> No
         ui.show_text(latest)
 
 
-def _last() -> tuple[RunSummary, Panel | None, RunPlan | None] | None:
-    """The latest run: as the store has it (whichever tab or process ran it), or as this
-    session ran it when that is the one (it knows more: a cancel, self-consistency, writes
-    left in the spool); with its panel and plan where this process holds them."""
-    mine = st.session_state.get(SUMMARY_KEY)
-    stored = ui.cached(latest_run)
-    if mine is not None and (stored is None or stored.run_id == mine[0].run_id):
-        return mine[0], mine[1], mine[2]
-    if stored is None:
-        return None
-    plan, panel = _held_plans().get(stored.run_id, (None, None))
-    return stored, panel, plan
-
-
-def last_run() -> tuple[RunSummary, Panel | None] | None:
-    found = _last()
-    return (found[0], found[1]) if found else None
+def last_run() -> tuple[RunSummary, Panel] | None:
+    stored = st.session_state.get(SUMMARY_KEY)
+    return (stored[0], stored[1]) if stored else None
 
 
 def retry_failed() -> None:
     """After a run: that it was cancelled, and a button that retries only its failed calls
     (through the cache: a call made since is not made again)."""
-    found = _last()
-    if found is None:
+    stored = st.session_state.get(SUMMARY_KEY)
+    if stored is None:
         return
-    summary, panel, plan = found
+    summary, panel, plan = stored
     if summary.cancelled:
         st.warning("The run was cancelled: the calls it had not started were not made.")
     if not summary.failed_keys:
-        return
-    if plan is None or panel is None:
-        st.caption(
-            "Retry is offered by the dashboard process that made the run. Here: Plan and Run "
-            "again; the calls that succeeded are cached and not made again."
-        )
         return
     label = f"Retry the {len(summary.failed_keys):,} failed call(s)"
     if st.button(label, key=RETRY_KEY):
