@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, TimeoutError as PlaywrightTimeout, expect
 
 from dashboard.cli.serve import streamlit_command
 from tests.paths import REPO_ROOT
@@ -34,6 +34,9 @@ STEP_TIMEOUT_MS = 90_000
 # a page drawn while other test runs share the cores (a flaky failure, not a slow page).
 expect.set_options(timeout=30_000)
 VIEWPORT = {"width": 1400, "height": 1000}
+# A selectbox's list: how often it is opened again, and how long each opening is waited for.
+LIST_ATTEMPTS = 3
+LIST_WAIT_MS = 10_000
 
 
 def free_port() -> int:
@@ -111,6 +114,29 @@ def commit_text(page: Page, box: Locator, text: str, shown: Locator, tries: int 
         except AssertionError:
             if attempt == tries - 1:
                 raise
+
+
+def choose(page: Page, field: Locator, option: str, tries: int = LIST_ATTEMPTS) -> None:
+    """Pick `option` in a selectbox whose text field is `field`. The keyboard opens the list
+    reliably (a click on its text may not); a rerun that draws the page again closes the list,
+    so it is opened again, as a person would. The field is scrolled into view first (the list
+    opens beside it: under a detail brought into view, it would open outside the window)."""
+    choice = page.get_by_role("listbox").get_by_role("option", name=option, exact=True)
+    for attempt in range(tries):
+        settled(page)
+        field.scroll_into_view_if_needed()
+        field.focus()
+        field.press("ArrowDown")
+        try:
+            choice.wait_for(state="visible", timeout=LIST_WAIT_MS)
+            break
+        except PlaywrightTimeout:
+            field.press("Escape")
+            if attempt == tries - 1:
+                raise
+    choice.click()
+    expect(field).to_have_value(option, timeout=STEP_TIMEOUT_MS)
+    settled(page)
 
 
 def go(page: Page, title: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Locator, Page, TimeoutError as PlaywrightTimeout, expect
+from playwright.sync_api import Locator, Page, expect
 
 from dashboard.judging import list_rubrics, load_panel
 from dashboard.metrics import calibration
@@ -18,12 +18,9 @@ from dashboard.metrics.selection import Selection
 from dashboard.settings import PANELS_ENV
 from dashboard.store import Store
 from dashboard.ui.calibration_cells import KEY as CELL_KEY
-from tests.browser.support import STEP_TIMEOUT_MS, go, settled
+from tests.browser.support import STEP_TIMEOUT_MS, choose, go, settled
 
 pytestmark = pytest.mark.browser
-
-ATTEMPTS = 3
-LIST_WAIT_MS = 10_000
 
 
 @pytest.fixture
@@ -32,27 +29,6 @@ def panels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "panels"
     monkeypatch.setenv(PANELS_ENV, str(folder))
     return folder
-
-
-def _choose(page: Page, box: Locator, option: str) -> None:
-    """Pick `option` in a selectbox (`box`: its container). The keyboard opens the list
-    reliably (a click on its text field may not); a rerun can close it, so it is reopened."""
-    field = box.get_by_role("combobox")
-    choice = page.get_by_role("listbox").get_by_role("option", name=option, exact=True)
-    for attempt in range(ATTEMPTS):
-        settled(page)
-        field.focus()
-        field.press("ArrowDown")
-        try:
-            choice.wait_for(state="visible", timeout=LIST_WAIT_MS)
-            break
-        except PlaywrightTimeout:
-            field.press("Escape")
-            if attempt == ATTEMPTS - 1:
-                raise
-    choice.click()
-    expect(field).to_have_value(option, timeout=STEP_TIMEOUT_MS)
-    settled(page)
 
 
 def _keyed(page: Page, key: str) -> Locator:
@@ -82,8 +58,8 @@ def _calibration_cell(page: Page, store: Store) -> None:
     judge_value, person_value = pairs[0].judge_value, pairs[0].person_value
     in_cell = [p for p in pairs if (p.judge_value, p.person_value) == (judge_value, person_value)]
     expect(_keyed(page, f"{CELL_KEY}_judge").get_by_role("combobox")).to_have_value(judge)
-    _choose(page, _keyed(page, f"{CELL_KEY}_judge_value"), f"{judge_value:g}")
-    _choose(page, _keyed(page, f"{CELL_KEY}_person_value"), f"{person_value:g}")
+    for side, value in (("judge_value", judge_value), ("person_value", person_value)):
+        choose(page, _keyed(page, f"{CELL_KEY}_{side}").get_by_role("combobox"), f"{value:g}")
     caption = (
         f"{len(in_cell):,} pairs in the cell: {judge} said {judge_value:g}, "
         f"the person {person_value:g}."

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.support import STEP_TIMEOUT_MS, go, settled
+from tests.browser.support import STEP_TIMEOUT_MS, choose, go, settled
 
 pytestmark = pytest.mark.browser
 
@@ -59,9 +59,7 @@ def test_the_tables_fit_and_a_row_opens_its_detail_and_a_reload_keeps_it(server,
 
     # A filter, then a reload: the page, the filter and the open answer come back.
     system = page.get_by_role("combobox", name="System", exact=True)
-    system.click()
-    page.get_by_role("option", name="eo-rag-small", exact=True).click()
-    settled(page)
+    choose(page, system, "eo-rag-small")
     expect(page).to_have_url(re.compile(r"system=eo-rag-small"), timeout=STEP_TIMEOUT_MS)
     page.reload()
     expect(page.get_by_role("heading", name="Failures", exact=True)).to_be_visible(

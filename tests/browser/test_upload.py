@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from dashboard.ui import imports
-from tests.browser.support import STEP_TIMEOUT_MS, go, log_tail, settled
+from tests.browser.support import STEP_TIMEOUT_MS, choose, go, log_tail, settled
 
 pytestmark = pytest.mark.browser
 
@@ -39,8 +39,6 @@ def test_an_upload_shows_its_preview(server, page: Page, tmp_path: Path) -> None
     for cell in ("prompt", "label", "A>B", "q3"):
         expect(preview.get_by_text(cell, exact=True).first).to_be_attached()
     # A picker per field once the format is chosen.
-    page.get_by_role("combobox", name="Format").click()
-    page.get_by_role("option", name="pairwise", exact=True).click()
-    settled(page)
+    choose(page, page.get_by_role("combobox", name="Format"), "pairwise")
     expect(page.get_by_text("question (required)")).to_be_visible()
     assert "Traceback" not in log.read_text(encoding="utf-8", errors="replace"), log_tail(log)
