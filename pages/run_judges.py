@@ -150,20 +150,24 @@ if (stopped := runs.follow_run()) is not None:
 
 if (finished := runs.last_run()) is not None:
     summary, run_panel = finished
-    st.subheader("Last run")
-    st.caption(
-        f"Run {summary.run_id[:12]}, rubric {ui.md_escape(summary.rubric)} "
-        f"v{ui.md_escape(summary.rubric_version)}, {summary.wall_s:.1f} s."
-    )
-    pickers.table(launcher.summary_rows(summary))
-    for failed in launcher.failures(summary, run_panel):
-        st.error(
-            f"{ui.md_escape(failed.judge)}: {failed.failures} call(s) failed, the last with: "
-            f"{ui.md_escape(failed.last_error)}"
+    # One element: the next run's progress replaces all of it at once, so no failure box of
+    # this run stays on the screen beside the next run's (Streamlit keeps a previous run's
+    # elements until they are drawn over).
+    with st.container():
+        st.subheader("Last run")
+        st.caption(
+            f"Run {summary.run_id[:12]}, rubric {ui.md_escape(summary.rubric)} "
+            f"v{ui.md_escape(summary.rubric_version)}, {summary.wall_s:.1f} s."
         )
-    runs.retry_failed()
-    if summary.pending_writes:
-        st.warning(
-            "The database was busy: results wait in the spool and are applied the next "
-            "time it is opened."
-        )
+        pickers.table(launcher.summary_rows(summary))
+        for failed in launcher.failures(summary, run_panel):
+            st.error(
+                f"{ui.md_escape(failed.judge)}: {failed.failures} call(s) failed, the last with: "
+                f"{ui.md_escape(failed.last_error)}"
+            )
+        runs.retry_failed()
+        if summary.pending_writes:
+            st.warning(
+                "The database was busy: results wait in the spool and are applied the next "
+                "time it is opened."
+            )

@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard import ui
+from dashboard.ids import utc_now
 from dashboard.judging import (
     BackgroundLoop,
     Panel,
@@ -19,6 +20,7 @@ from dashboard.judging import (
     run_plan,
 )
 from dashboard.judging.few_shot import record_examples
+from dashboard.judging.last_run import latest_run
 from dashboard.judging.retry import retry_plan
 
 
@@ -26,6 +28,23 @@ from dashboard.judging.retry import retry_plan
 def background_loop() -> BackgroundLoop:
     """The process's one event loop for judge runs (see dashboard/judging/loop.py)."""
     return BackgroundLoop()
+
+
+@st.cache_resource(show_spinner=False)
+def _held_plans() -> dict[str, tuple[RunPlan, Panel]]:
+    """The plans of the runs this process made, by run id, newest last: what Retry needs in a
+    tab other than the one that started the run (the store holds the run, not its prompts)."""
+    return {}
+
+
+HELD_PLANS = 20
+
+
+def _hold(run_id: str, plan: RunPlan, panel: Panel) -> None:
+    held = _held_plans()
+    held[run_id] = (plan, panel)
+    for old in list(held)[:-HELD_PLANS]:
+        held.pop(old, None)
 
 
 # A session's judge run: the plan shown for a request, the run going on, the last summary.
@@ -89,7 +108,9 @@ def follow_run() -> str | None:
     del st.session_state[RUN_KEY]
     ui.after_write()
     try:
-        st.session_state[SUMMARY_KEY] = (future.result(), panel, plan)
+        summary = future.result()
+        st.session_state[SUMMARY_KEY] = (summary, panel, plan, utc_now())
+        _hold(summary.run_id, plan, panel)
     except Exception as error:  # noqa: BLE001 (shown to the user, with keys removed)
         return launcher.redact(str(error), panel)
     return None
@@ -107,21 +128,46 @@ def _show_failures(slot: Any, failed: list[tuple[str, str]], panel: Panel) -> No
         ui.show_text(latest)
 
 
-def last_run() -> tuple[RunSummary, Panel] | None:
-    stored = st.session_state.get(SUMMARY_KEY)
-    return (stored[0], stored[1]) if stored else None
+def _last() -> tuple[RunSummary, Panel | None, RunPlan | None] | None:
+    """The latest run: as the store has it (whichever tab or process ran it), or as this
+    session ran it unless the store holds a run recorded after it (the session knows more: a
+    cancel, self-consistency, writes left in the spool); with its panel and plan where this
+    process holds them. The store's read is cached until the database changes, and a run
+    made wholly from the cache changes only `judge_runs`: so this session's own run wins
+    unless the stored one is a different run recorded later."""
+    mine = st.session_state.get(SUMMARY_KEY)
+    stored = ui.cached(latest_run)
+    if mine is not None and (
+        stored is None or stored.summary.run_id == mine[0].run_id or stored.finished_utc <= mine[3]
+    ):
+        return mine[0], mine[1], mine[2]
+    if stored is None:
+        return None
+    plan, panel = _held_plans().get(stored.summary.run_id, (None, None))
+    return stored.summary, panel, plan
+
+
+def last_run() -> tuple[RunSummary, Panel | None] | None:
+    found = _last()
+    return (found[0], found[1]) if found else None
 
 
 def retry_failed() -> None:
     """After a run: that it was cancelled, and a button that retries only its failed calls
     (through the cache: a call made since is not made again)."""
-    stored = st.session_state.get(SUMMARY_KEY)
-    if stored is None:
+    found = _last()
+    if found is None:
         return
-    summary, panel, plan = stored
+    summary, panel, plan = found
     if summary.cancelled:
         st.warning("The run was cancelled: the calls it had not started were not made.")
     if not summary.failed_keys:
+        return
+    if plan is None or panel is None:
+        st.caption(
+            "Retry is offered by the dashboard process that made the run. Here: Plan and Run "
+            "again; the calls that succeeded are cached and not made again."
+        )
         return
     label = f"Retry the {len(summary.failed_keys):,} failed call(s)"
     if st.button(label, key=RETRY_KEY):
