@@ -177,8 +177,7 @@ def probe_section(dataset: str | None, rubric: str | None) -> None:
                 st.error(ui.md_escape(stopped))
                 return
             st.rerun()  # the bias table above shows the probe's results
-    if (done := runs.last_run()) is not None:
-        summary = done[0]
+    if (summary := runs.session_run()) is not None:
         st.success(
             f"Probe run {summary.run_id[:12]}: {summary.calls_made:,} calls made, "
             f"{sum(j.cache_hits for j in summary.judges):,} from the cache."

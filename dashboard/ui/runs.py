@@ -147,6 +147,12 @@ def _last() -> tuple[RunSummary, Panel | None, RunPlan | None] | None:
     return stored.summary, panel, plan
 
 
+def session_run() -> RunSummary | None:
+    """The run this session made last, if any (Judge QA's probe: not another tab's run)."""
+    mine = st.session_state.get(SUMMARY_KEY)
+    return mine[0] if mine is not None else None
+
+
 def last_run() -> tuple[RunSummary, Panel | None] | None:
     found = _last()
     return (found[0], found[1]) if found else None

@@ -38,6 +38,8 @@ def test_bias_table_probe_and_anchors(
     assert rows[0]["length measured"] == "beyond people's"  # the sample carries people's labels
     assert rows[0]["padding probe"] == "—"
 
+    # the store holds the fixture's judge run: it is no probe of this session's
+    assert not any("Probe run" in s.value for s in app.success)
     assert app.selectbox(key="jb_qa_probe_panel").value == "offline"
     _probe(app)
     assert "5 calls made, 0 from the cache" in app.success[0].value
