@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from dashboard.judging import batches_sql, calls_sql
+from dashboard.judging import batches_sql, calls_sql, sources
 from dashboard.judging.batch_support import BATCH_WINDOW, BATCH_WINDOW_TEXT, provider_of
 from dashboard.judging.calls import CallOutcome
 from dashboard.judging.llm import (
@@ -35,7 +35,7 @@ from dashboard.judging.llm import (
 )
 from dashboard.judging.panel import Judge, api_key_for
 from dashboard.judging.plan import CallSpec, RunPlan
-from dashboard.store import Store, StoreError
+from dashboard.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -45,21 +45,16 @@ POLL_EVERY_S = 30.0
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 
 
-class Recorder(Protocol):
-    """What a batch needs of its judge run (`runner._Run`): where and how results go."""
+class Recorder(sources.Recorder, Protocol):
+    """What a batch needs of its judge run (`runner._Run`) beyond what an online call needs
+    (`sources.Recorder`: a fault, a cancel, `record`): where results go and the progress."""
 
     store: Store
     plan: RunPlan
     run_id: str
     done: int
-    fault: StoreError | None
-
-    @property
-    def cancelled(self) -> bool: ...
 
     def progress(self) -> None: ...
-
-    def record(self, judge: Judge, spec: CallSpec, outcome: CallOutcome) -> None: ...
 
 
 def _model_name(judge: Judge) -> str:
