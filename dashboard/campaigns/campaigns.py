@@ -286,7 +286,7 @@ def one_at_a_time(store: Store, name: str) -> Iterator[None]:
         return
     from dashboard.store.claims import advisory_lock  # psycopg: only on a PostgreSQL store
 
-    with advisory_lock(store.url, f"campaign:{name}"):
+    with advisory_lock(store.url, f"campaign:{name}", keep=True):
         yield
 
 

@@ -69,16 +69,76 @@ def _key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") >> 1
 
 
+# Idle sessions kept for the advisory locks, by URL: a campaign takes the lock on every save,
+# and a new PostgreSQL session each time costs a connection's start (a process and its auth).
+_IDLE_LOCK_SESSIONS = 4
+_idle: dict[str, list[psycopg.Connection[Any]]] = {}
+_idle_guard = threading.Lock()
+
+
+def _kept_session(url: str) -> psycopg.Connection[Any] | None:
+    with _idle_guard:
+        kept = _idle.get(url, [])
+        while kept:
+            con = kept.pop()
+            if not con.closed:
+                return con
+    return None
+
+
+def _put_back(url: str, con: psycopg.Connection[Any], keep: bool) -> None:
+    with _idle_guard:
+        kept = _idle.setdefault(url, [])
+        if keep and not con.closed and len(kept) < _IDLE_LOCK_SESSIONS:
+            kept.append(con)
+            return
+    con.close()
+
+
+def close_idle(url: str) -> None:
+    """Close the sessions kept idle for `url`'s advisory locks (the store is closed: an open
+    session would keep its database in use, say from being copied as a template)."""
+    with _idle_guard:
+        kept = _idle.pop(url, [])
+    for con in kept:
+        con.close()
+
+
 @contextmanager
-def advisory_lock(url: str, name: str) -> Iterator[None]:
+def advisory_lock(url: str, name: str, *, keep: bool = False) -> Iterator[None]:
     """Hold PostgreSQL's session advisory lock `name` for the block (waiting for it). Each
-    block has its own session, so two threads of one process exclude each other too."""
-    with psycopg.connect(libpq_dsn(url), autocommit=True) as con:
-        con.execute("SELECT pg_advisory_lock(%s)", [_key("judgeboard:" + name)])
+    block has its own session while it holds it, so two threads of one process exclude each
+    other too. With `keep` (a lock taken often: a campaign's, on every save) the session is
+    kept idle afterwards for the next block of this process, until the store closes
+    (`close_idle`). A session whose unlock did not complete is closed, never kept: closing it
+    releases its locks."""
+    key = _key("judgeboard:" + name)
+    con = _kept_session(url)
+    if con is not None:
         try:
-            yield
-        finally:
-            con.execute("SELECT pg_advisory_unlock(%s)", [_key("judgeboard:" + name)])
+            con.execute("SELECT pg_advisory_lock(%s)", [key])
+        except psycopg.OperationalError:  # the kept session was lost (a server restart)
+            con.close()
+            con = None
+        except BaseException:
+            con.close()
+            raise
+    if con is None:
+        con = psycopg.connect(libpq_dsn(url), autocommit=True)
+        try:
+            con.execute("SELECT pg_advisory_lock(%s)", [key])
+        except BaseException:
+            con.close()
+            raise
+    try:
+        yield
+    finally:
+        try:
+            con.execute("SELECT pg_advisory_unlock(%s)", [key])
+        except BaseException:
+            con.close()
+            raise
+        _put_back(url, con, keep)
 
 
 class Claims:

@@ -264,10 +264,13 @@ class ServerDatabase:
             con.close()
 
     def close(self) -> None:
+        from dashboard.store.claims import close_idle
+
         with self._lock:
             if self._instance is not None:
                 self._instance.close()
                 self._instance = None
+        close_idle(self.url)
 
 
 def fingerprint(con: duckdb.DuckDBPyConnection) -> Fingerprint:

@@ -7,29 +7,33 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from dashboard.store import Store
 from tests.browser.support import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    STEP_TIMEOUT_MS,
-    VIEWPORT,
+    new_page,
     start_server,
     stop,
 )
 
 
 @pytest.fixture
-def page() -> Iterator[Page]:
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless, closed at the end; pages for several people or tabs come
+    from `support.new_page` (each in its own context)."""
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        found = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport=VIEWPORT)
-            context.set_default_timeout(STEP_TIMEOUT_MS)
-            yield context.new_page()
+            yield found
         finally:
-            browser.close()
+            found.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Page:
+    return new_page(browser)
 
 
 @pytest.fixture

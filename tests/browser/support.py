@@ -12,7 +12,14 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Locator, Page, TimeoutError as PlaywrightTimeout, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Locator,
+    Page,
+    TimeoutError as PlaywrightTimeout,
+    expect,
+)
 
 from dashboard.cli.serve import streamlit_command
 from tests.paths import REPO_ROOT
@@ -37,6 +44,19 @@ VIEWPORT = {"width": 1400, "height": 1000}
 # A selectbox's list: how often it is opened again, and how long each opening is waited for.
 LIST_ATTEMPTS = 3
 LIST_WAIT_MS = 10_000
+
+
+def new_context(browser: Browser) -> BrowserContext:
+    """A browser context (its own cookies: another person, or another tab's session) at the
+    tests' window size, every step waiting up to `STEP_TIMEOUT_MS`."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(STEP_TIMEOUT_MS)
+    return context
+
+
+def new_page(browser: Browser) -> Page:
+    """A page in a context of its own (`new_context`)."""
+    return new_context(browser).new_page()
 
 
 def free_port() -> int:
@@ -136,6 +156,16 @@ def choose(page: Page, field: Locator, option: str, tries: int = LIST_ATTEMPTS) 
                 raise
     choice.click()
     expect(field).to_have_value(option, timeout=STEP_TIMEOUT_MS)
+    settled(page)
+
+
+def sign_in(page: Page, name: str, password: str) -> None:
+    """Fill the sign-in form on the page open (the users file's name and password) and wait
+    until the page says who is signed in."""
+    page.get_by_role("textbox", name="Name").fill(name)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text(f"Signed in as {name}")).to_be_visible(timeout=STEP_TIMEOUT_MS)
     settled(page)
 
 

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from dashboard.auth import users
 from dashboard.campaigns import adjudication
 from dashboard.store import Store
-from tests.browser.support import STEP_TIMEOUT_MS, go, settled, start_server, stop
+from tests.browser.support import STEP_TIMEOUT_MS, go, settled, sign_in, start_server, stop
 from tests.pages.test_review import _disagreed
 
 
@@ -26,11 +26,7 @@ def test_a_reviewer_adjudicates_in_the_browser(
     process, url = start_server(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     try:
         page.goto(url)
-        page.get_by_role("textbox", name="Name").fill("rita")
-        page.get_by_role("textbox", name="Password").fill("password-rita")
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.get_by_text("Signed in as rita")).to_be_visible(timeout=STEP_TIMEOUT_MS)
-        settled(page)
+        sign_in(page, "rita", "password-rita")
         go(page, "Review")
         expect(page.get_by_text("1 to adjudicate")).to_be_visible(timeout=STEP_TIMEOUT_MS)
         table = page.get_by_test_id("stDataFrame").first

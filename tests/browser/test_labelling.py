@@ -6,11 +6,9 @@ and `u`."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from dashboard.auth import users
 from dashboard.campaigns import campaigns
@@ -20,12 +18,11 @@ from dashboard.review.annotation import QueueRequest
 from dashboard.store import Store
 from tests import builders
 from tests.browser.support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     STEP_TIMEOUT_MS,
-    VIEWPORT,
     keys_ready,
+    new_page,
     settled,
+    sign_in,
     start_server,
     stop,
 )
@@ -33,22 +30,6 @@ from tests.browser.support import (
 RUBRIC = next(r for r in list_rubrics() if r.name == "likert-rag")
 JUDGE_TEXT = "JUDGE-EXPLANATION-51c2 all correct"
 SAVED = "Saved your rating"
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        found = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield found
-        finally:
-            found.close()
-
-
-def new_page(browser: Browser) -> Page:
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(STEP_TIMEOUT_MS)
-    return context.new_page()
 
 
 def _rows(store: Store, person: str) -> list[tuple]:
@@ -153,11 +134,7 @@ def test_keyboard_labelling_blind_double_click_undo_and_reload(
 
 def _sign_in(page: Page, url: str, name: str) -> None:
     page.goto(f"{url}/annotate")
-    page.get_by_role("textbox", name="Name").fill(name)
-    page.get_by_role("textbox", name="Password").fill("password-" + name)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_text(f"Signed in as {name}")).to_be_visible()
-    settled(page)
+    sign_in(page, name, "password-" + name)
 
 
 def _label_campaign(page: Page) -> None:

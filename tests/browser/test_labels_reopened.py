@@ -4,22 +4,18 @@ vote picked, and `u` there takes back the vote saved in the first tab (read from
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from dashboard.review import votes
 from dashboard.review.votes import PairRequest
 from dashboard.store import Store
 from tests.browser.support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     STEP_TIMEOUT_MS,
-    VIEWPORT,
     keys_ready,
+    new_page,
     settled,
     start_server,
     stop,
@@ -27,22 +23,6 @@ from tests.browser.support import (
 
 SYSTEMS = ("eo-rag-large", "eo-rag-small")
 QUERY = f"dataset=eo-rag&annotator=kim&system={SYSTEMS[0]}&against={SYSTEMS[1]}"
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        found = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield found
-        finally:
-            found.close()
-
-
-def _new_page(browser: Browser) -> Page:
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(STEP_TIMEOUT_MS)
-    return context.new_page()
 
 
 def _votes(store: Store, person: str) -> list[tuple]:
@@ -67,7 +47,7 @@ def test_the_pair_in_the_url_opens_with_the_vote_picked_and_u_undoes_it_in_a_new
     named = f"{first.left.response_id},{first.right.response_id}"
     process, url = start_server(sample_store.path, tmp_path / "log.txt")
     try:
-        page = _new_page(browser)
+        page = new_page(browser)
         page.goto(f"{url}/pairwise?{QUERY}")
         settled(page)
         assert _pair_in_url(page) == named
@@ -90,7 +70,7 @@ def test_the_pair_in_the_url_opens_with_the_vote_picked_and_u_undoes_it_in_a_new
         ]
 
         # the first address in a new tab: the same pair, the vote picked on its side
-        other = _new_page(browser)
+        other = new_page(browser)
         other.goto(address)
         settled(other)
         expect(other.get_by_text("Your vote: B (right)")).to_be_visible(timeout=STEP_TIMEOUT_MS)

@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from dashboard.store import Store
 from tests.browser.support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     STEP_TIMEOUT_MS,
-    VIEWPORT,
     keys_ready,
+    new_context,
     settled,
     start_server,
     stop,
@@ -43,16 +41,6 @@ WAIT_S = STEP_TIMEOUT_MS / 1000
 TRIES = 24
 
 
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        found = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield found
-        finally:
-            found.close()
-
-
 def _poll(what: str, found: Callable[[], object], deadline_s: float = WAIT_S) -> None:
     """Wait (bounded) until `found()` is true."""
     deadline = time.monotonic() + deadline_s
@@ -70,8 +58,7 @@ def _pinned(browser: Browser, proxy: NginxProxy) -> dict[str, BrowserContext]:
     """One browser context pinned to each replica: {replica host:port: context}."""
     pinned: dict[str, BrowserContext] = {}
     for _ in range(TRIES):
-        context = browser.new_context(viewport=VIEWPORT)
-        context.set_default_timeout(STEP_TIMEOUT_MS)
+        context = new_context(browser)
         context.new_page().goto(f"{proxy.url}/_stcore/health")
         key = _key_of(context)
         _poll("the health check in nginx's log", lambda k=key: _upstreams(proxy, k))

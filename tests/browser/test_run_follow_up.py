@@ -5,19 +5,15 @@ the last run's."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
 
-import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from dashboard.store import Store
 from tests.browser.support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     STEP_TIMEOUT_MS,
-    VIEWPORT,
+    new_page,
     settled,
     start_server,
     stop,
@@ -37,22 +33,6 @@ LAST_RUN_FAILURE = "call(s) failed, the last with"
 GOING_FAILURE = "call(s) failed so far"
 
 
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        found = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield found
-        finally:
-            found.close()
-
-
-def _new_page(browser: Browser) -> Page:
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(STEP_TIMEOUT_MS)
-    return context.new_page()
-
-
 def _button(page: Page, name: str):
     return page.get_by_role("button", name=name)
 
@@ -68,7 +48,7 @@ def test_a_second_tab_retries_and_one_failure_box_shows_during_the_retry(
         env = {"OPENAI_API_BASE": judge.url, "OPENAI_API_KEY": "sk-test-loopback"}
         process, url = start_server(sample_store.path, tmp_path / "log.txt", **env)
         try:
-            page = _new_page(browser)
+            page = new_page(browser)
             page.goto(f"{url}/run_judges?{QUERY}")
             settled(page)
             _button(page, "Plan").click()
@@ -81,7 +61,7 @@ def test_a_second_tab_retries_and_one_failure_box_shows_during_the_retry(
             first_requests = judge.stats("failing-judge").requests
             assert first_requests > 0
 
-            other = _new_page(browser)
+            other = new_page(browser)
             other.goto(f"{url}/run_judges?dataset=eo-rag")
             settled(other)
             expect(other.get_by_text(LAST_RUN_FAILURE)).to_have_count(1, timeout=STEP_TIMEOUT_MS)

@@ -5,40 +5,20 @@ SameSite=Strict (Secure only behind HTTPS: this server is plain HTTP on 127.0.0.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from dashboard.auth import users
 from dashboard.store import Store
 from dashboard.ui.auth import COOKIE
 from tests.browser.support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    STEP_TIMEOUT_MS,
-    VIEWPORT,
+    new_context,
     settled,
+    sign_in,
     start_server,
     stop,
 )
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        found = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield found
-        finally:
-            found.close()
-
-
-def _context(browser: Browser) -> BrowserContext:
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(STEP_TIMEOUT_MS)
-    return context
 
 
 def _session_cookie(context: BrowserContext) -> dict | None:
@@ -57,14 +37,10 @@ def test_sign_out_shows_the_form_and_the_old_token_is_refused_everywhere(
     users.add_user(path, "sam", "password-sam", role="labeller")
     process, url = start_server(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     try:
-        first = _context(browser)
+        first = new_context(browser)
         page = first.new_page()
         page.goto(url)
-        page.get_by_role("textbox", name="Name").fill("sam")
-        page.get_by_role("textbox", name="Password").fill("password-sam")
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.get_by_text("Signed in as sam")).to_be_visible()
-        settled(page)
+        sign_in(page, "sam", "password-sam")
         page.wait_for_function(f"document.cookie.includes('{COOKIE}=')")
         cookie = _session_cookie(first)
         assert cookie is not None and cookie["sameSite"] == "Strict"
@@ -81,7 +57,7 @@ def test_sign_out_shows_the_form_and_the_old_token_is_refused_everywhere(
         _sign_in_form(page)
 
         # the old token in another browser's cookie jar: refused
-        second = _context(browser)
+        second = new_context(browser)
         second.add_cookies([cookie])  # type: ignore[list-item]
         other = second.new_page()
         other.goto(url)

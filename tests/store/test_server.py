@@ -226,3 +226,62 @@ def test_ratings_written_on_postgres_read_back_as_written(pg_url: str) -> None:
             ("ana", 4.0, "ok")
         ]
     store.close()
+
+
+def _lock_sessions(url: str) -> int:
+    """How many sessions of this database, other than the one asking, are open."""
+    import psycopg
+
+    from dashboard.settings import libpq_dsn
+
+    with psycopg.connect(libpq_dsn(url), autocommit=True) as con:
+        row = con.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_an_advisory_lock_excludes_threads_and_reuses_its_session(pg_url: str) -> None:
+    import threading
+    import time
+
+    import psycopg
+
+    from dashboard.settings import libpq_dsn
+
+    inside: list[str] = []
+    overlaps: list[str] = []
+
+    def hold(who: str) -> None:
+        for _ in range(5):
+            with claims.advisory_lock(pg_url, "campaign:c", keep=True):
+                if inside:
+                    overlaps.append(who)
+                inside.append(who)
+                time.sleep(0.01)
+                inside.remove(who)
+
+    threads = [threading.Thread(target=hold, args=(str(n),)) for n in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert overlaps == []
+    # Saves one after another keep reusing idle sessions: at most a few stay open.
+    for _ in range(20):
+        with claims.advisory_lock(pg_url, "campaign:c", keep=True):
+            pass
+    assert 1 <= _lock_sessions(pg_url) <= claims._IDLE_LOCK_SESSIONS
+    # A kept session that the server ended (a restart) is replaced, not an error.
+    with psycopg.connect(libpq_dsn(pg_url), autocommit=True) as con:
+        con.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    with claims.advisory_lock(pg_url, "campaign:c", keep=True):
+        pass
+    # Closing the store closes the kept sessions: the database is free again.
+    claims.close_idle(pg_url)
+    assert _lock_sessions(pg_url) == 0
