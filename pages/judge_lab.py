@@ -46,6 +46,7 @@ if st.session_state.get("jb_lab_judge") not in state.judges:
 judge = st.selectbox("Judge", state.judges, key="jb_lab_judge")
 links.publish(LINKS)
 by = filters.annotator or "anonymous"
+judge_lab.looks(state, judge)
 judge_lab.card(state, judge)
 in_force = state.in_force(judge)
 names = [v.version for v in state.versions]

@@ -1,5 +1,5 @@
-"""Judge QA: each judge's biases, its rubric versions against people, probes by perturbation,
-and drift on anchor items."""
+"""Judge QA: each judge's biases, its rubric versions against people, its self-consistency
+when asked several times, probes by perturbation, and drift on anchor items."""
 
 import streamlit as st
 
@@ -15,5 +15,6 @@ if not ui.dataset_names():
 rubric = pickers.metric_rubric_selector(dataset, page="judge_qa")
 found = judge_qa.bias_section(Selection(dataset, rubric))
 rubric_versions.versions_section(found.selection)
+judge_qa.consistency_section(found.selection)
 judge_qa.probe_section(dataset, found.selection.rubric)
 judge_qa.drift_section(dataset, found.selection.rubric)

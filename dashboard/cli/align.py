@@ -16,9 +16,9 @@
 
 Dev labels are for looking (`show`, few-shot examples); test labels only give a number.
 `compare`, `scores --split test` and `adopt` score the test split, and each such look is
-recorded: `show` says how many were spent since the last adoption. `propose` (an optimizer
-model, a paid call, cached) and `search-shots` save draft versions scored on dev only: compare
-the one you pick on test.
+recorded: `show` says how many were spent on each judge since that judge's last adoption.
+`propose` (an optimizer model, a paid call, cached) and `search-shots` save draft versions
+scored on dev only: compare the one you pick on test.
 """
 
 from __future__ import annotations
@@ -148,7 +148,8 @@ def _show(store: Any, args: argparse.Namespace) -> None:
     for card in state.cards:
         print(f"in force for {card.judge}: {card.version}, adopted by {card.adopted_by}")
     print(f"in force for every other judge: {state.versions[0].version} (the file's)")
-    print(f"test split looks since the last adoption: {state.looks_since_adoption}")
+    for judge in sorted(set(state.judges) | set(state.looks)):
+        print(f"test split looks since the last adoption of {judge}: {state.looks_of(judge)}")
     if args.judge:
         version = args.version or state.in_force(args.judge)
         found = lab.dev_disagreements(

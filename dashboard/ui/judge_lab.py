@@ -40,7 +40,20 @@ def header(state: LabState) -> None:
         f"{split.counts} ({made}). Dev labels are for looking and examples; test labels "
         "only give a number."
     )
-    st.metric("Looks at the test split since the last adoption", state.looks_since_adoption)
+
+
+def looks(state: LabState, judge: str) -> None:
+    """The judge's count of looks at the test split: its own, since its own adoption."""
+    name = ui.md_escape(judge)
+    st.metric(
+        "Looks at the test split since the last adoption",
+        state.looks_of(judge),
+        help=(
+            f"Scorings of {name}'s versions on the test split since {name}'s latest "
+            "adoption on this dataset (ever, when never adopted). Counted per judge: another "
+            "judge's looks and adoptions leave this count alone."
+        ),
+    )
 
 
 def _card_value(numbers: Mapping[str, float | None]) -> str:
@@ -116,7 +129,7 @@ def test_scores(state: LabState, judge: str, by: str) -> None:
             by=by,
             actor=ui.actor(),
         )
-        st.rerun()  # the header's count of looks includes this one
+        st.rerun()  # the count of looks above includes this one
     if found := st.session_state.get(SCORES):
         pickers.table(_score_rows(found))
 

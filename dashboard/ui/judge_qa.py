@@ -1,6 +1,6 @@
-"""The Judge QA page's sections (bias, probes, drift) and the Run judges page's "only where
-people rated", few-shot and epochs options: each a function, so that a page calls it in a line
-or two."""
+"""The Judge QA page's sections (bias, self-consistency, probes, drift) and the Run judges
+page's "only where people rated", few-shot and epochs options: each a function, so that a page
+calls it in a line or two."""
 
 from __future__ import annotations
 
@@ -11,13 +11,24 @@ from dashboard.judging import PanelError, PlanError, RubricError, launcher
 from dashboard.judging.few_shot import MAX_EXAMPLES
 from dashboard.judging.probes import DEFAULT_SAMPLE, ORDER, PADDING, PADDING_SENTENCE, plan_probe
 from dashboard.metrics import judge_qa
-from dashboard.metrics.judge_qa import bias_rows, drift_rows
+from dashboard.metrics.judge_qa import (
+    bias_rows,
+    consistency_convention,
+    consistency_rows,
+    drift_rows,
+)
 from dashboard.metrics.selection import Selection
 from dashboard.ui import pickers, runs
 from scoring.workbench import EPOCH_REDUCERS
 
 PROBE_KEY = "jb_qa_probe"
 MAX_EPOCHS = 20  # the page's bound (the CLI has none): each epoch is a paid call per answer
+# How to get a repeated run when there is none: the command, and the page's options.
+EPOCHS_HINT = (
+    "No judge has been asked more than once per answer here, so there is no self-consistency "
+    "to show. Run one with epochs: `judgeboard judge --epochs 3 --temperature 0.7` (with your "
+    "panel, rubric and dataset), or **Epochs** and **Temperature** on **Run judges**."
+)
 
 
 def labelled_only_checkbox(*, key: str = "jb_run_labelled_only") -> bool:
@@ -102,6 +113,18 @@ def bias_section(selection: Selection) -> judge_qa.Bias:
     for name, text in found.warnings.items():
         st.warning(f"{ui.md_escape(name)}: {ui.md_escape(text)}")
     return found
+
+
+def consistency_section(selection: Selection) -> None:
+    """Each judge's self-consistency from repeated judging (`judge --epochs N`), with its
+    interval, n and how to read it; without a repeated run, how to make one."""
+    st.subheader("Self-consistency (repeated judging)")
+    found = ui.cached(judge_qa.consistencies, selection)
+    if not found:
+        st.info(EPOCHS_HINT)
+        return
+    st.caption(consistency_convention())  # the registry's text, not user input
+    pickers.table(consistency_rows(found))
 
 
 def _probe_inputs(dataset: str | None) -> tuple[str, str, int, tuple[str, str] | None] | None:

@@ -29,8 +29,13 @@ class LabState:
     split: Split
     versions: tuple[RubricVersion, ...]
     cards: tuple[JudgeCard, ...]  # each judge's adoption in force on the dataset
-    looks_since_adoption: int  # since the dataset's latest adoption (any judge's)
+    looks: Mapping[str, int]  # judge -> looks at test since its own latest adoption here
     judges: tuple[str, ...]  # judges that rated labelled responses with the rubric
+
+    def looks_of(self, judge: str) -> int:
+        """The looks at the test split spent on this judge since its latest adoption here
+        (ever, when never adopted); other judges' looks and adoptions do not count."""
+        return self.looks.get(judge, 0)
 
     @property
     def card(self) -> JudgeCard | None:
@@ -59,7 +64,6 @@ def state(store: Store, *, rubric: str, dataset: str) -> LabState:
     found = versions.list_versions(store, rubric)
     root = found[0].rubric
     in_force = cards.dataset_cards(store, rubric=root.name, dataset=dataset)
-    latest = max((c.adopted_utc for c in in_force), default=None)
     reads = agreement.read(store, rubric=root.name, dataset=dataset)
     return LabState(
         root,
@@ -67,7 +71,7 @@ def state(store: Store, *, rubric: str, dataset: str) -> LabState:
         split.read_split(store, rubric=root.name, dataset=dataset),
         tuple(found),
         in_force,
-        split.looks_since(store, rubric=root.name, dataset=dataset, since=latest),
+        split.looks_by_judge(store, rubric=root.name, dataset=dataset),
         tuple(sorted({r.judge for r in reads.judges})),
     )
 
@@ -90,7 +94,7 @@ def score_on(
     actor: User | None = None,
 ) -> list[VersionScore]:
     """Each version of the judge against people on `side`; a look at TEST is recorded per
-    version scored (it spends the test split for everyone: an admin's)."""
+    version scored (it spends this judge's count of looks: an admin's)."""
     require_admin(actor, "use the judge lab")
     root = versions.list_versions(store, rubric)[0].rubric
     split.record_split(store, rubric=root.name, dataset=dataset)

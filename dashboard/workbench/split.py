@@ -167,9 +167,26 @@ def record_look(
         )
 
 
-def looks_since(store: Store, *, rubric: str, dataset: str, since: datetime | None) -> int:
+def looks_since(
+    store: Store,
+    *,
+    rubric: str,
+    dataset: str,
+    since: datetime | None,
+    judge: str | None = None,
+) -> int:
+    """Looks at the test split after `since` (every judge's, or `judge`'s only)."""
     with store.connection() as con:
-        return sql.looks_since(con, rubric=rubric, dataset=dataset, since=since)
+        return sql.looks_since(con, rubric=rubric, dataset=dataset, since=since, judge=judge)
+
+
+def looks_by_judge(store: Store, *, rubric: str, dataset: str) -> dict[str, int]:
+    """Each judge's looks at the test split since its own latest adoption on the dataset
+    (judges absent have spent none): a look at one judge's test agreement, or one judge's
+    adoption, leaves every other judge's count as it was."""
+    with store.connection() as con:
+        found = sql.looks_by_judge(con, rubric=rubric, dataset=dataset)
+    return {row.judge: row.looks for row in found}
 
 
 @dataclass(frozen=True)

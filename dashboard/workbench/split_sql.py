@@ -118,12 +118,48 @@ def add_look(
     )
 
 
-def looks_since(con: Connection, *, rubric: str, dataset: str, since: datetime | None) -> int:
-    """How many times the test split of (rubric, dataset) was scored after `since`."""
+def looks_since(
+    con: Connection,
+    *,
+    rubric: str,
+    dataset: str,
+    since: datetime | None,
+    judge: str | None = None,
+) -> int:
+    """How many times the test split of (rubric, dataset) was scored after `since` (for
+    `judge` only, when given)."""
     row = con.execute(
         """
-        SELECT count(*) FROM test_looks WHERE rubric = ? AND dataset = ?
-          AND (CAST(? AS TIMESTAMP) IS NULL OR created_utc > ?)""",
-        [rubric, dataset, since, since],
+        SELECT count(*) FROM test_looks WHERE rubric = $rubric AND dataset = $dataset
+          AND (CAST($judge AS VARCHAR) IS NULL OR judge = $judge)
+          AND (CAST($since AS TIMESTAMP) IS NULL OR created_utc > $since)""",
+        {"rubric": rubric, "dataset": dataset, "judge": judge, "since": since},
     ).fetchone()
     return int(row[0]) if row else 0
+
+
+@dataclass(frozen=True)
+class JudgeLooks:
+    """One judge's looks at the test split since its own latest adoption (or ever)."""
+
+    judge: str
+    looks: int
+
+
+def looks_by_judge(con: Connection, *, rubric: str, dataset: str) -> list[JudgeLooks]:
+    """Each judge's looks at the test split of (rubric, dataset) since that judge's latest
+    adoption there: another judge's look or adoption leaves its count alone. Judges that
+    never looked are absent (zero)."""
+    cursor = con.execute(
+        """
+        WITH adopted AS (
+            SELECT judge, max(created_utc) AS adopted_utc FROM adoptions
+            WHERE rubric = $rubric AND dataset = $dataset GROUP BY judge)
+        SELECT l.judge, count(*) AS looks
+        FROM test_looks l LEFT JOIN adopted a USING (judge)
+        WHERE l.rubric = $rubric AND l.dataset = $dataset
+          AND (a.adopted_utc IS NULL OR l.created_utc > a.adopted_utc)
+        GROUP BY l.judge ORDER BY l.judge""",
+        {"rubric": rubric, "dataset": dataset},
+    )
+    return fetch(cursor, JudgeLooks)

@@ -177,3 +177,36 @@ def test_a_few_shot_search_runs_on_dev_and_spends_no_look(
     assert app.metric[0].value == "0"  # no look at the test split
     with judged_store.connection() as con:
         assert con.execute("SELECT count(*) FROM test_looks").fetchone() == (0,)
+
+
+def _looks_shown(app: AppTest) -> str:
+    (shown,) = [m for m in app.metric if m.label.startswith("Looks at the test split")]
+    return str(shown.value)
+
+
+def test_looks_are_counted_per_judge(
+    judged_store: Store, app_for: Callable[[Store], AppTest]
+) -> None:
+    """A look at one judge's test agreement spends that judge's count only; an adoption of
+    one judge's version restarts that judge's count only."""
+    from tests.workbench.test_looks import _with_twin
+
+    _with_twin(judged_store)
+    app = open_page(app_for(judged_store), PAGE, dataset="eo-rag", annotator="ana")
+    assert {"baseline", "twin"} <= set(app.selectbox(key="jb_lab_judge").options)
+    _ok(app.selectbox(key="jb_lab_judge").set_value("baseline").run())
+    _ok(app.button(key="jb_lab_compare").click().run())
+    assert _looks_shown(app) == "1"
+    _ok(app.selectbox(key="jb_lab_judge").set_value("twin").run())
+    assert _looks_shown(app) == "0"  # the baseline's look is not the twin's
+    _ok(app.button(key="jb_lab_score").click().run())  # one version: one look
+    _ok(app.button(key="jb_lab_compare").click().run())
+    assert _looks_shown(app) == "2"
+    _ok(app.selectbox(key="jb_lab_judge").set_value("baseline").run())
+    assert _looks_shown(app) == "1"
+    _ok(app.text_input(key="jb_lab_reason").set_value("as it is").run())
+    _ok(app.button(key="jb_lab_adopt").click().run())
+    assert "Adopted 1 for baseline on eo-rag" in app.success[0].value
+    assert _looks_shown(app) == "0"  # the baseline's adoption restarts its count
+    _ok(app.selectbox(key="jb_lab_judge").set_value("twin").run())
+    assert _looks_shown(app) == "2"  # and leaves the twin's alone

@@ -167,14 +167,14 @@ def test_the_loop_changes_the_panel_only_on_adoption(sample_store: Store) -> Non
     assert {n for _, n in adopted_scores.values()} == {40}
     assert _streams_with_two_current(sample_store) == 0  # the adopted rating, not both
     state = lab.state(sample_store, rubric=RUBRIC, dataset=DATASET)
-    assert state.card is not None and state.looks_since_adoption == 0
+    assert state.card is not None and state.looks_of(JUDGE) == 0
     scores = lab.score_on(
         sample_store, rubric=RUBRIC, dataset=DATASET, judge=JUDGE, side=split.TEST
     )
     (adopted,) = [s for s in scores if s.version == draft.version]
     assert card.numbers["kappa_quadratic"]["value"] == adopted.kappa_quadratic.value
     assert card.numbers["exact"]["n"] == adopted.exact.n
-    assert lab.state(sample_store, rubric=RUBRIC, dataset=DATASET).looks_since_adoption == 2
+    assert lab.state(sample_store, rubric=RUBRIC, dataset=DATASET).looks_of(JUDGE) == 2
 
 
 def test_a_card_goes_stale_when_labels_grow(sample_store: Store) -> None:

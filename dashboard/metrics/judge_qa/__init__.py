@@ -9,6 +9,8 @@ from dashboard.metrics.judge_qa.judge_bias import Bias, Families, bias
 from dashboard.metrics.judge_qa.judge_drift import Drift, add_anchors, anchor_ids, drift
 from dashboard.metrics.judge_qa.judge_qa_tables import (
     bias_rows,
+    consistency_convention,
+    consistency_rows,
     disagreement_rows,
     drift_rows,
     version_rows,
@@ -33,6 +35,8 @@ __all__ = [
     "bias_rows",
     "calibration_examples",
     "consistencies",
+    "consistency_convention",
+    "consistency_rows",
     "disagreement_rows",
     "drift",
     "drift_rows",

@@ -18,6 +18,7 @@ from scoring.workbench import SelfConsistency, self_consistency
 class JudgeConsistency:
     judge: str
     consistency: SelfConsistency
+    rubric_version: str | None = None  # the judge's latest rubric version run with epochs
 
 
 def consistencies(store: Store, sel: Selection) -> tuple[JudgeConsistency, ...]:
@@ -26,6 +27,7 @@ def consistencies(store: Store, sel: Selection) -> tuple[JudgeConsistency, ...]:
     with store.connection() as con:
         rows = epoch_values(con, sel)
     by_judge: dict[str, dict[str, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
+    versions = {row.judge: row.rubric_version for row in rows}  # one per judge (the read's)
     for row in rows:
         value = math.nan if row.value is None else row.value
         by_judge[row.judge][row.response_id][row.epoch] = value
@@ -35,5 +37,5 @@ def consistencies(store: Store, sel: Selection) -> tuple[JudgeConsistency, ...]:
         matrix = [[epochs.get(e, math.nan) for e in range(width)] for epochs in answers.values()]
         result = self_consistency(matrix)
         if result.n_answers:
-            found.append(JudgeConsistency(judge, result))
+            found.append(JudgeConsistency(judge, result, versions[judge]))
     return tuple(found)

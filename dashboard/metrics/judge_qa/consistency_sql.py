@@ -16,6 +16,7 @@ class EpochValue:
     """One epoch's rating of a response by a judge; value None: that epoch did not parse."""
 
     judge: str
+    rubric_version: str
     response_id: str
     epoch: int
     value: float | None
@@ -37,7 +38,7 @@ def epoch_values(con: Connection, sel: Selection) -> list[EpochValue]:
         latest AS (
             SELECT judge, arg_max(rubric_version, last_utc) AS rubric_version
             FROM per_epoch GROUP BY judge)
-        SELECT judge, response_id, epoch, value
+        SELECT judge, rubric_version, response_id, epoch, value
         FROM per_epoch JOIN latest USING (judge, rubric_version)
         ORDER BY ALL""",
         sel.params(*SELECTED_PARAMS, "rubric"),

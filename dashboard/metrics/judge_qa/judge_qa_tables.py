@@ -1,5 +1,5 @@
-"""Display rows of the Judge QA numbers (bias, drift, rubric versions), shared by the page and
-the report."""
+"""Display rows of the Judge QA numbers (bias, drift, rubric versions, self-consistency),
+shared by the page and the report."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from dashboard.metrics import registry
 from dashboard.metrics.estimates import Estimate
+from dashboard.metrics.judge_qa.consistency import JudgeConsistency
 from dashboard.metrics.judge_qa.judge_bias import Bias
 from dashboard.metrics.judge_qa.judge_drift import Drift
 from dashboard.metrics.judge_qa.versions import RubricVersions
@@ -68,6 +69,44 @@ def version_rows(found: RubricVersions) -> list[Row]:
         row["n (pairs)"] = v.agreement.n
         rows.append(row)
     return rows
+
+
+def consistency_rows(found: tuple[JudgeConsistency, ...]) -> list[Row]:
+    """One row per judge run with epochs: its rubric version, the epochs, and each
+    self-consistency number of the registry (`judges.<judge>.self_consistency.*`) as
+    'estimate [95% interval]', with `n` the answers it is over."""
+    rows = []
+    for judge in found:
+        c = judge.consistency
+        row: Row = {
+            "judge": judge.judge,
+            "rubric version": judge.rubric_version or EMPTY,
+            "epochs": c.n_epochs,
+        }
+        for metric in registry.SELF_CONSISTENCY_METRICS:
+            ci = getattr(c, f"{metric.key}_ci")
+            value = Estimate(getattr(c, metric.key), ci.low, ci.high, c.n_answers)
+            row[metric.label] = estimate_text(value, metric.style, digits=3)
+        row["n (answers)"] = c.n_answers
+        rows.append(row)
+    return rows
+
+
+def consistency_convention() -> str:
+    """How to read `consistency_rows`: each number's definition and direction, from the
+    registry, then what the intervals and `n` are."""
+    asked = "a judge asked N times per answer: "  # every description's start: said once
+    parts = [
+        f"{m.label}: {m.description.removeprefix(asked)} ({m.better} is better)"
+        for m in registry.SELF_CONSISTENCY_METRICS
+    ]
+    return (
+        "Each judge asked N times per answer (its epochs). "
+        + "; ".join(parts)
+        + ". Each at the judge's latest rubric version run with epochs, over "
+        "the answers with at least two scored epochs (n); 95% percentile bootstrap intervals "
+        "resampling answers."
+    )
 
 
 def disagreement_rows(found: RubricVersions) -> list[Row]:
