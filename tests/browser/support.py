@@ -5,6 +5,7 @@ bounded poll or a Playwright expectation."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import time
@@ -41,6 +42,12 @@ STEP_TIMEOUT_MS = 90_000
 # a page drawn while other test runs share the cores (a flaky failure, not a slow page).
 expect.set_options(timeout=30_000)
 VIEWPORT = {"width": 1400, "height": 1000}
+# Every page photographed by the browser tests goes to SCREENSHOTS; with
+# JUDGEBOARD_UPDATE_SCREENSHOTS=1 also to docs/screenshots/ (the README shows those).
+SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
+DOCS_SCREENSHOTS = REPO_ROOT / "docs" / "screenshots"
+UPDATE_ENV = "JUDGEBOARD_UPDATE_SCREENSHOTS"
+MAX_SHOT_HEIGHT = 3200
 # A selectbox's list: how often it is opened again, and how long each opening is waited for.
 LIST_ATTEMPTS = 3
 LIST_WAIT_MS = 10_000
@@ -167,6 +174,27 @@ def sign_in(page: Page, name: str, password: str) -> None:
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_text(f"Signed in as {name}")).to_be_visible(timeout=STEP_TIMEOUT_MS)
     settled(page)
+
+
+def shoot(page: Page, name: str, *, whole: bool = True) -> None:
+    """Save a screenshot; `whole` grows the window to the page's height first (Streamlit
+    scrolls inside its main block, so a "full page" shot would stop at the window)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    if whole:
+        height = page.get_by_test_id("stMain").evaluate("m => m.scrollHeight")
+        page.set_viewport_size(
+            {
+                "width": VIEWPORT["width"],
+                "height": max(VIEWPORT["height"], min(height, MAX_SHOT_HEIGHT)),
+            }
+        )
+        settled(page)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(VIEWPORT)
+    if os.environ.get(UPDATE_ENV) == "1":
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
 
 
 def go(page: Page, title: str) -> None:

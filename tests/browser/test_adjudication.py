@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from dashboard.auth import users
 from dashboard.campaigns import adjudication
 from dashboard.store import Store
-from tests.browser.support import STEP_TIMEOUT_MS, go, settled, sign_in, start_server, stop
+from tests.browser.support import STEP_TIMEOUT_MS, go, settled, shoot, sign_in, start_server, stop
 from tests.pages.test_review import _disagreed
 
 
@@ -29,6 +29,7 @@ def test_a_reviewer_adjudicates_in_the_browser(
         sign_in(page, "rita", "password-rita")
         go(page, "Review")
         expect(page.get_by_text("1 to adjudicate")).to_be_visible(timeout=STEP_TIMEOUT_MS)
+        shoot(page, "review")
         table = page.get_by_test_id("stDataFrame").first
         expect(table).to_be_visible(timeout=STEP_TIMEOUT_MS)
         form = page.get_by_test_id("stForm").filter(has_text="Adjudicated label")

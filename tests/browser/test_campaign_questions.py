@@ -13,7 +13,7 @@ from dashboard.campaigns import campaigns
 from dashboard.campaigns.campaigns import CampaignTag
 from dashboard.judging.rubrics import list_rubrics
 from dashboard.store import Store
-from tests.browser.support import STEP_TIMEOUT_MS, keys_ready, settled, start_server, stop
+from tests.browser.support import STEP_TIMEOUT_MS, keys_ready, settled, shoot, start_server, stop
 
 RUBRICS = {r.name: r for r in list_rubrics()}
 
@@ -52,6 +52,7 @@ def test_a_form_of_several_questions_is_answered_and_saved_with_the_keyboard(
         settled(page)
         expect(page.locator("strong", has_text="each claim")).to_be_visible(timeout=STEP_TIMEOUT_MS)
         keys_ready(page, "4")
+        shoot(page, "campaign_form", whole=False)
         _focus_on(page, "annotate_value_")
         page.keyboard.press("4")
         expect(_box(page, "annotate_value_").get_by_role("radio", name="4")).to_be_checked()

@@ -8,8 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from dashboard.store import Store
-from tests.browser.support import STEP_TIMEOUT_MS, go, settled
-from tests.browser.test_flow import SCREENSHOTS
+from tests.browser.support import SCREENSHOTS, STEP_TIMEOUT_MS, go, settled
 
 pytestmark = pytest.mark.browser
 

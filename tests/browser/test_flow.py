@@ -13,9 +13,6 @@ for Streamlit's own "script not running" state on the app root; no fixed sleeps.
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 from playwright.sync_api import Page, TimeoutError as PlaywrightTimeout, expect
 
@@ -28,39 +25,14 @@ from tests.browser.support import (
     go,
     log_tail,
     settled,
+    shoot,
 )
-from tests.paths import REPO_ROOT
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOTS = REPO_ROOT / "test-artifacts" / "screenshots"
-DOCS_SCREENSHOTS = REPO_ROOT / "docs" / "screenshots"
-UPDATE_ENV = "JUDGEBOARD_UPDATE_SCREENSHOTS"
 ANNOTATOR = "Browser Tester"
 COMMENT = "typed in the browser"
-MAX_SHOT_HEIGHT = 3200
 DETAIL_SHOT_HEIGHT = 1500
-
-
-def _shoot(page: Page, name: str, *, whole: bool = True) -> None:
-    """Save a screenshot; `whole` grows the window to the page's height first (Streamlit
-    scrolls inside its main block, so a "full page" shot would stop at the window)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    if whole:
-        height = page.get_by_test_id("stMain").evaluate("m => m.scrollHeight")
-        page.set_viewport_size(
-            {
-                "width": VIEWPORT["width"],
-                "height": max(VIEWPORT["height"], min(height, MAX_SHOT_HEIGHT)),
-            }
-        )
-        settled(page)
-    page.screenshot(path=str(path))
-    page.set_viewport_size(VIEWPORT)
-    if os.environ.get(UPDATE_ENV) == "1":
-        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOCS_SCREENSHOTS / path.name)
 
 
 def _first_in_queue(store: Store) -> str:
@@ -135,17 +107,17 @@ def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store
         timeout=STEP_TIMEOUT_MS
     )
     settled(page)
-    _shoot(page, "overview")
+    shoot(page, "overview")
 
     go(page, "Failures")
     expect(page.get_by_text("Answers 1–20 of ")).to_be_visible()
-    _shoot(page, "failures")
+    shoot(page, "failures")
     _open_a_detail(page)
-    _shoot(page, "detail", whole=False)
+    shoot(page, "detail", whole=False)
 
     go(page, "Annotate")
     _annotate(page)
-    _shoot(page, "annotate")
+    shoot(page, "annotate")
     # The page opens the database per operation, so the test can read it while it launcher.
     assert _human_ratings(sample_store) == [(expected, "human", 2.0, COMMENT)], log_tail(log)
 
@@ -156,5 +128,5 @@ def test_overview_failures_detail_annotate_flow(server, page: Page, sample_store
         ("Data", "data"),
     ):
         go(page, title)
-        _shoot(page, shot)
+        shoot(page, shot)
     assert "Traceback" not in log.read_text(encoding="utf-8", errors="replace"), log_tail(log)

@@ -20,6 +20,7 @@ from tests.browser.support import (
     commit_text,
     go,
     settled,
+    shoot,
     start_server,
     stop,
 )
@@ -140,6 +141,7 @@ def test_the_judge_lab_loop_with_a_judge_on_a_loopback_server(
             assert judge.stats("lab-judge").requests == first + 30  # labelled answers only
             _click(page, "jb_lab_compare")
             expect(page.get_by_text("Verdict:", exact=False)).to_be_visible(timeout=STEP_TIMEOUT_MS)
+            shoot(page, "judge_lab")
             reason = _keyed(page, "jb_lab_reason").locator("input")
             reason.fill("fewer hints")
             reason.press("Enter")
