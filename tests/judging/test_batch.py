@@ -335,3 +335,35 @@ def test_an_intent_the_provider_never_created_is_submitted_once(
     again = run(store, loop, judges)  # nothing left open: no lookup, no batch
     assert again.calls_made == 0
     assert batch_server.batch_stats().lists == 1
+
+
+def test_an_intent_that_cannot_be_looked_up_creates_nothing_until_it_can(
+    store: Store, batch_server: JudgeServer, loop: BackgroundLoop
+) -> None:
+    from dashboard.judging import batches_sql
+
+    data = seed(store, n_items=2)  # 4 lines
+    judges = panel(batch_judge(batch_server))
+    plan = plan_run(store, judges, load_rubric("likert-rag"))
+    with store.connection() as con:
+        batches_sql.add_intent(
+            con,
+            intent_id="unknown-intent",
+            judge="batch-a",
+            model=judges.judges[0].model,
+            run_id="stopped-run",
+            cache_keys=[spec.cache_key for spec in plan.calls],
+        )
+    batch_server.script_batches(BatchScript(fail_list=True))
+    summary = run(store, loop, judges)
+    assert summary.failures == 4
+    assert batch_server.batch_stats().creates == 0  # the batch may exist: none is created
+    [error] = query(store, "SELECT DISTINCT error FROM judge_calls WHERE status = 'failed'")
+    assert error["error"].startswith("looking up batch intent unknown-intent failed: ")
+    open_ = query(store, "SELECT event FROM judge_batch_intents")
+    assert open_ == [{"event": "intended"}]
+    # Once the provider answers (and has no such batch), the calls go in one new batch.
+    batch_server.script_batches(BatchScript())
+    assert run(store, loop, judges).failures == 0
+    assert batch_server.batch_stats().creates == 1
+    assert ratings(store) == data.expected

@@ -109,6 +109,8 @@ def _list(state: Any, query: Mapping[str, list[str]]) -> Reply:
     after = query.get("after", [None])[0]
     with state.lock:
         state.batch_stats.lists += 1
+        if state.batch_script.fail_list:
+            return _json(500, {"error": {"message": "listing failed", "type": "server_error"}})
         newest_first = list(reversed(state.batches.values()))
         if after is not None:
             ids = [b["id"] for b in newest_first]

@@ -137,10 +137,12 @@ class BatchScript:
     """How batches run. `hold`: a created batch stays in progress until `release_batches()`;
     `expire_after`: a batch runs that many lines, then expires (the rest never run);
     `fail_validation`: a created batch fails at once with this message; `hold_create`: the
-    create request makes the batch, then its response waits until `release_creates()`."""
+    create request makes the batch, then its response waits until `release_creates()`;
+    `fail_list`: listing batches answers 500."""
 
     hold: bool = False
     hold_create: bool = False
+    fail_list: bool = False
     expire_after: int | None = None
     fail_validation: str | None = None
 
