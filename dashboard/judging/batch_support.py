@@ -9,6 +9,9 @@ from dashboard.judging.panel import Judge
 
 # The providers whose batches LiteLLM's `acreate_batch` handles.
 BATCH_PROVIDERS = ("openai", "azure", "vertex_ai", "bedrock", "hosted_vllm", "mistral", "xai")
+# The providers whose batches LiteLLM can list with the metadata a batch was created with: a
+# run stopped between creating a batch and recording its id finds it there (`batches.py`).
+BATCH_LOOKUP_PROVIDERS = ("openai", "azure", "hosted_vllm")
 BATCH_WINDOW = "24h"  # the provider promises results within it; most batches take less
 BATCH_WINDOW_TEXT = "up to 24 h"
 

@@ -261,3 +261,25 @@ def m020_campaign_questions(con: Any) -> None:
     # with its own (JSON ["eve-0-5", "pass-fail"]; a rubric on a 0 to 1 scale is asked as a
     # pass/fail check). NULL for a campaign of one rubric, as every campaign made before.
     con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS questions VARCHAR")
+
+
+def m022_judge_batch_intents(con: Any) -> None:
+    # A batch a `judge --batch` run is about to create, recorded before the create call (an
+    # 'intended' row: its cache keys; the intent id goes to the provider in the batch's
+    # metadata), then 'created' (the provider's batch id, written with its `judge_batches`
+    # 'submitted' row) or 'absent' (a later run asked the provider, which had no batch of that
+    # intent). A run killed between the provider creating the batch and `judge_batches`
+    # recording it leaves an intent neither created nor absent: the next run finds the batch at
+    # the provider by that metadata and polls it instead of paying for it again.
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS judge_batch_intents (
+            intent_id   VARCHAR NOT NULL,
+            event       VARCHAR NOT NULL CHECK (event IN ('intended', 'created', 'absent')),
+            judge       VARCHAR NOT NULL,
+            model       VARCHAR NOT NULL,
+            run_id      VARCHAR NOT NULL,
+            batch_id    VARCHAR,
+            n_requests  INTEGER NOT NULL,
+            cache_keys  VARCHAR[],
+            created_utc TIMESTAMP NOT NULL
+        )""")

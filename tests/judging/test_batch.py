@@ -1,6 +1,8 @@
 """`judge --batch` through real LiteLLM's files and batches calls against the loopback server's
-batch API: the same ratings as online, failed lines, an expired batch, a failed batch, and a
-run killed while its batch is in progress that resumes by polling it (zero resubmission)."""
+batch API: the same ratings as online, failed lines, an expired batch, a failed batch, a run
+killed while its batch is in progress that resumes by polling it (zero resubmission), and a run
+killed after the provider created its batch and before the id was recorded, whose resume finds
+that batch by its intent in the provider's list (created once)."""
 
 from __future__ import annotations
 
@@ -236,3 +238,132 @@ def test_a_killed_batch_run_resumes_by_polling_never_resubmitting(
     assert max(batch_server.stats("kill-batch").completed_prompts.values()) == 1
     assert ratings(store) == data.expected
     assert query(store, "SELECT count(*) AS n FROM judge_calls") == [{"n": 20}]
+
+
+def test_a_run_killed_between_creating_a_batch_and_recording_it_finds_it_at_the_provider(
+    store: Store, batch_server: JudgeServer, tmp_path: Path
+) -> None:
+    data = seed(store, n_items=10)
+    panel_path = _panel_file(tmp_path / "panel.toml", batch_server)
+    # The create request makes the batch, and its response waits: the process is killed after
+    # the provider has the batch and before the process could record its id.
+    batch_server.script_batches(BatchScript(hold=True, hold_create=True))
+    command = [
+        sys.executable, "-m", "dashboard.cli", "--db", str(store.path), "judge",
+        "--panel", str(panel_path), "--rubric", "likert-rag", "--batch", "--no-progress",
+        "--poll-every", "0.05",
+    ]  # fmt: skip
+    env = {**os.environ, KEY_ENV: SECRET_KEY, "PYTHONPATH": str(REPO_ROOT)}
+    process = subprocess.Popen(
+        command, env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        held = batch_server.wait_for(
+            lambda: batch_server.batch_stats().held_creates == 1 or process.poll() is not None,
+            timeout_s=120,
+        )
+        assert held and process.poll() is None, process.stderr and process.stderr.read()
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    assert batch_server.batch_stats().creates == 1
+    # The batch is at the provider, its id nowhere in the store: only the intent is.
+    assert query(store, "SELECT count(*) AS n FROM judge_batches") == [{"n": 0}]
+    [intent] = query(store, "SELECT intent_id, event, n_requests FROM judge_batch_intents")
+    assert (intent["event"], intent["n_requests"]) == ("intended", 20)
+    created = batch_server.batch("batch-000002")
+    assert created["metadata"] == {"judgeboard_intent": intent["intent_id"]}
+
+    batch_server.script_batches(BatchScript())  # a resubmission would run, and be counted
+    batch_server.release_creates()
+    batch_server.release_batches()
+    resumed = subprocess.run(
+        command, env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=180
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert (
+        f"resuming batch batch-000002 (20 requests), found at the provider by its intent "
+        f"{intent['intent_id']}" in resumed.stdout
+    )
+    assert "submitted batch" not in resumed.stdout
+    stats = batch_server.batch_stats()
+    assert (stats.uploads, stats.creates, stats.lines_run) == (1, 1, 20)  # paid once
+    assert stats.lists >= 1
+    assert max(batch_server.stats("kill-batch").completed_prompts.values()) == 1
+    assert ratings(store) == data.expected
+    assert query(store, "SELECT count(*) AS n FROM judge_calls") == [{"n": 20}]
+    assert query(store, "SELECT count(*) AS n FROM ratings WHERE rater_kind = 'llm'") == [{"n": 20}]
+    events = query(store, "SELECT event, batch_id FROM judge_batch_intents ORDER BY created_utc")
+    assert events == [
+        {"event": "intended", "batch_id": None},
+        {"event": "created", "batch_id": "batch-000002"},
+    ]
+    assert query(store, "SELECT event FROM judge_batches ORDER BY created_utc") == [
+        {"event": "submitted"},
+        {"event": "finished"},
+    ]
+
+
+def test_an_intent_the_provider_never_created_is_submitted_once(
+    store: Store, batch_server: JudgeServer, loop: BackgroundLoop
+) -> None:
+    from dashboard.judging import batches_sql
+
+    data = seed(store, n_items=3)  # 6 lines
+    judges = panel(batch_judge(batch_server))
+    plan = plan_run(store, judges, load_rubric("likert-rag"))
+    # A run stopped after recording its intent, before its create request reached the provider.
+    with store.connection() as con:
+        batches_sql.add_intent(
+            con,
+            intent_id="lost-intent",
+            judge="batch-a",
+            model=judges.judges[0].model,
+            run_id="stopped-run",
+            cache_keys=[spec.cache_key for spec in plan.calls],
+        )
+    summary = run(store, loop, judges)
+    assert (summary.calls_made, summary.failures) == (6, 0)
+    stats = batch_server.batch_stats()
+    assert (stats.lists, stats.creates, stats.lines_run) == (1, 1, 6)
+    assert ratings(store) == data.expected
+    events = query(
+        store, "SELECT intent_id, event FROM judge_batch_intents WHERE intent_id = 'lost-intent'"
+    )
+    assert sorted(e["event"] for e in events) == ["absent", "intended"]
+    again = run(store, loop, judges)  # nothing left open: no lookup, no batch
+    assert again.calls_made == 0
+    assert batch_server.batch_stats().lists == 1
+
+
+def test_an_intent_that_cannot_be_looked_up_creates_nothing_until_it_can(
+    store: Store, batch_server: JudgeServer, loop: BackgroundLoop
+) -> None:
+    from dashboard.judging import batches_sql
+
+    data = seed(store, n_items=2)  # 4 lines
+    judges = panel(batch_judge(batch_server))
+    plan = plan_run(store, judges, load_rubric("likert-rag"))
+    with store.connection() as con:
+        batches_sql.add_intent(
+            con,
+            intent_id="unknown-intent",
+            judge="batch-a",
+            model=judges.judges[0].model,
+            run_id="stopped-run",
+            cache_keys=[spec.cache_key for spec in plan.calls],
+        )
+    batch_server.script_batches(BatchScript(fail_list=True))
+    summary = run(store, loop, judges)
+    assert summary.failures == 4
+    assert batch_server.batch_stats().creates == 0  # the batch may exist: none is created
+    [error] = query(store, "SELECT DISTINCT error FROM judge_calls WHERE status = 'failed'")
+    assert error["error"].startswith("looking up batch intent unknown-intent failed: ")
+    open_ = query(store, "SELECT event FROM judge_batch_intents")
+    assert open_ == [{"event": "intended"}]
+    # Once the provider answers (and has no such batch), the calls go in one new batch.
+    batch_server.script_batches(BatchScript())
+    assert run(store, loop, judges).failures == 0
+    assert batch_server.batch_stats().creates == 1
+    assert ratings(store) == data.expected

@@ -4,7 +4,10 @@ A created batch runs in a thread: each line of its input file goes through `run_
 server's own chat logic, so a line meets the same scripts, faults and counters as an online
 request). Lines answered 200 go to the output file, others to the error file, both with
 OpenAI's line shape `{"id", "custom_id", "response": {"status_code", "request_id", "body"},
-"error"}`. The batch's `BatchScript` can hold it, expire it after some lines, or fail it.
+"error"}`. The batch's `BatchScript` can hold it, expire it after some lines, or fail it, and
+can hold the create response itself (`hold_create`: the batch exists, its creator has not
+heard so yet). `GET /v1/batches` lists the batches newest first, with their metadata, in
+pages (`limit`, `after`), as OpenAI's does.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 import re
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -54,7 +58,8 @@ def _multipart(raw: bytes, content_type: str) -> dict[str, tuple[str | None, byt
 def batch_api(
     state: Any, method: str, path: str, raw: bytes, headers: Any, run: LineRunner
 ) -> Reply:
-    """Answer one request to the files or batches API."""
+    """Answer one request to the files or batches API (`path` may carry a query)."""
+    path, _, query = path.partition("?")
     files = FILES_PATH.match(path)
     if files is not None:
         return _files(state, method, files.group(1), bool(files.group(2)), raw, headers)
@@ -63,6 +68,8 @@ def batch_api(
     batch_id, cancel = batches.group(1), bool(batches.group(2))
     if method == "POST" and batch_id is None:
         return _create(state, raw, run)
+    if method == "GET" and batch_id is None:
+        return _list(state, urllib.parse.parse_qs(query))
     with state.lock:
         batch = state.batches.get(batch_id or "")
         if batch is None:
@@ -97,6 +104,30 @@ def _files(
     return (200, data) if content else _json(200, meta)
 
 
+def _list(state: Any, query: Mapping[str, list[str]]) -> Reply:
+    limit = int(query.get("limit", ["20"])[0])
+    after = query.get("after", [None])[0]
+    with state.lock:
+        state.batch_stats.lists += 1
+        if state.batch_script.fail_list:
+            return _json(500, {"error": {"message": "listing failed", "type": "server_error"}})
+        newest_first = list(reversed(state.batches.values()))
+        if after is not None:
+            ids = [b["id"] for b in newest_first]
+            newest_first = newest_first[ids.index(after) + 1 :] if after in ids else []
+        page = newest_first[:limit]
+        return _json(
+            200,
+            {
+                "object": "list",
+                "data": page,
+                "first_id": page[0]["id"] if page else None,
+                "last_id": page[-1]["id"] if page else None,
+                "has_more": len(newest_first) > limit,
+            },
+        )
+
+
 def _create(state: Any, raw: bytes, run: LineRunner) -> Reply:
     try:
         body = json.loads(raw)
@@ -106,6 +137,7 @@ def _create(state: Any, raw: bytes, run: LineRunner) -> Reply:
         found = state.files.get(str(body.get("input_file_id")))
         script = state.batch_script
         release = state.batch_release
+        create_release = state.create_release
     if found is None:
         return _error(400, f"no input file {body.get('input_file_id')}")
     lines = [json.loads(line) for line in found[1].decode().splitlines() if line.strip()]
@@ -150,6 +182,12 @@ def _create(state: Any, raw: bytes, run: LineRunner) -> Reply:
             name=f"batch-{batch_id}",
             daemon=True,
         ).start()
+    if script.hold_create:  # the batch exists; its creator hears of it once released
+        with state.lock:
+            state.batch_stats.held_creates += 1
+        while not create_release.wait(timeout=0.05):
+            if state.stopping.is_set():
+                break
     with state.lock:
         return _json(200, batch)
 

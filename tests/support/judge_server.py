@@ -16,10 +16,11 @@ Markers: an answer containing `<rate=4>` is rated 4. A prompt with two markers i
 the first marker belongs to the answer shown first, and the reply is [[A]], [[B]] or [[C]].
 
 Batch API: `/v1/files` (upload, retrieve, content) and `/v1/batches` (create, retrieve,
-cancel) in OpenAI's format. A batch's lines go through the same scripts as online requests
-(a line's fault becomes an error line; garbage stays a 200 with garbage text), in a thread,
-as the `BatchScript` says: held until `release_batches()`, or expiring after some lines.
-`batch_stats()` counts uploads, creates and the lines run.
+cancel, list) in OpenAI's format. A batch's lines go through the same scripts as online
+requests (a line's fault becomes an error line; garbage stays a 200 with garbage text), in a
+thread, as the `BatchScript` says: held until `release_batches()`, or expiring after some
+lines; a create response can be held too, until `release_creates()`. `batch_stats()` counts
+uploads, creates, lists and the lines run.
 
 Standalone, for the benchmark (its CPU then stays out of the runner's measurement):
     python -m tests.support.judge_server --port 8765 --latency-ms 50
@@ -135,9 +136,13 @@ class ModelStats:
 class BatchScript:
     """How batches run. `hold`: a created batch stays in progress until `release_batches()`;
     `expire_after`: a batch runs that many lines, then expires (the rest never run);
-    `fail_validation`: a created batch fails at once with this message."""
+    `fail_validation`: a created batch fails at once with this message; `hold_create`: the
+    create request makes the batch, then its response waits until `release_creates()`;
+    `fail_list`: listing batches answers 500."""
 
     hold: bool = False
+    hold_create: bool = False
+    fail_list: bool = False
     expire_after: int | None = None
     fail_validation: str | None = None
 
@@ -146,6 +151,8 @@ class BatchScript:
 class BatchStats:
     uploads: int = 0
     creates: int = 0
+    held_creates: int = 0  # create requests whose response is held (`hold_create`)
+    lists: int = 0
     retrieves: int = 0
     cancels: int = 0
     lines_run: int = 0
@@ -166,6 +173,7 @@ class _State:
         self.batch_script = BatchScript()
         self.batch_stats = BatchStats()
         self.batch_release = threading.Event()
+        self.create_release = threading.Event()
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.ids = 0
@@ -327,7 +335,7 @@ class _Handler(BaseHTTPRequestHandler):
                 stats["_batches"] = dataclasses.asdict(self.server.state.batch_stats)
             self._send(200, json.dumps(stats).encode())
         elif FILES_PATH.match(path) or BATCHES_PATH.match(path):
-            self._send(*self._batch(path, b""))
+            self._send(*self._batch(self.path, b""))
         else:
             self._send(404, b'{"error": "not found"}')
 
@@ -474,6 +482,12 @@ class JudgeServer:
             released, self._state.batch_release = self._state.batch_release, threading.Event()
         released.set()
 
+    def release_creates(self) -> None:
+        """Answer the held create requests (later ones are held again if the script says so)."""
+        with self._state.lock:
+            released, self._state.create_release = self._state.create_release, threading.Event()
+        released.set()
+
     def reset_stats(self) -> None:
         with self._state.lock:
             self._state.stats.clear()
@@ -508,6 +522,7 @@ class JudgeServer:
         self._state.stopping.set()
         self._state.release.set()
         self._state.batch_release.set()
+        self._state.create_release.set()
         self._server.shutdown()
         self._server.server_close()
         if self._thread is not None:
