@@ -59,8 +59,9 @@ else:
 if ui.may_administer("import or delete data"):
     st.subheader("Import a file")
     st.caption(
-        "JSON, JSONL, CSV or Parquet, read by the same importer as `judgeboard import`: the "
-        "format is detected from the columns, and a bad record stops the import with nothing "
+        "JSON, JSONL, CSV or Parquet, or an eval tool's file (an Inspect log, promptfoo "
+        "results, lm-eval samples), read by the same importer as `judgeboard import`: the "
+        "format is detected from the file, and a bad record stops the import with nothing "
         "written, unless you choose to skip bad records. For files over the upload limit, use "
         "the command line."
     )
@@ -69,14 +70,18 @@ if ui.may_administer("import or delete data"):
         imports.show_preview(staged, preview)
         left, middle, right = st.columns(3)
         dataset = left.text_input("Dataset", placeholder=uploads.dataset_hint(staged))
-        system = middle.text_input("System", placeholder="default: from the file")
+        system = imports.system_input(middle, preview)
         detected = f"{DETECT} ({preview.detected or 'none found'})"
-        fmt_choice = right.selectbox("Format", [detected, *ALL_FORMATS], key="jb_upload_format")
-        fmt = preview.detected if fmt_choice == detected else fmt_choice
-        mapping = imports.field_pickers(staged, preview, fmt) if fmt else {}
+        if preview.tool is not None:  # as `judgeboard import` reads it: no format to choose
+            right.text_input("Format", preview.tool.title, disabled=True, key="jb_upload_tool")
+            fmt_choice, fmt, mapping = detected, None, {}
+        else:
+            fmt_choice = right.selectbox("Format", [detected, *ALL_FORMATS], key="jb_upload_format")
+            fmt = preview.detected if fmt_choice == detected else fmt_choice
+            mapping = imports.field_pickers(staged, preview, fmt) if fmt else {}
         if fmt in ADAPTERS:
             st.caption("A published set's file is imported as published: no column to pick.")
-        elif fmt is None:
+        elif fmt is None and preview.tool is None:
             st.info("Choose the file's format to pick a column for each of its fields.")
         if mapping:
             st.caption("The same import on the command line:")

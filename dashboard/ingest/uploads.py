@@ -3,12 +3,15 @@
 
 The upload keeps its name, so the importer sees the same extension (which picks the reader)
 and the same name (the default dataset and system) as `judgeboard import NAME` would, and an
-error names the file as the user knows it. Errors speak of the page's own controls
-(`IngestError.page_message`), never of the command line's options.
+error names the file as the user knows it. A file of an eval tool (an Inspect log, promptfoo
+results, lm-eval samples) is known by the CLI's own detection (`tools.tool_for`), previewed
+from its reader's records with their counts, and imported as written. Errors speak of the
+page's own controls (`IngestError.page_message`), never of the command line's options.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -37,12 +40,13 @@ from dashboard.ingest.mapping_sql import value_text_sql
 from dashboard.ingest.plan import REJECTS_SUFFIX
 from dashboard.ingest.read_sql import Column, describe, execute, reader_sql
 from dashboard.ingest.rejects import rejects_path
+from dashboard.ingest.tools import TOOLS, RecordCounts, Tool, count_records, tool_for
 from dashboard.store import Store
 from dashboard.store.connection import DatabaseError, scratch
 from dashboard.store.rows import dicts, fetch
 from dashboard.types import SELECTIONS, SOURCES
 
-EXTENSIONS = ("json", "jsonl", "csv", "parquet")
+EXTENSIONS = ("json", "jsonl", "csv", "parquet", "eval")  # .eval: an Inspect log
 NOTHING_IMPORTED = " (nothing was imported)"  # what the CLI adds to an IngestError
 PREVIEW_ROWS = 20
 VALUES_SHOWN = 50  # distinct values offered for mapping, at most
@@ -87,11 +91,14 @@ class TargetField:
 
 @dataclass(frozen=True)
 class Preview:
-    """The first rows of an upload, its columns, and the format detected from them."""
+    """The first rows of an upload, its columns, and the format detected from them; for an
+    eval tool's file, the tool and its records' counts (its rows are its first records)."""
 
     columns: tuple[Column, ...]
     rows: tuple[dict[str, Any], ...]
     detected: str | None
+    tool: Tool | None = None
+    counts: RecordCounts | None = None
 
     @property
     def column_names(self) -> tuple[str, ...]:
@@ -144,8 +151,9 @@ def discard(staged: StagedUpload) -> None:
     shutil.rmtree(staged.path.parent, ignore_errors=True)
 
 
-def _page_error(error: IngestError, staged: StagedUpload) -> UploadError:
-    return UploadError(error.page_message.replace(f"{staged.path.parent}/", ""))
+def _page_error(error: IngestError, path: Path) -> UploadError:
+    """The error naming the file as uploaded: without the private folder it was read from."""
+    return UploadError(error.page_message.replace(f"{path.parent}/", ""))
 
 
 def _cell(value: Any) -> Any:
@@ -166,9 +174,28 @@ def _kind(staged: StagedUpload) -> str:
     return kind
 
 
+def _tool_preview(staged: StagedUpload, tool: Tool, rows: int) -> Preview:
+    """An eval tool's file as its reader gives it: the first records and the counts of all;
+    UploadError naming the file (and the record and field) when the reader refuses it."""
+    try:
+        records = tool.records(staged.path)
+    except IngestError as error:
+        raise _page_error(error, staged.path) from None
+    first = records[:rows]
+    if tool is TOOLS["lm_eval"]:  # its model is its folder's name, which an upload loses
+        first = [{k: v for k, v in r.items() if k != "system"} for r in first]
+    names = list(dict.fromkeys(name for record in first for name in record))
+    shown = tuple({n: _cell(r.get(n)) for n in names} for r in first)
+    columns = tuple(Column(name, "JSON") for name in names)
+    return Preview(columns, shown, "ratings", tool=tool, counts=count_records(records))
+
+
 def preview(staged: StagedUpload, *, rows: int = PREVIEW_ROWS) -> Preview:
     """The upload's columns and first rows, read by DuckDB (at most `rows`), and the format
-    its columns show."""
+    its columns show; an eval tool's file, detected as `judgeboard import` detects it, read
+    by the tool's reader."""
+    if (tool := tool_for(staged.path)) is not None:
+        return _tool_preview(staged, tool, rows)
     kind = _kind(staged)
     size = staged.path.stat().st_size
     with scratch() as con:
@@ -259,12 +286,39 @@ def value_mapping(
 
 def dataset_hint(staged: StagedUpload) -> str:
     """What the Dataset box holds when left empty: the file's name, unless that name is one
-    many files share (dataset.json), which says nothing of its data."""
+    many files share (dataset.json), which says nothing of its data; lm-eval's samples name
+    their task."""
+    if tool_for(staged.path) is TOOLS["lm_eval"]:
+        return "default: the task (from the file's name)"
     return (
         "required for this file's name"
         if is_generic(staged.path)
         else f"default: {staged.path.stem}"
     )
+
+
+def model_folder(model: str) -> str:
+    """A model's name as lm-eval names its output folder for it (`org/name`: `org__name`)."""
+    return model.strip().replace("/", "__").replace("\\", "__")
+
+
+def _as_lm_eval_wrote_it(staged: StagedUpload, model: str | None) -> Path:
+    """lm-eval keeps the model in the samples file's folder name, which an upload loses: the
+    file is linked into a folder named for the model typed in System."""
+    folder = model_folder(model or "")
+    if folder in ("", ".", ".."):
+        raise UploadError(
+            f"{staged.name}: lm-eval keeps the model's name in the samples file's folder, which "
+            "an upload loses: type the model in System" + NOTHING_IMPORTED
+        )
+    path = staged.path.parent / folder / staged.name
+    path.parent.mkdir(exist_ok=True)
+    path.unlink(missing_ok=True)
+    try:
+        os.link(staged.path, path)
+    except OSError:
+        shutil.copyfile(staged.path, path)
+    return path
 
 
 def cli_options(mapping: Mapping[str, FieldMap]) -> list[str]:
@@ -294,10 +348,13 @@ def import_staged(
             f"{staged.name}: a file named so says nothing of which data it holds (two "
             "subsets' files may share its name): type a name in Dataset" + NOTHING_IMPORTED
         )
+    path = staged.path
+    if not fmt and tool_for(path) is TOOLS["lm_eval"]:
+        path, system = _as_lm_eval_wrote_it(staged, system), None
     try:
         report = import_path(
             store,
-            staged.path,
+            path,
             dataset=(dataset or "").strip() or None,
             system=(system or "").strip() or None,
             fmt=fmt or None,
@@ -307,8 +364,8 @@ def import_staged(
             replace=replace,
         )
     except IngestError as error:
-        raise UploadError(str(_page_error(error, staged)) + NOTHING_IMPORTED) from error
-    found = rejects_path(staged.path)
+        raise UploadError(str(_page_error(error, path)) + NOTHING_IMPORTED) from error
+    found = rejects_path(path)
     text = found.read_text(encoding="utf-8") if found.exists() else None
     return UploadResult(report, text)
 
@@ -322,7 +379,8 @@ def import_upload(
     """Stage an upload, import it (`import_staged`'s options), and remove it again."""
     staged = stage_upload(name, data)
     try:
-        _kind(staged)
+        if tool_for(staged.path) is None:
+            _kind(staged)
         return import_staged(store, staged, **options)
     finally:
         discard(staged)

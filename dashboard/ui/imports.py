@@ -4,11 +4,14 @@ field mapped one by one). It builds the same mapping `judgeboard import --map` t
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from dashboard import ui
 from dashboard.ingest import uploads
 from dashboard.ingest.mapping import FieldMap
+from dashboard.ingest.tools import TOOLS
 from dashboard.ingest.uploads import Preview, StagedUpload, TargetField
 
 STAGED_KEY = "jb_upload_staged"  # (file id, StagedUpload, Preview) of the current upload
@@ -55,14 +58,43 @@ def done() -> None:
 
 
 def show_preview(staged: StagedUpload, preview: Preview) -> None:
-    st.caption(
-        ui.md_escape(
-            f"{staged.name}: its first {len(preview.rows)} rows and {len(preview.columns)} "
-            "columns, as the importer reads them"
+    if preview.tool is not None and preview.counts is not None:
+        counts = preview.counts
+        st.caption(
+            ui.md_escape(
+                f"{staged.name}: {preview.tool.title}, read by its reader: {counts.records:,} "
+                f"records, {counts.items:,} items, {counts.responses:,} responses, "
+                f"{counts.ratings:,} ratings; its first {len(preview.rows)} records"
+            )
         )
-    )
+    else:
+        st.caption(
+            ui.md_escape(
+                f"{staged.name}: its first {len(preview.rows)} rows and {len(preview.columns)} "
+                "columns, as the importer reads them"
+            )
+        )
     with st.container(key=PREVIEW_KEY):
         st.dataframe(list(preview.rows), hide_index=True, width="stretch")
+
+
+def system_input(cell: Any, preview: Preview) -> str:
+    """The System box: the model for lm-eval samples (their folder's name, which an upload
+    loses), none for another tool's file (its systems are in it), else a default."""
+    if preview.tool is TOOLS["lm_eval"]:
+        return str(
+            cell.text_input(
+                "System (the model)",
+                placeholder="required: the model, e.g. EleutherAI/pythia-160m",
+                key="jb_upload_system",
+            )
+        )
+    if preview.tool is not None:
+        cell.text_input("System", "from the file", disabled=True, key="jb_upload_system_fixed")
+        return ""
+    return str(
+        cell.text_input("System", placeholder="default: from the file", key="jb_upload_system")
+    )
 
 
 def _values_of(staged: StagedUpload, column: str) -> list[str]:

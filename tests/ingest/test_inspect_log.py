@@ -3,50 +3,18 @@ imported: its counts, and the mean of its scores equal to Inspect's own accuracy
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from dashboard.ingest import import_path
 from dashboard.ingest.tools.inspect_log import inspect_records
-
-
-def _make_log(folder: Path) -> Path:
-    spec = importlib.util.find_spec("litellm")
-    assert spec is not None and spec.origin is not None
-    tokenizers = Path(spec.origin).parent / "litellm_core_utils" / "tokenizers"
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(tokenizers))
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from inspect_ai import Task, eval as inspect_eval
-    from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelOutput, get_model
-    from inspect_ai.scorer import match
-    from inspect_ai.solver import generate
-
-    outputs = ["4", "Paris", "blue", "4", "Lyon", "blue"]
-    task = Task(
-        dataset=[
-            Sample(input="2+2?", target="4", id="q1"),
-            Sample(input="Capital of France?", target="Paris", id="q2"),
-            Sample(input="Sky colour?", target="green", id="q3"),
-        ],
-        solver=generate(),
-        scorer=match(),
-        epochs=2,
-    )
-    model = get_model(
-        "mockllm/model",
-        custom_outputs=[ModelOutput.from_content("mockllm/model", o) for o in outputs],
-    )
-    (log,) = inspect_eval(task, model=model, log_dir=str(folder), display="none")
-    return Path(log.location)
+from tests.ingest.inspect_logs import make_inspect_log
 
 
 def test_inspect_log_imports_with_its_accuracy(store, tmp_path: Path) -> None:
-    log_path = _make_log(tmp_path / "logs")
+    log_path = make_inspect_log(tmp_path / "logs")
     from inspect_ai.log import read_eval_log
 
     accuracy = read_eval_log(str(log_path)).results.scores[0].metrics["accuracy"].value
@@ -69,7 +37,7 @@ def test_labels_go_back_as_score_edits_with_their_author(tmp_path: Path) -> None
 
     from dashboard.ingest.tools.inspect_edits import InspectLabel, write_labels
 
-    log_path = _make_log(tmp_path / "logs")
+    log_path = make_inspect_log(tmp_path / "logs")
     # q3 epoch 1 was scored I (0); a person says it is right.
     label = InspectLabel("q3", 1, "match", 1.0, "ana", "green or blue both fit")
     assert write_labels(log_path, [label]) == 1
@@ -92,7 +60,7 @@ def test_import_detects_inspect_logs_eval_and_json(
 
     from dashboard.cli import main
 
-    log_path = _make_log(tmp_path / "logs")
+    log_path = make_inspect_log(tmp_path / "logs")
     assert main(["--db", str(store.path), "import", str(log_path)]) == 0
     out = capsys.readouterr().out
     assert log_path.name in out and "ratings" in out
@@ -129,7 +97,7 @@ def test_annotate_labels_go_back_into_the_log_with_their_author(
     from dashboard.cli import main
     from dashboard.review import annotation
 
-    log_path = _make_log(tmp_path / "logs")
+    log_path = make_inspect_log(tmp_path / "logs")
     assert main(["--db", str(store.path), "import", str(log_path)]) == 0
     capsys.readouterr()
     (q3,) = [s for s in read_eval_log(str(log_path)).samples or [] if (s.id, s.epoch) == ("q3", 1)]

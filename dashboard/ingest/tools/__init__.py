@@ -1,7 +1,8 @@
 """Readers for the files of eval tools, each turned into records of the `ratings` format that
 the importer reads from a temporary copy: Inspect AI logs, promptfoo results and
 lm-evaluation-harness samples. `tool_for(path)` says which tool wrote a file, from its name
-and its first bytes, before any reader parses it."""
+and its first bytes, before any reader parses it; the CLI's import and the Data page's upload
+both ask it."""
 
 from __future__ import annotations
 
@@ -32,6 +33,29 @@ TOOLS: dict[str, Tool] = {
     ),
     "inspect": Tool("an Inspect log", inspect_log.is_inspect_log, inspect_log.inspect_records),
 }
+
+
+@dataclass(frozen=True)
+class RecordCounts:
+    """What a tool's records hold, counted as the importer keys them: items by dataset and id
+    (else question), responses by their id (else item, system and answer), ratings by value."""
+
+    records: int
+    items: int
+    responses: int
+    ratings: int
+
+
+def count_records(records: list[dict[str, Any]]) -> RecordCounts:
+    items, responses = set(), set()
+    for record in records:
+        item = (record.get("dataset"), record.get("id") or record.get("question"))
+        items.add(item)
+        responses.add(
+            record.get("response_id") or (item, record.get("system"), record.get("answer"))
+        )
+    ratings = sum(1 for record in records if "value" in record)
+    return RecordCounts(len(records), len(items), len(responses), ratings)
 
 
 def tool_for(path: Path) -> Tool | None:
