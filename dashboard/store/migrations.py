@@ -29,6 +29,7 @@ from dashboard.store.migrations_late import (
     m018_campaign_rules,
     m019_judge_batches,
     m020_campaign_questions,
+    m022_tag_withdrawn,
 )
 from dashboard.store.migrations_workbench import (
     m013_workbench,
@@ -299,6 +300,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("judge_batches", m019_judge_batches),
     ("campaign_questions", m020_campaign_questions),
     ("card_model_version", m021_card_model_version),
+    ("tag_withdrawn", m022_tag_withdrawn),
 ]
 
 

@@ -261,3 +261,11 @@ def m020_campaign_questions(con: Any) -> None:
     # with its own (JSON ["eve-0-5", "pass-fail"]; a rubric on a 0 to 1 scale is asked as a
     # pass/fail check). NULL for a campaign of one rubric, as every campaign made before.
     con.execute("ALTER TABLE campaigns ADD COLUMN IF NOT EXISTS questions VARCHAR")
+
+
+def m022_tag_withdrawn(con: Any) -> None:
+    # An undo of a person's first save of an answer in a campaign takes its tags back too: a
+    # tag label row with `withdrawn` true supersedes the save's row and, like a withdrawn
+    # rating, counts in no share (its `ticked` is false). NULL on rows written before: none
+    # of them is withdrawn.
+    con.execute("ALTER TABLE tag_labels ADD COLUMN IF NOT EXISTS withdrawn BOOLEAN DEFAULT false")
