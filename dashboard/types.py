@@ -305,6 +305,7 @@ class TagLabel:
     selection: str | None = None
     blind: bool | None = None
     source: str | None = None  # as a rating's (`SOURCES`)
+    withdrawn: bool = False  # an undo took the save's tag back: counted nowhere
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ BOTH_STORES = frozenset(
         "tests.store.test_superseded",
         "tests.store.test_server",
         "tests.metrics.test_both_stores",
+        "tests.campaigns.test_campaign_rubric",
     }
 )
 

@@ -233,6 +233,7 @@ def tags_select(fmt: str) -> str:
         "t.selection",
         "t.blind",
         "t.source",
+        "coalesce(t.withdrawn, false) AS withdrawn",  # an undone save's: counted nowhere
         "NOT t.superseded AS is_current",
         "r.dataset",
     ]

@@ -93,6 +93,8 @@ def _row(record: dict[str, Any]) -> dict[str, Any]:
     row["ticked"] = _bool(record.get("ticked"), field="ticked")
     row["created_utc"] = _time(record.get("created_utc"))
     row["blind"] = _bool(record.get("blind"), field="blind", nullable=True)
+    # A file exported before migration 22 has no `withdrawn`: none of its rows is.
+    row["withdrawn"] = bool(_bool(record.get("withdrawn"), field="withdrawn", nullable=True))
     for name, known in (("selection", SELECTIONS), ("source", SOURCES)):
         value = record.get(name) or None
         if value is not None and value not in known:

@@ -5,22 +5,32 @@ Every change is a new row that supersedes the person's current label of the answ
 (`annotation.rate`). Withdrawing writes an unscored row (`annotation.WITHDRAWN`): it supersedes
 the label and, having no value, counts in no metric. Undoing a change writes a row equal to
 the label it replaced (or withdraws a first label), so an undo is itself a change on record.
+
+An undo takes back one save whole: every label of the form (a campaign's rubric and its
+further questions, which share the save's time) and the tags that save wrote, each back to
+the row it replaced (a first save's: withdrawn). Tags another save wrote are never touched
+(`campaigns.tags.undone_tags`). Undo last reaching back to the store takes the newest save of
+the campaign on the page, or, outside a campaign, the newest label given outside any.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from datetime import datetime
 
+from dashboard.campaigns import campaigns, tags
 from dashboard.ids import new_id, utc_now
 from dashboard.review import edits_sql
 from dashboard.review.annotation import WITHDRAWN, AnnotationError, Saved
-from dashboard.review.detail import response_detail
+from dashboard.review.detail import ResponseDetail, response_detail
 from dashboard.review.edits_sql import MyLabel
 from dashboard.store import Store
-from dashboard.types import Rating
+from dashboard.store.journal import Batch
+from dashboard.store.writes import record_row
+from dashboard.types import Rating, TagLabel
 
-__all__ = ["MyLabel", "last_label", "my_labels", "undo", "undo_all", "withdraw"]
+__all__ = ["MyLabel", "last_label", "last_save", "my_labels", "undo", "undo_all", "withdraw"]
 
 
 def my_labels(store: Store, annotator: str, rubric: str, *, limit: int = 50) -> list[MyLabel]:
@@ -43,6 +53,49 @@ def last_label(
         entry = detail.find(label.rating_id) if detail else None
         return entry.rating if entry and entry.rating.source in ("page", None) else None
     return None
+
+
+def last_save(
+    store: Store,
+    annotator: str,
+    rubric: str,
+    *,
+    campaign: str | None,
+    skip: Collection[str] = (),
+) -> tuple[Rating, ...] | None:
+    """The person's newest save on the rubric in `campaign` (None: outside any campaign) that
+    Undo last can take back, as `last_label` finds it: its label on the rubric first, then
+    its labels of the campaign's further questions made in the same save."""
+    if not annotator:
+        return None
+    with store.connection() as con:
+        found = edits_sql.my_labels(
+            con, annotator, rubric, limit=len(skip) + 1, campaign=campaign, any_campaign=False
+        )
+    for label in found:
+        if label.rating_id in skip:
+            continue
+        detail = response_detail(store, label.response_id)
+        entry = detail.find(label.rating_id) if detail else None
+        if detail is None or entry is None or entry.rating.source not in ("page", None):
+            return None
+        return (entry.rating, *_same_save(store, detail, entry.rating))
+    return None
+
+
+def _same_save(store: Store, detail: ResponseDetail, first: Rating) -> list[Rating]:
+    """The person's current labels of the campaign's further questions saved with `first`."""
+    found = campaigns.find_campaign(store, first.campaign) if first.campaign else None
+    names = campaigns.rubric_names(found)[1:] if found is not None else []
+    mine = {
+        e.rating.rubric: e.rating
+        for e in detail.human_ratings
+        if e.current
+        and e.rating.rater == first.rater
+        and e.rating.campaign == first.campaign
+        and e.rating.created_utc == first.created_utc
+    }
+    return [mine[name] for name in names if name in mine and name != first.rubric]
 
 
 def _successor(label: Rating, **changes: object) -> Rating:
@@ -77,23 +130,50 @@ def _undone(store: Store, label: Rating) -> Rating:
         raise AnnotationError(
             "That label was changed since (in another tab?); open it from Your labels."
         )
-    before = detail.find(label.supersedes) if detail and label.supersedes else None
+    # The stored row names what it replaced: a label kept by the page since its save does not
+    # (the store chains `supersedes` as it writes), and would be withdrawn, not restored.
+    stored = entry.rating
+    before = detail.find(stored.supersedes) if detail and stored.supersedes else None
     if before is None:
-        return _withdrawn(label)
-    return _successor(before.rating, supersedes=label.rating_id)
+        return _withdrawn(stored)
+    return _successor(before.rating, supersedes=stored.rating_id)
+
+
+def _undone_tags(store: Store, first: Rating, at: datetime) -> list[TagLabel]:
+    if first.campaign is None or first.created_utc is None:
+        return []  # tags are given in a campaign only
+    return tags.undone_tags(
+        store,
+        response_id=first.response_id,
+        person=first.rater,
+        campaign=first.campaign,
+        saved_utc=first.created_utc,
+        at=at,
+    )
+
+
+def _write_undo(store: Store, labels: tuple[Rating, ...]) -> Saved[Rating]:
+    """Undo one save's labels and its tags in one transaction, all at one time (so that the
+    undo is itself one save), none when any label is refused."""
+    at = utc_now()
+    rows = [dataclasses.replace(_undone(store, label), created_utc=at) for label in labels]
+    batches = [Batch("ratings", tuple(map(record_row, rows)))]
+    undone_tags = _undone_tags(store, labels[0], at)
+    if undone_tags:
+        batches.append(Batch("tag_labels", tuple(map(record_row, undone_tags))))
+    result = store.write(batches)
+    return Saved(rows[0], pending=result.pending is not None)
 
 
 def undo(store: Store, label: Rating) -> Saved[Rating]:
-    """Undo the change `label` made: back to the label it superseded, else withdrawn. Refused
-    once the label is no longer the person's current one (changed since, elsewhere)."""
-    row = _undone(store, label)
-    result = store.add_ratings([row])
-    return Saved(row, pending=result.pending is not None)
+    """Undo the change `label` made: back to the label it superseded, else withdrawn, with the
+    tags its save wrote. Refused once the label is no longer the person's current one
+    (changed since, elsewhere)."""
+    return _write_undo(store, (label,))
 
 
 def undo_all(store: Store, labels: tuple[Rating, ...]) -> Saved[Rating]:
-    """Undo one save of several answers (a campaign's rubrics) together: each as `undo`, all
-    written in one transaction, none when any is refused. The first label's row is returned."""
-    rows = [_undone(store, label) for label in labels]
-    result = store.add_ratings(rows)
-    return Saved(rows[0], pending=result.pending is not None)
+    """Undo one save of several answers (a campaign's rubrics) together, with the tags it
+    wrote: each as `undo`, all written in one transaction, none when any is refused. The
+    first label's row is returned."""
+    return _write_undo(store, labels)

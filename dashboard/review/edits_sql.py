@@ -1,4 +1,5 @@
-"""The SQL of a person's own labels: their current rating of each answer on one rubric."""
+"""The SQL of a person's own labels: their current rating of each answer on one rubric (of
+one campaign, or of none, for Undo last)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,18 @@ class MyLabel:
     question: str = ""  # the answer's question, so a person can tell their labels apart
 
 
-def my_labels(con: Connection, annotator: str, rubric: str, *, limit: int) -> list[MyLabel]:
-    """The person's current labels on the rubric, newest first (withdrawn ones included)."""
+def my_labels(
+    con: Connection,
+    annotator: str,
+    rubric: str,
+    *,
+    limit: int,
+    campaign: str | None = None,
+    any_campaign: bool = True,
+) -> list[MyLabel]:
+    """The person's current labels on the rubric, newest first (withdrawn ones included);
+    unless `any_campaign`, only those whose current row is `campaign`'s (None: outside any
+    campaign). The filter applies to the current rows, after the chains are resolved."""
     return fetch(
         con.execute(
             """
@@ -36,9 +47,16 @@ def my_labels(con: Connection, annotator: str, rubric: str, *, limit: int) -> li
         LEFT JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset
         WHERE m.rating_id NOT IN (
             SELECT supersedes FROM ratings WHERE supersedes IN (SELECT rating_id FROM mine))
+          AND ($any_campaign OR m.campaign IS NOT DISTINCT FROM $campaign)
         ORDER BY m.created_utc DESC, m.rating_id
         LIMIT $limit""",
-            {"annotator": annotator, "rubric": rubric, "limit": limit},
+            {
+                "annotator": annotator,
+                "rubric": rubric,
+                "limit": limit,
+                "campaign": campaign,
+                "any_campaign": any_campaign,
+            },
         ),
         MyLabel,
     )

@@ -33,13 +33,17 @@ def is_check(rubric: Rubric) -> bool:
 
 def asked(rubric: Rubric, campaign: campaigns.Campaign | None, known: Sequence[Rubric]) -> Asked:
     """What a label of an answer asks: `rubric` alone outside a campaign, else the campaign's
-    rubrics in its order (the rubric picked on the page first)."""
+    rubrics in its order, its own rubric first (whatever rubric is picked beside it), so that
+    the form's comment and override go with the label of the campaign's rubric."""
     if campaign is None:
         return Asked((rubric,))
     by_name = {r.name: r for r in known}
-    more = [name for name in campaigns.rubric_names(campaign)[1:] if name != rubric.name]
+    by_name[rubric.name] = rubric
+    names = campaigns.rubric_names(campaign)
+    own = by_name.get(names[0], rubric)  # a campaign's own rubric is always asked
+    more = names[1:]
     found = tuple(by_name[name] for name in more if name in by_name)
-    return Asked((rubric, *found), tuple(name for name in more if name not in by_name))
+    return Asked((own, *found), tuple(name for name in more if name not in by_name))
 
 
 def ratings_of(

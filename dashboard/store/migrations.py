@@ -30,6 +30,7 @@ from dashboard.store.migrations_late import (
     m019_judge_batches,
     m020_campaign_questions,
     m022_judge_batch_intents,
+    m023_tag_withdrawn,
 )
 from dashboard.store.migrations_workbench import (
     m013_workbench,
@@ -301,6 +302,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("campaign_questions", m020_campaign_questions),
     ("card_model_version", m021_card_model_version),
     ("judge_batch_intents", m022_judge_batch_intents),
+    ("tag_withdrawn", m023_tag_withdrawn),
 ]
 
 

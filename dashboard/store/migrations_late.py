@@ -283,3 +283,11 @@ def m022_judge_batch_intents(con: Any) -> None:
             cache_keys  VARCHAR[],
             created_utc TIMESTAMP NOT NULL
         )""")
+
+
+def m023_tag_withdrawn(con: Any) -> None:
+    # An undo of a person's first save of an answer in a campaign takes its tags back too: a
+    # tag label row with `withdrawn` true supersedes the save's row and, like a withdrawn
+    # rating, counts in no share (its `ticked` is false). NULL on rows written before: none
+    # of them is withdrawn.
+    con.execute("ALTER TABLE tag_labels ADD COLUMN IF NOT EXISTS withdrawn BOOLEAN DEFAULT false")

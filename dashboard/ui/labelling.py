@@ -308,11 +308,13 @@ def _undo_save(store: Store, last: Rating | tuple[Rating, ...]) -> annotation.Sa
     return edits.undo_all(store, last) if isinstance(last, tuple) else edits.undo(store, last)
 
 
-def _stored_undo(setup: Setup) -> Rating | None:
-    """The person's newest label in the store that Undo last can take back (none this
-    session's undos wrote)."""
+def _stored_undo(setup: Setup) -> tuple[Rating, ...] | None:
+    """The person's newest save in the store that Undo last can take back (none this
+    session's undos wrote): of the campaign on the page, its whole form; outside one, a
+    label given outside any campaign."""
     skip = tuple(sorted(KIT.undone()))
-    return ui.call(edits.last_label, setup.request.annotator, setup.rubric.name, skip=skip)
+    person, rubric = setup.request.annotator, setup.rubric.name
+    return ui.call(edits.last_save, person, rubric, campaign=setup.campaign, skip=skip)
 
 
 @callbacks.whole
@@ -336,7 +338,8 @@ def actions(item: OpenItem | None, setup: Setup, mine: Rating | None) -> None:
     if stored:
         skip = tuple(sorted(KIT.undone()))
         person, rubric = setup.request.annotator, setup.rubric.name
-        stored = ui.cached(edits.last_label, person, rubric, skip=skip) is not None
+        found = ui.cached(edits.last_save, person, rubric, campaign=setup.campaign, skip=skip)
+        stored = found is not None
     KIT.actions(
         item.where if item is not None else None,
         skip=partial(_skip, item, setup) if item is not None else None,

@@ -18,7 +18,7 @@ from dashboard.ingest import IngestError, import_path
 from dashboard.judging.rubrics import list_rubrics
 from dashboard.metrics.output import metrics_json
 from dashboard.metrics.selection import Selection
-from dashboard.review import annotation
+from dashboard.review import annotation, edits
 from dashboard.review.annotation import Provenance
 from dashboard.store import Store
 from tests.conftest import TEST_WAIT_S
@@ -27,7 +27,7 @@ from tests.ingest.conftest import query
 RUBRIC = next(r for r in list_rubrics() if r.name == "likert-rag")
 TAGS = [CampaignTag("hallucination", "not in the context"), CampaignTag("incomplete")]
 TAG_ROWS = """SELECT tag_id, response_id, campaign, tag, rater_kind, rater, ticked,
-    created_utc, supersedes, selection, blind, source, superseded
+    created_utc, supersedes, selection, blind, source, superseded, withdrawn
     FROM tag_labels ORDER BY tag_id"""
 
 
@@ -59,6 +59,10 @@ def _tagged(store: Store) -> None:
     first = _label(store, "tia", {"hallucination": True, "incomplete": False})
     _label(store, "tia", {"hallucination": False, "incomplete": True})
     _label(store, "uma", {"hallucination": True, "incomplete": True})
+    # uma undoes her save: her tag rows are withdrawn (2 more rows, counted nowhere)
+    undone = edits.last_save(store, "uma", RUBRIC.name, campaign="errs")
+    assert undone is not None
+    edits.undo_all(store, undone)
     # tia changes her mind on the first answer: her earlier tag rows are superseded
     _save(store, first, "tia", {"hallucination": False, "incomplete": True}, "random")
 
@@ -77,7 +81,7 @@ def test_tag_labels_round_trip_through_an_export(
     _tagged(sample_store)
     result = export(sample_store, tmp_path / "export" / f"out{suffix}")
     assert result.files["tags"].name == f"out.tags{suffix}"
-    assert result.rows["tags"] == 8  # 3 saves of 2 tags, and tia's change of 2
+    assert result.rows["tags"] == 10  # 3 saves of 2 tags, uma's undo of 2, tia's change of 2
     fresh = Store(tmp_path / "fresh.duckdb", wait_s=TEST_WAIT_S)
     # As a person would: the answers first, then the tags, with no options.
     for kind in ("ratings", "tags"):
@@ -90,7 +94,7 @@ def test_tag_labels_round_trip_through_an_export(
     assert report.formats == ("preferences", "ratings", "tags")
     assert query(other, TAG_ROWS) == query(sample_store, TAG_ROWS)
     (again,) = import_path(sample_store, result.files["tags"]).files
-    assert (again.added["tag labels"], again.skipped["tag labels"]) == (0, 8)
+    assert (again.added["tag labels"], again.skipped["tag labels"]) == (0, 10)
 
 
 def test_a_bad_tags_file_is_refused_whole(sample_store: Store, tmp_path: Path) -> None:
