@@ -1,5 +1,6 @@
 """Tables that fit a 1400-pixel window: column widths, a pinned first column, short headers
-with the metric's description as their tooltip, and the Overview's scores split by kind.
+with the metric's description as their tooltip, the Overview's scores split by kind, and
+any table still wider than the page split into tables one under the other (`fitted_tables`).
 
 Widths are in pixels, measured on Streamlit's table font: an estimate "0.62 [0.57, 0.66]"
 needs about 120, one with three decimals about 134 (its sign included), a count 58.
@@ -22,8 +23,8 @@ Row = dict[str, Any]
 COUNT_PX, ESTIMATE_PX, WIDE_ESTIMATE_PX, NAME_PX = 58, 128, 134, 110
 # A text column: about CHAR_PX a character and PAD_PX of padding, at most TEXT_PX.
 CHAR_PX, PAD_PX, TEXT_PX = 6.5, 16, 190
-# The widest a table's columns may be: the page's width at a 1400-px window with the sidebar
-# open (measured in Chromium: 1034 px).
+# The widest a table's columns may be: a grid's width at a 1400-px window with the sidebar
+# open (measured in Chromium: 1034 px; the Failures list's 990 px leaves its row boxes room).
 TABLE_PX = 1034
 
 # The Overview's groups of columns, in the order they are shown.
