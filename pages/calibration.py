@@ -19,6 +19,7 @@ from dashboard.ui.links import Link
 
 HEATMAPS_PER_ROW = sections.HEATMAPS_PER_ROW
 AGREEMENT = registry.JUDGE_AGREEMENT_METRICS
+PREFERENCE = registry.PREFERENCE_AGREEMENT_METRICS
 
 LINKS = (
     Link(f"{pickers.METRIC_RUBRIC_KEY}_calibration", "rubric"),
@@ -132,7 +133,11 @@ else:
         columns = st.columns(min(len(headlines), HEATMAPS_PER_ROW + 1))
         for index, (name, value, detail) in enumerate(headlines):
             columns[index % len(columns)].metric(ui.md_escape(name), value, help=detail)
-        pickers.table(tables.preference_rows(result, headline=headline))
+        tables_fit.fitted_tables(
+            tables.preference_rows(result, headline=headline),
+            PREFERENCE,
+            estimate_px=tables_fit.WIDE_ESTIMATE_PX,
+        )
     if not result.n_human_preferences:
         st.info(
             "No pair has a human verdict yet, so only the conventions that need no label "
@@ -163,6 +168,8 @@ if field is not None:
         tables_fit.fitted_table(judged, AGREEMENT, estimate_px=tables_fit.WIDE_ESTIMATE_PX)
     if verdicts:
         st.markdown("**Pairwise verdicts against people**")
-        pickers.table(verdicts)
+        tables_fit.fitted_tables(
+            verdicts, PREFERENCE, lead=2, estimate_px=tables_fit.WIDE_ESTIMATE_PX
+        )
     if not judged and not verdicts:
         st.info(f"No value of {shown} has items that both a judge and a person rated.")

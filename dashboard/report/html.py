@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -82,6 +83,43 @@ def table(
         tag("table", f"{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody>", class_=class_),
         class_="scroll",
     )
+
+
+# At a 1400-px window the report's text is 1232 px wide (main's 1280 less its padding); a
+# metric's cell needs about 120 px with its interval under its value, a row's name about 90
+# (measured in Chromium): nine columns besides the name fit.
+COLUMNS_PER_TABLE = 9
+
+
+def split_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    caption: str = "",
+    class_: str = "grid",
+    lead: int = 1,
+    per_table: int = COLUMNS_PER_TABLE,
+) -> str:
+    """`table`, as several tables one under the other when it has more than `per_table`
+    columns besides its first `lead`: each led by those, the others shared out evenly in
+    their order, so that no table scrolls sideways at 1400 px."""
+    cells = [list(row) for row in rows]
+    rest = len(headers) - lead
+    if rest <= per_table:
+        return table(headers, cells, caption=caption, class_=class_)
+    size = math.ceil(rest / math.ceil(rest / per_table))  # the tables as even as can be
+    parts = []
+    for start in range(lead, len(headers), size):
+        keep = [*range(lead), *range(start, min(start + size, len(headers)))]
+        parts.append(
+            table(
+                [headers[i] for i in keep],
+                ([row[i] for i in keep] for row in cells),
+                caption=caption if start == lead or not caption else f"{caption} (continued)",
+                class_=class_,
+            )
+        )
+    return "".join(parts)
 
 
 def td(text: object, *, class_: str | None = None) -> str:

@@ -20,6 +20,7 @@ from dashboard.report.html import (
     metric_cell,
     paragraph,
     section,
+    split_table,
     table,
     tag,
     td,
@@ -95,7 +96,7 @@ def summary_table(scope: Scope) -> str:
         ]
         for row in scope.overview.systems
     ]
-    return table(["System", *(c[0] for c in columns)], rows, class_="grid wide")
+    return split_table(["System", *(c[0] for c in columns)], rows, class_="grid wide")
 
 
 def summary(data: ReportData) -> str:
@@ -220,7 +221,8 @@ def _preference_table(data: ReportData) -> str:
         "and use every pair judged in both orders. A pair with a verdict that did not parse is "
         "unscored under every convention and only counted."
     )
-    return intro + table(headers, rows, caption="Pairwise verdicts against people's majority")
+    caption = "Pairwise verdicts against people's majority"
+    return intro + split_table(headers, rows, caption=caption)
 
 
 def _calibration_counts(data: ReportData) -> str:

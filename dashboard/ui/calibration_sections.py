@@ -9,10 +9,10 @@ import math
 import streamlit as st
 
 from dashboard import charts, ui
-from dashboard.metrics import tables
+from dashboard.metrics import registry, tables
 from dashboard.metrics.calibration import Calibration, JudgeMap
 from dashboard.metrics.selection import Selection
-from dashboard.ui import pickers
+from dashboard.ui import pickers, tables_fit
 from dashboard.workbench import split
 from scoring.stats import CI
 
@@ -56,7 +56,9 @@ def against_people_mean(result: Calibration) -> None:
         "as a pass/fail judge (a normalized score of 0.5 passes) its true positive and true "
         "negative rates. Estimate [95% bootstrap interval]."
     )
-    pickers.table(rows)
+    tables_fit.fitted_tables(
+        rows, registry.JUDGE_LEVEL_METRICS, estimate_px=tables_fit.WIDE_ESTIMATE_PX
+    )
 
 
 def _number(value: float | None) -> str:

@@ -15,6 +15,7 @@ from streamlit.elements.arrow import DataframeStateInput
 from dashboard import ui
 from dashboard.metrics.panels import ALL_JUDGES
 from dashboard.review import failures
+from dashboard.ui import tables_fit
 
 OPEN_KEY = "failures_open"  # the dropdown
 OPEN_ID_KEY = "failures_open_id"  # the answer whose detail is open
@@ -45,8 +46,11 @@ TABLE_COLUMNS = {
     "system": st.column_config.TextColumn(width=120),
     "dataset": st.column_config.TextColumn(width=100),
     "task": st.column_config.TextColumn(width=110),
-    "question": st.column_config.TextColumn(width=190, help="Click a row to open its detail."),
-    "answer": st.column_config.TextColumn(width=190),
+    # Cut at a bounded width (the full text is in the detail a click opens).
+    "question": st.column_config.TextColumn(
+        width=tables_fit.TEXT_PX, help="Click a row to open its detail."
+    ),
+    "answer": st.column_config.TextColumn(width=tables_fit.TEXT_PX),
 }
 
 

@@ -10,7 +10,7 @@ from dashboard import ui
 from dashboard.judging import PanelError, PlanError, RubricError, launcher
 from dashboard.judging.few_shot import MAX_EXAMPLES
 from dashboard.judging.probes import DEFAULT_SAMPLE, ORDER, PADDING, PADDING_SENTENCE, plan_probe
-from dashboard.metrics import judge_qa
+from dashboard.metrics import judge_qa, registry
 from dashboard.metrics.judge_qa import (
     bias_rows,
     consistency_convention,
@@ -18,7 +18,7 @@ from dashboard.metrics.judge_qa import (
     drift_rows,
 )
 from dashboard.metrics.selection import Selection
-from dashboard.ui import pickers, runs
+from dashboard.ui import pickers, runs, tables_fit
 from scoring.workbench import EPOCH_REDUCERS
 
 PROBE_KEY = "jb_qa_probe"
@@ -109,7 +109,7 @@ def bias_section(selection: Selection) -> judge_qa.Bias:
         "self-preference needs the judge's family and the systems' in a panel file "
         "(docs/judge-qa.md); padding comes from the padding probe below."
     )
-    pickers.table(bias_rows(found))
+    tables_fit.fitted_tables(bias_rows(found), registry.BIAS_METRICS)
     for name, text in found.warnings.items():
         st.warning(f"{ui.md_escape(name)}: {ui.md_escape(text)}")
     return found

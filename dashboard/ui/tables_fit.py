@@ -1,5 +1,6 @@
 """Tables that fit a 1400-pixel window: column widths, a pinned first column, short headers
-with the metric's description as their tooltip, and the Overview's scores split by kind.
+with the metric's description as their tooltip, the Overview's scores split by kind, and
+any table still wider than the page split into tables one under the other (`fitted_tables`).
 
 Widths are in pixels, measured on Streamlit's table font: an estimate "0.62 [0.57, 0.66]"
 needs about 120, one with three decimals about 134 (its sign included), a count 58.
@@ -16,9 +17,15 @@ import streamlit as st
 
 from dashboard.metrics import registry
 from dashboard.metrics.registry import COUNT, Metric
+from dashboard.metrics.tables import EMPTY
 
 Row = dict[str, Any]
 COUNT_PX, ESTIMATE_PX, WIDE_ESTIMATE_PX, NAME_PX = 58, 128, 134, 110
+# A text column: about CHAR_PX a character and PAD_PX of padding, at most TEXT_PX.
+CHAR_PX, PAD_PX, TEXT_PX = 6.5, 16, 190
+# The widest a table's columns may be: a grid's width at a 1400-px window with the sidebar
+# open (measured in Chromium: 1034 px; the Failures list's 990 px leaves its row boxes room).
+TABLE_PX = 1034
 
 # The Overview's groups of columns, in the order they are shown.
 RATINGS, PAIRWISE, REFERENCES = "Ratings", "Pairwise", "Against the references"
@@ -73,27 +80,86 @@ def split_columns(
     ]
 
 
+def _counted(name: str, metrics: Sequence[Metric]) -> Metric | None:
+    """The metric whose n a column named `name` holds: its declared `n_label`, or the
+    "n (<label>)" of the Judge QA tables."""
+    declared = next((m for m in metrics if m.n_label == name), None)
+    if declared is None and name.startswith("n (") and name.endswith(")"):
+        return metric_of(name[3:-1], metrics)
+    return declared
+
+
+def _is_count(name: str, rows: Sequence[Row], metric: Metric | None) -> bool:
+    """Every value of the column is a whole number (or missing): a count, however named."""
+    if metric is not None and metric.style == COUNT:
+        return True
+    values = [row.get(name) for row in rows if row.get(name) not in (None, EMPTY)]
+    return bool(values) and all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
+def _text_px(name: str, rows: Sequence[Row]) -> int:
+    """A text column as wide as its longest value or header, at most TEXT_PX: a long text is
+    cut there (a question or an answer is read in full in its detail)."""
+    longest = max(len(str(text)) for text in [name, *(row.get(name) for row in rows)])
+    return max(COUNT_PX, min(TEXT_PX, PAD_PX + round(longest * CHAR_PX)))
+
+
 def column_config(
     rows: Sequence[Row], metrics: Sequence[Metric] = (), *, estimate_px: int = ESTIMATE_PX
 ) -> dict[str, Any]:
     """Widths for every column, the first pinned, and each metric's description as the
-    tooltip of its header."""
+    tooltip of its header (a count's: what it counts)."""
     if not rows:
         return {}
     config: dict[str, Any] = {}
-    for index, (name, value) in enumerate(rows[0].items()):
+    for index, name in enumerate(rows[0]):
         metric = metric_of(name, metrics)
-        counted = next((m for m in metrics if m.n_label == name), None)
+        counted = _counted(name, metrics)
         help_text = metric.description if metric else None
         if counted is not None:
-            help_text = f"How many values the {counted.label} column averages."
+            help_text = f"The n of the {counted.label} column: how many values it is computed from."
         if index == 0:
             config[name] = st.column_config.Column(width=NAME_PX, pinned=True, help=help_text)
-        elif isinstance(value, int) or (metric is not None and metric.style == COUNT):
+        elif counted is not None or _is_count(name, rows, metric):
             config[name] = st.column_config.NumberColumn(width=COUNT_PX, help=help_text)
+        elif metric is None:
+            config[name] = st.column_config.TextColumn(width=_text_px(name, rows))
         else:
             config[name] = st.column_config.Column(width=estimate_px, help=help_text)
     return config
+
+
+def split_to_fit(
+    rows: Sequence[Row],
+    metrics: Sequence[Metric] = (),
+    *,
+    lead: int = 1,
+    estimate_px: int = ESTIMATE_PX,
+    width_px: int = TABLE_PX,
+) -> list[list[Row]]:
+    """The rows as few tables as fit `width_px` each: every one led by the first `lead`
+    columns, the others in their order, a metric's n column kept beside it."""
+    if not rows:
+        return []
+    config = column_config(rows, metrics, estimate_px=estimate_px)
+    names = list(config)
+    leading = names[:lead]
+    units: list[list[str]] = []
+    for name in names[lead:]:
+        counted = _counted(name, metrics)
+        if units and counted is not None and counted.label == units[-1][-1]:
+            units[-1].append(name)  # its metric's n: never on a table of its own
+        else:
+            units.append([name])
+    lead_px = sum(config[n]["width"] for n in leading)
+    parts: list[list[str]] = []
+    for unit in units:
+        unit_px = sum(config[n]["width"] for n in unit)
+        if parts and lead_px + sum(config[n]["width"] for n in parts[-1]) + unit_px <= width_px:
+            parts[-1].extend(unit)
+        else:
+            parts.append(list(unit))
+    return [[{n: row.get(n) for n in [*leading, *part]} for row in rows] for part in parts]
 
 
 def fitted_table(
@@ -106,6 +172,19 @@ def fitted_table(
         width="stretch",
         column_config=column_config(rows, metrics, estimate_px=estimate_px),
     )
+
+
+def fitted_tables(
+    rows: Sequence[Row],
+    metrics: Sequence[Metric] = (),
+    *,
+    lead: int = 1,
+    estimate_px: int = ESTIMATE_PX,
+) -> None:
+    """`fitted_table`, as several tables one under the other when the columns are wider than
+    the page (`split_to_fit`)."""
+    for part in split_to_fit(rows, metrics, lead=lead, estimate_px=estimate_px):
+        fitted_table(part, metrics, estimate_px=estimate_px)
 
 
 # Streamlit's wide layout keeps 5rem on each side of the page; 2rem leaves the tables room.

@@ -8,6 +8,7 @@ from collections import Counter
 from functools import partial
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -17,6 +18,7 @@ from dashboard.metrics import calibration, registry, tables
 from dashboard.metrics.selection import Selection
 from dashboard.store import Store
 from dashboard.types import Rating
+from dashboard.ui import tables_fit
 from scoring import agreement
 from tests.metrics.calibration.test_calibration_levels import build_levels
 from tests.pages.helpers import page_path
@@ -54,6 +56,26 @@ def _open(app: AppTest, dataset: str) -> AppTest:
 
 def _table(app: AppTest, column: str):
     return next(d.value for d in app.dataframe if column in d.value.columns)
+
+
+def _pairwise_tables(app: AppTest) -> list[pd.DataFrame]:
+    """The pairwise verdicts' tables: from the one led by the headline convention to the
+    people's agreement (or the end), each drawn no wider than the page."""
+    frames = list(app.dataframe)
+    first = next(n for n, d in enumerate(frames) if "accuracy (per order)" in d.value.columns)
+    parts = []
+    for frame in frames[first:]:
+        if "person A" in frame.value.columns:
+            break
+        config = json.loads(frame.proto.columns)
+        assert sum(c.get("width", 0) for c in config.values()) <= tables_fit.TABLE_PX
+        parts.append(frame.value)
+    return parts
+
+
+def _pairwise(app: AppTest) -> pd.DataFrame:
+    """The pairwise verdicts' tables side by side again, by judge."""
+    return pd.concat([p.set_index("judge") for p in _pairwise_tables(app)], axis=1)
 
 
 def _metric(app: AppTest, label: str) -> str:
@@ -99,7 +121,7 @@ def test_pandalm_gpt35_agreement_on_the_page_equals_scoring(app_for, pandalm_db:
     assert expected["with_ties"] == pytest.approx(697 / 974)
     app = _open(app_for(Store(pandalm_db, wait_s=30)), "pandalm")
 
-    shown = _table(app, "agreement (with ties)").set_index("judge").loc["gpt-3.5-turbo"]
+    shown = _pairwise(app).loc["gpt-3.5-turbo"]
     # LLMBar's Acc counts every labelled pair, the unscored ones as wrong (issue 28); the
     # scored ones are what "labelled pairs" counted before.
     assert shown["scored labelled pairs"] == expected["n"]
@@ -211,8 +233,12 @@ def test_the_headline_convention_selector(app_for, llmbar_db: Path) -> None:
     assert list(table.columns[:3]) == ["judge", "accuracy (per order)", "labelled pairs"]
     every = {"judge"} | {m.label for m in registry.PREFERENCE_AGREEMENT_METRICS}
     every |= {m.n_label for m in registry.PREFERENCE_AGREEMENT_METRICS if m.n_label}
-    assert set(table.columns) == every
-    rows = table.set_index("judge")
+    # Too wide for one table at 1400 px: tables one under the other, each led by the judge
+    # and no wider than the page (tables_fit.split_to_fit), every convention in one of them.
+    parts = _pairwise_tables(app)
+    assert len(parts) > 1 and all(list(p.columns)[0] == "judge" for p in parts)
+    assert {c for p in parts for c in p.columns} == every
+    rows = _pairwise(app)
     for p in result.preferences:
         for metric in registry.PREFERENCE_AGREEMENT_METRICS:
             value = getattr(p, metric.key)
@@ -237,7 +263,14 @@ def test_people_alpha_and_the_mean_of_people_on_the_page(app_for, store: Store) 
     app = _open(app_for(store), "lv")
     labels = {m.label for m in app.metric}
     assert {"people's alpha (ordinal)", "people's alpha (interval)"} <= labels
-    levels = _table(app, "Kendall tau-b, system level").set_index("judge")
+    # Split to fit the page: every table of the section led by the judge, side by side again.
+    named = {m.label for m in registry.JUDGE_LEVEL_METRICS} | {"items", "systems"}
+    parts = [d for d in app.dataframe if set(d.value.columns[1:]) <= named]
+    assert len(parts) > 1 and {c for d in parts for c in d.value.columns[1:]} == named
+    for frame in parts:
+        widths = [c.get("width", 0) for c in json.loads(frame.proto.columns).values()]
+        assert sum(widths) <= tables_fit.TABLE_PX
+    levels = pd.concat([d.value.set_index("judge") for d in parts], axis=1)
     cal = calibration.calibration(store, Selection("lv"))
     (judge,) = [lv for lv in cal.levels if lv.judge == "j"]
     assert levels.loc["j", "TPR (pass)"] == tables.estimate_text(judge.tpr, digits=3)

@@ -18,7 +18,7 @@ from dashboard.metrics import registry
 from dashboard.metrics.output import MetricsRequest
 from dashboard.report import METRICS_ELEMENT_ID, build_report, report_sql, write_report
 from dashboard.report.gather import JudgeUse, cost_text
-from dashboard.report.html import metric_text
+from dashboard.report.html import metric_text, split_table, table, td, th_row
 from dashboard.types import JudgeCall, Preference
 from tests import builders
 from tests.paths import REPO_ROOT
@@ -232,7 +232,7 @@ def test_report_opens_in_chromium_without_errors_or_requests(judged_store, chrom
             timeout=30_000,
         )
         assert page.evaluate("document.querySelectorAll('.js-plotly-plot').length") == 5
-        assert page.locator("#summary table").count() == 1
+        assert page.locator("#summary table").count() == 2  # 12 columns besides the system
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "report-full.png"), full_page=True)
         # The README shows the top: summary, histograms and the start of calibration.
@@ -371,20 +371,54 @@ def test_the_report_shows_each_judges_bias_from_the_metrics_json(tmp_path: pathl
 
 
 def test_the_summary_table_prints_without_being_cut(judged_store, chromium, tmp_path):
-    """Printed (A4 landscape: about 1050 px wide at 96 dpi), the summary table of every
-    dataset, its widest, fits the page: no cell runs past the table's box."""
+    """Printed (A4 landscape: about 1050 px wide at 96 dpi), the summary tables of every
+    dataset, its widest, fit the page: no cell runs past its table's box."""
     path = write_report(judged_store, tmp_path / "report.html")
     page = chromium.new_page(viewport={"width": 1050, "height": 900})
     try:
         page.goto(path.as_uri())
         page.emulate_media(media="print")
-        table = page.locator("#summary table")
-        width = table.evaluate("t => t.getBoundingClientRect().right")
-        assert table.evaluate("t => t.scrollWidth <= t.clientWidth + 1")
-        cells = table.locator("th, td")
-        rights = cells.evaluate_all("cs => cs.map(c => c.getBoundingClientRect().right)")
-        assert rights and max(rights) <= width + 1 and width <= 1050
-        assert table.locator("th").last.inner_text().strip()  # the last column is there
+        tables = page.locator("#summary table")
+        assert tables.count() >= 1
+        for table in tables.all():
+            width = table.evaluate("t => t.getBoundingClientRect().right")
+            assert table.evaluate("t => t.scrollWidth <= t.clientWidth + 1")
+            cells = table.locator("th, td")
+            rights = cells.evaluate_all("cs => cs.map(c => c.getBoundingClientRect().right)")
+            assert rights and max(rights) <= width + 1 and width <= 1050
+            assert table.locator("th").last.inner_text().strip()  # the last column is there
+    finally:
+        page.close()
+
+
+@pytest.mark.browser
+def test_no_table_scrolls_sideways_in_a_1400_px_window(judged_store, chromium, tmp_path):
+    """Issue 32: at 1400 x 1000 the summary (of every dataset, its widest) and the pairwise
+    verdicts against people, once too wide, are tables one under the other, each led by its
+    row's name; no table of the report scrolls inside its box, and every column is shown."""
+    assert _people_vote(judged_store) > 4  # the pairwise verdicts' table has its numbers
+    path = write_report(judged_store, tmp_path / "report.html")
+    html = path.read_text(encoding="utf-8")
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(path.as_uri())
+        boxes = page.locator(".scroll")
+        sizes = boxes.evaluate_all("bs => bs.map(b => [b.scrollWidth, b.clientWidth])")
+        assert sizes and all(wide <= room for wide, room in sizes), sizes
+        summary = page.locator("#summary table")
+        verdicts = page.locator("table", has_text="Pairwise verdicts against people's majority")
+        for tables, name in ((summary, "System"), (verdicts, "Judge")):
+            assert tables.count() >= 2
+            heads = [t.locator("thead th").all_inner_texts() for t in tables.all()]
+            assert all(h[0] == name for h in heads)
+            shown = [column for h in heads for column in h[1:]]
+            assert len(shown) == len(set(shown))  # each column once
+        assert shown[-1] == "Unscored pairs"  # the pairwise verdicts' last column is there
+        # every number is still on the page, tagged with its metric
+        assert parse(html).cells.keys() >= {
+            "systems.eo-rag-large.hallucination_f1",
+            "calibration.pairwise.baseline.unscored_pairs",
+        }
     finally:
         page.close()
 
@@ -429,3 +463,20 @@ def test_a_call_that_failed_then_succeeded_counts_as_a_success(store):
     assert (use.prompt_tokens, use.completion_tokens, use.cost_unknown_calls) == (39, 4, 0)
     html = build_report(store, MetricsRequest(dataset="toy"), generated_utc=WHEN)
     assert "2 (1 failed)" in re.sub(r"<[^>]+>", " ", html[html.index('<section id="methods">') :])
+
+
+def test_a_wide_table_is_split_evenly_each_part_led_by_its_first_column():
+    headers = ["System", *(f"m{n}" for n in range(12))]
+    rows = [[th_row("a"), *(td(n) for n in range(12))], [th_row("b"), *(td(n) for n in range(12))]]
+    html = split_table(headers, rows, caption="Scores", per_table=9)
+    parsed = parse(html)
+    assert parsed.tags.count("table") == 2  # 12 columns: two tables of 6, not 9 and 3
+    assert html.count('<th scope="col">System</th>') == 2
+    assert "<caption>Scores</caption>" in html and "<caption>Scores (continued)</caption>" in html
+    first, second = html.split("</table>")[:2]
+    assert "m5<" in first and "m6<" not in first and "m6<" in second and "m11<" in second
+    assert first.count("<td>") == second.count("<td>") == 2 * 6
+    # a table that fits stays one, as `table` writes it
+    assert split_table(headers[:10], [r[:10] for r in rows]) == table(
+        headers[:10], [r[:10] for r in rows]
+    )
