@@ -17,10 +17,11 @@ const selector = %(selector)s;  // %(why)s
 const doc = window.parent.document;
 const view = window.parent;
 // The page may still be drawing (a table above growing, the detail drawn late): bring the
-// element into view until it has stayed there for half a second, for at most 20 s, and stop
-// as soon as the person scrolls, types or clicks.
-let tries = 0, still = 0, stopped = false;
-const events = ["wheel", "touchmove", "keydown", "mousedown"];
+// element into view until it has stayed in one place for half a second (in view, or as near
+// as the page lets it come: a sticky header or the page's end can keep it a little off), for
+// at most 20 s, and stop as soon as the person scrolls, types or clicks.
+let tries = 0, still = 0, stopped = false, last = null;
+const events = ["wheel", "touchmove", "keydown", "mousedown", "pointerdown"];
 const stop = () => { stopped = true; };
 events.forEach((e) => doc.addEventListener(e, stop, true));
 const done = () => events.forEach((e) => doc.removeEventListener(e, stop, true));
@@ -29,10 +30,12 @@ const bring = () => {
   const found = doc.querySelector(selector);
   if (found) {
     const top = found.getBoundingClientRect().top;
-    if (top < -2 || top > view.innerHeight / 2) {
+    const moved = last === null || Math.abs(top - last) > 2;
+    if (moved && (top < -2 || top > view.innerHeight / 2)) {
       found.scrollIntoView({block: "start"});
       still = 0;
     } else if (++still >= 10) { done(); return; }
+    last = found.getBoundingClientRect().top;
   }
   if (tries++ < 400) { setTimeout(bring, 50); } else { done(); }
 };

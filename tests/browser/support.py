@@ -146,12 +146,17 @@ def commit_text(page: Page, box: Locator, text: str, shown: Locator, tries: int 
 def choose(page: Page, field: Locator, option: str, tries: int = LIST_ATTEMPTS) -> None:
     """Pick `option` in a selectbox whose text field is `field`. The keyboard opens the list
     reliably (a click on its text may not); a rerun that draws the page again closes the list,
-    so it is opened again, as a person would. The field is scrolled into view first (the list
-    opens beside it: under a detail brought into view, it would open outside the window)."""
+    so it is opened again, as a person would. The field is scrolled to the middle of the window
+    first (the list opens beside it: under a detail brought into view, or at the window's
+    bottom edge, it would open outside the window, where no click reaches it)."""
     choice = page.get_by_role("listbox").get_by_role("option", name=option, exact=True)
     for attempt in range(tries):
         settled(page)
-        field.scroll_into_view_if_needed()
+        # A turn of the wheel first, as a person scrolls: it tells the page that brings an
+        # opened detail into view to stop (a scroll made by a script alone would be undone).
+        page.mouse.wheel(0, -1)
+        # the middle of the window: a list opened at its bottom edge is placed outside it
+        field.evaluate("e => e.scrollIntoView({block: 'center'})")
         field.focus()
         field.press("ArrowDown")
         try:
