@@ -19,6 +19,7 @@ from dashboard.store import Store
 from tests import builders
 from tests.browser.support import (
     STEP_TIMEOUT_MS,
+    choose,
     keys_ready,
     new_page,
     settled,
@@ -112,9 +113,7 @@ def test_keyboard_labelling_blind_double_click_undo_and_reload(
         rows = _rows(sample_store, "kim")
         assert rows[-1][1:3] == (None, annotation.WITHDRAWN) and rows[-1][0] == rows[-2][0]
         # a reload keeps the page, its filters and the open answer
-        page.get_by_test_id("stSelectbox").filter(has_text="Order").click()
-        page.get_by_role("option", name="Worst first").click()
-        settled(page)
+        choose(page, page.locator('[class*="st-key-annotate_order"] input').first, "Worst first")
         page.wait_for_url("**order=worst**")
         time.sleep(1)  # the URL is written at the end of the run
         settled(page)
@@ -138,8 +137,7 @@ def _sign_in(page: Page, url: str, name: str) -> None:
 
 
 def _label_campaign(page: Page) -> None:
-    page.locator('[class*="st-key-annotate_campaign"] input').first.click()
-    page.get_by_role("option", name="study").click()
+    choose(page, page.locator('[class*="st-key-annotate_campaign"] input').first, "study")
     # the campaign is in force once the order (the campaign's) is disabled
     expect(page.locator('[class*="st-key-annotate_order"] input').first).to_be_disabled(
         timeout=STEP_TIMEOUT_MS
