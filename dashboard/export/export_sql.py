@@ -84,6 +84,8 @@ def _column(expr: str, name: str, fmt: str) -> str:
         expr = f"strftime({expr}, '%Y-%m-%dT%H:%M:%S.%fZ')"
     elif name in _TEXT_JSON_COLUMNS:
         expr = f"CAST({expr} AS VARCHAR)"
+    elif name == "history":  # JSON on a file; on PostgreSQL the extension reads it as text
+        expr = f"CAST({expr} AS JSON)"
     return f"{expr} AS {name}"
 
 

@@ -118,6 +118,8 @@ def _expr(expr: str, fmt: str) -> str:
         return f"CAST(to_json({expr}) AS VARCHAR)"
     if expr in _JSON and expr != "i.history":  # metadata as JSON text, as exports write it
         return f"CAST({expr} AS VARCHAR)"
+    if expr == "i.history":  # JSON on a file; on PostgreSQL the extension reads it as text
+        return f"CAST({expr} AS JSON)"
     return expr
 
 
