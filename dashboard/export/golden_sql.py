@@ -114,12 +114,13 @@ def format_groups(con: Connection, *, dataset: str | None) -> list[FormatGroup]:
 
 
 def _expr(expr: str, fmt: str) -> str:
+    if expr == "i.history":  # JSON on a file; on PostgreSQL the extension reads it as text
+        history = f"CAST({expr} AS JSON)"
+        return f"CAST(to_json({history}) AS VARCHAR)" if fmt == "csv" else history
     if fmt == "csv" and (expr in _LISTS or expr in _JSON):
         return f"CAST(to_json({expr}) AS VARCHAR)"
-    if expr in _JSON and expr != "i.history":  # metadata as JSON text, as exports write it
+    if expr in _JSON:  # metadata as JSON text, as exports write it
         return f"CAST({expr} AS VARCHAR)"
-    if expr == "i.history":  # JSON on a file; on PostgreSQL the extension reads it as text
-        return f"CAST({expr} AS JSON)"
     return expr
 
 
