@@ -19,13 +19,13 @@ from dashboard.store import Store, StoreBusy
 from dashboard.store.errors import UnsafeFile
 from dashboard.store.gate import ForkedWhileOpen, lock_path
 
+# file_store: the lock file beside the DuckDB file; not run on PostgreSQL.
+pytestmark = pytest.mark.file_store
+
 # A process that takes the lock file as judgeboard does, writes its PID into it, says so, and
 # keeps it until its stdin closes.
 _HOLD_LOCK = """
 import fcntl, os, sys
-
-# file_store: the lock file beside the DuckDB file; not run on PostgreSQL.
-pytestmark = pytest.mark.file_store
 
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
 fcntl.flock(fd, fcntl.LOCK_EX)
