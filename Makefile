@@ -2,6 +2,7 @@
 #   make run    venv + install, load the bundled sample on first start, serve 127.0.0.1:8501
 #   make test   venv + dev extras (+ Debian's Chromium, PostgreSQL and nginx when missing and
 #               root), run every test
+#   make test-postgres   the same suite with PostgreSQL as the store (no gates)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,13 +10,19 @@ RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 PORT ?= 8501
 
-.PHONY: run test lint chromium postgres nginx bench clean
+.PHONY: run test test-postgres lint chromium postgres nginx bench clean
 
 run: $(RUN_STAMP)
 	$(BIN)/judgeboard serve --port $(PORT)
 
 test: $(DEV_STAMP) chromium postgres nginx lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The whole suite again with PostgreSQL as the store: every `store` and `sample_store` is a
+# database on a real server the session starts (tests marked `file_store` stay on a file).
+# The gates are `make test`'s; not run twice.
+test-postgres: $(DEV_STAMP) chromium postgres nginx
+	JUDGEBOARD_TEST_STORE=postgresql $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The gates: ruff (lint and format) and the type checker, configured in pyproject.toml.
 lint: $(DEV_STAMP)

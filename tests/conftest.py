@@ -5,10 +5,14 @@
   (data/sample, loaded by `dashboard.sample.ensure_sample`). The sample database is built once
   per session and copied for each test, so a test may write to it freely.
 - `sample_db_path`: the session's pristine sample database file (do not write to it).
+
+With `JUDGEBOARD_TEST_STORE=postgresql` (`make test-postgres`), `store` and `sample_store` are
+PostgreSQL databases on a real server this session starts (tests marked `file_store` excepted).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -36,11 +40,33 @@ def _main_module_back() -> Iterator[None]:
     sys.modules["__main__"] = main
 
 
+# `JUDGEBOARD_TEST_STORE=postgresql` (`make test-postgres`) puts every `store` and
+# `sample_store` of the suite on PostgreSQL, but for tests marked `file_store`.
+TEST_STORE_ENV = "JUDGEBOARD_TEST_STORE"
+STORE_KINDS = ("duckdb", "postgresql")
+
+
+def _chosen_store_kind() -> str:
+    chosen = os.environ.get(TEST_STORE_ENV, "duckdb").strip().lower() or "duckdb"
+    if chosen not in STORE_KINDS:
+        raise pytest.UsageError(
+            f"{TEST_STORE_ENV}={chosen!r}: use one of {', '.join(STORE_KINDS)} (or leave it unset)"
+        )
+    return chosen
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _chosen_store_kind()  # a misspelt JUDGEBOARD_TEST_STORE stops the run before any test
+
+
 @pytest.fixture
-def store_kind() -> str:
+def store_kind(request: pytest.FixtureRequest) -> str:
     """Which store `store` and `sample_store` are: "duckdb" (a file), or "postgresql" where a
-    test module asks for both (`BOTH_STORES`)."""
-    return "duckdb"
+    test module asks for both (`BOTH_STORES`) or the run does (`JUDGEBOARD_TEST_STORE`). A
+    test marked `file_store` is about the DuckDB file itself and stays on it."""
+    if request.node.get_closest_marker("file_store") is not None:
+        return "duckdb"
+    return _chosen_store_kind()
 
 
 # Test modules whose `store` and `sample_store` tests run on both stores.

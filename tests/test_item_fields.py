@@ -37,8 +37,10 @@ def test_the_declaration_is_the_item_record_and_the_items_table(store: Store) ->
             "SELECT column_name, column_type FROM (DESCRIBE items) "
             "WHERE column_name <> 'created_utc'"
         ).fetchall()
+    # PostgreSQL's json columns reach DuckDB's postgres extension as text.
+    read_as = {"JSON": "VARCHAR"} if store.on_server else {}
     assert [(name, sql_type) for name, sql_type in described] == [
-        (f.name, f.sql_type) for f in ITEM_FIELDS
+        (f.name, read_as.get(f.sql_type, f.sql_type)) for f in ITEM_FIELDS
     ]
     assert all(f.kind in VALUE_TYPES for f in ITEM_FIELDS)  # kinds of ingest/formats.py
 

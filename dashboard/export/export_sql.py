@@ -78,6 +78,8 @@ _PREFERENCES_WHERE = f"{_IN_DATASET} AND ($rubric IS NULL OR p.rubric = $rubric)
 
 def _column(expr: str, name: str, fmt: str) -> str:
     """`expr AS name`, encoded for the file format."""
+    if name == "history":  # JSON on a file; on PostgreSQL the extension reads it as text
+        expr = f"CAST({expr} AS JSON)"
     if fmt == "csv" and name in _LIST_COLUMNS:
         expr = f"CAST(to_json({expr}) AS VARCHAR)"
     elif fmt != "parquet" and name == "created_utc":

@@ -114,10 +114,14 @@ def format_groups(con: Connection, *, dataset: str | None) -> list[FormatGroup]:
 
 
 def _expr(expr: str, fmt: str) -> str:
-    if fmt == "csv" and (expr in _LISTS or expr in _JSON):
+    if expr in _JSON:  # JSON on a file; on PostgreSQL the extension reads json as text
+        value = f"CAST({expr} AS JSON)"
+        if fmt == "csv":
+            return f"CAST(to_json({value}) AS VARCHAR)"
+        # history as JSON; metadata as JSON text, as exports write it
+        return value if expr == "i.history" else f"CAST({expr} AS VARCHAR)"
+    if fmt == "csv" and expr in _LISTS:
         return f"CAST(to_json({expr}) AS VARCHAR)"
-    if expr in _JSON and expr != "i.history":  # metadata as JSON text, as exports write it
-        return f"CAST({expr} AS VARCHAR)"
     return expr
 
 

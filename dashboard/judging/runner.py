@@ -253,7 +253,7 @@ class _Run:
             )
         self._append(call, results)
         if self.shared is not None:
-            self.shared.recorded.append(spec.cache_key)
+            self.shared.made(spec)
         self.done += 1
         self.progress()
 

@@ -80,12 +80,13 @@ class ClaimedCalls:
     """The calls of the plan this process claims in the PostgreSQL store's shared run."""
 
     def __init__(self, store: Store, plan: RunPlan) -> None:
-        from dashboard.store.claims import Claims  # psycopg: only on a PostgreSQL store
+        from dashboard.store.claims import Claims, call_key  # psycopg: only on PostgreSQL
 
         self.owner = owner_name()
         self.claims = Claims(store.url, self.owner, location=store.location)
         self.poll_s = min(POLL_S, self.claims.lease_s / 4)
-        self.specs = {spec.cache_key: spec for spec in plan.calls}
+        # By claim key, not cache key: judges of one model share cache keys, not calls.
+        self.specs = {call_key(spec.cache_key, spec.judge): spec for spec in plan.calls}
         self.judges = {j.name: j for j in plan.panel.judges}
         self.run_keys = {name: f"{self.owner}/{name}" for name in self.judges}
         self.claimed: set[str] = set()
@@ -98,7 +99,7 @@ class ClaimedCalls:
     def open(self) -> None:
         """Offer the plan's calls, judge by judge."""
         for name, run_key in self.run_keys.items():
-            keys = [s.cache_key for s in self.specs.values() if s.judge == name]
+            keys = [key for key, s in self.specs.items() if s.judge == name]
             if keys:
                 self.claims.offer(run_key, keys)
             else:
@@ -137,6 +138,12 @@ class ClaimedCalls:
                 if not found:
                     await asyncio.sleep(self.poll_s)
         return None
+
+    def made(self, spec: CallSpec) -> None:
+        """The call is made and in the journal, not yet stored."""
+        from dashboard.store.claims import call_key
+
+        self.recorded.append(call_key(spec.cache_key, spec.judge))
 
     def mark(self) -> int:
         """How many recorded calls a merge starting now takes into the store."""

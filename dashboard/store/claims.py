@@ -50,9 +50,19 @@ TABLES = ("call_claims", "call_offers", "judge_claims")
 _NOW = "(now() AT TIME ZONE 'UTC')"
 # Nobody holds it, or its holder's lease ran out.
 _FREE = f"(c.owner IS NULL OR c.claimed_utc < {_NOW} - make_interval(secs => %(lease)s))"
+# A claim is one judge's call: two judges of a panel with the same model and sampling ask the
+# same prompt under one cache key, and each makes its own call (as a one-process run does).
+_SEP = ":"
 _STORED_OK = (
-    "EXISTS (SELECT 1 FROM judge_calls j WHERE j.cache_key = c.call_key AND j.status = 'ok')"
+    "EXISTS (SELECT 1 FROM judge_calls j"
+    f" WHERE j.cache_key = split_part(c.call_key, '{_SEP}', 1)"
+    f" AND j.judge = substr(c.call_key, strpos(c.call_key, '{_SEP}') + 1) AND j.status = 'ok')"
 )
+
+
+def call_key(cache_key: str, judge: str) -> str:
+    """The key of one judge's call in `call_claims`: the call's cache key (hex) and the judge."""
+    return f"{cache_key}{_SEP}{judge}"
 
 
 def lease_s() -> float:

@@ -57,6 +57,8 @@ ALIAS = "pg"
 # The unqualified names of the SQL: the server's tables (where new tables go too), then our
 # views (in this process's memory).
 SEARCH_PATH = f"{ALIAS}.public,memory.main"
+# What a NUL character in a text becomes on PostgreSQL (its text type cannot hold one).
+NUL_REPLACEMENT = "\ufffd"
 _CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False}
 _VIEW_DDL = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(\w+)", re.IGNORECASE)
 _ALTER = re.compile(r"^\s*ALTER\s+TABLE\b", re.IGNORECASE)
@@ -183,6 +185,9 @@ class ServerDatabase:
             instance = duckdb.connect(":memory:", config=_CONFIG)
             try:
                 instance.execute(f"LOAD '{extension_path()}'")
+                # PostgreSQL's text cannot hold a NUL character (DuckDB's can): it is stored
+                # as U+FFFD, the replacement character, rather than refusing the whole import.
+                instance.execute("SET GLOBAL pg_null_byte_replacement = ?", [NUL_REPLACEMENT])
                 dsn = libpq_dsn(self.url).replace("'", "''")
                 instance.execute(f"ATTACH '{dsn}' AS {ALIAS} (TYPE postgres)")
             except duckdb.Error as error:

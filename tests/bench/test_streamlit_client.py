@@ -21,7 +21,7 @@ async def _two_saves(url: str) -> tuple[list[Save], str | None]:
 
 
 def test_one_labeller_saves_through_the_protocol(sample_store: Store, tmp_path: Path) -> None:
-    process, url = start_server(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.url, tmp_path / "log.txt")
     try:
         saves, still_open = asyncio.run(_two_saves(url))
     finally:

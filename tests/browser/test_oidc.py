@@ -67,7 +67,7 @@ def served(sample_store: Store, tmp_path: Path, provider: OidcProvider) -> Itera
         "--server.fileWatcherType",
         "none",
     ]
-    env = {**os.environ, "JUDGEBOARD_DB": str(sample_store.path), "JUDGEBOARD_USERS": str(people)}
+    env = {**os.environ, "JUDGEBOARD_DB": sample_store.url, "JUDGEBOARD_USERS": str(people)}
     with open(log, "wb") as out:
         process = subprocess.Popen(
             command, cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT

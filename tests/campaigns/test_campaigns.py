@@ -198,6 +198,8 @@ def test_a_person_may_change_their_own_campaign_label(sample_store):
     assert _campaign_labels(sample_store, "k3") == [(taken.response_id, "ana")]
 
 
+# file_store: another process holds the DuckDB file; PostgreSQL has no journal.
+@pytest.mark.file_store
 def test_a_campaign_save_is_never_kept_in_the_journal(sample_store):
     """A confirmed campaign save is in the database: while the file stays held, the save
     waits for it and then says it was not saved, instead of a journal entry that the rules

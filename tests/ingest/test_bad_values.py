@@ -120,7 +120,7 @@ def test_a_published_sets_rubric_keeps_its_scale(store: Store, write: Writer) ->
     )
 
 
-def _cli(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
+def _cli(capsys: pytest.CaptureFixture[str], db: Path | str, *args: str) -> tuple[int, str, str]:
     capsys.readouterr()
     status = main(["--db", str(db), "--wait", "5", *args])
     out, err = capsys.readouterr()
@@ -139,7 +139,7 @@ ODD = [  # finite, on their scales, and as odd as a dataset may be
 def test_an_odd_dataset_changes_nothing_of_another_and_breaks_no_view(
     sample_store: Store, write: Writer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    db = sample_store.path
+    db = sample_store.url
     status, before, err = _cli(capsys, db, "metrics", "--dataset", "eo-rag", "--json")
     assert (status, err) == (0, "")
     import_path(sample_store, write("odd.jsonl", ODD), dataset="odd", system="odd-sys")

@@ -37,7 +37,7 @@ def test_a_saved_dataset_imports_with_map(
     saved = tmp_path / "eo_answers"
     Dataset.from_dict(ROWS).save_to_disk(str(saved), num_shards=2)
     assert len(list(saved.glob("*.arrow"))) == 2
-    args = ["--db", str(store.path), "import", str(saved), "--system", "rag-v1", *MAP_ARGS]
+    args = ["--db", store.url, "import", str(saved), "--system", "rag-v1", *MAP_ARGS]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert f"{saved}: 4 records as rag into eo_answers: added 4 items, 4 responses" in out

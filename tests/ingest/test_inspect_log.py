@@ -61,7 +61,7 @@ def test_import_detects_inspect_logs_eval_and_json(
     from dashboard.cli import main
 
     log_path = make_inspect_log(tmp_path / "logs")
-    assert main(["--db", str(store.path), "import", str(log_path)]) == 0
+    assert main(["--db", store.url, "import", str(log_path)]) == 0
     out = capsys.readouterr().out
     assert log_path.name in out and "ratings" in out
     assert "added 3 items, 6 responses, 6 ratings" in out
@@ -84,7 +84,7 @@ def test_a_broken_inspect_log_is_named(store, tmp_path: Path, capsys) -> None:
 
     bad = tmp_path / "broken.eval"
     bad.write_bytes(b"not a zip")
-    assert main(["--db", str(store.path), "import", str(bad)]) != 0
+    assert main(["--db", store.url, "import", str(bad)]) != 0
     err = capsys.readouterr().err
     assert "broken.eval" in err and "Inspect log" in err and "Traceback" not in err
 
@@ -98,7 +98,7 @@ def test_annotate_labels_go_back_into_the_log_with_their_author(
     from dashboard.review import annotation
 
     log_path = make_inspect_log(tmp_path / "logs")
-    assert main(["--db", str(store.path), "import", str(log_path)]) == 0
+    assert main(["--db", store.url, "import", str(log_path)]) == 0
     capsys.readouterr()
     (q3,) = [s for s in read_eval_log(str(log_path)).samples or [] if (s.id, s.epoch) == ("q3", 1)]
     with store.connection() as con:
@@ -118,7 +118,7 @@ def test_annotate_labels_go_back_into_the_log_with_their_author(
         comment="green or blue both fit",
     )
     annotation.save_rating(store, label)
-    assert main(["--db", str(store.path), "export", "--to", "inspect", str(log_path)]) == 0
+    assert main(["--db", store.url, "export", "--to", "inspect", str(log_path)]) == 0
     assert "1 score edits written" in capsys.readouterr().out
     assert [p.name for p in log_path.parent.iterdir()] == [log_path.name]  # no partial left
     log = read_eval_log(str(log_path))
@@ -137,7 +137,7 @@ def test_export_to_inspect_needs_a_readable_log(store, tmp_path: Path, capsys) -
 
     bad = tmp_path / "broken.eval"
     bad.write_bytes(b"not a zip")
-    assert main(["--db", str(store.path), "export", "--to", "inspect", str(bad)]) != 0
+    assert main(["--db", store.url, "export", "--to", "inspect", str(bad)]) != 0
     err = capsys.readouterr().err
     assert "broken.eval" in err and "Inspect log" in err and "Traceback" not in err
     assert bad.read_bytes() == b"not a zip"

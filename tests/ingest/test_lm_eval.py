@@ -24,7 +24,7 @@ GSM8K = RUN / "samples_gsm8k_2026-12-06T12-00-00.000000.jsonl"
 def test_a_run_folder_imports_without_format(
     store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["--db", str(store.path), "import", str(RUN)]) == 0
+    assert main(["--db", store.url, "import", str(RUN)]) == 0
     out = capsys.readouterr().out
     # gsm8k: 3 documents x 2 filters, one exact_match each; arc_easy: 3 documents, acc and
     # acc_norm on the one response each. The run's results file is a summary, skipped.

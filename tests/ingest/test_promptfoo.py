@@ -26,7 +26,7 @@ def _file() -> dict:
 def test_promptfoo_results_import_without_format(
     store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["--db", str(store.path), "import", str(RESULTS)]) == 0
+    assert main(["--db", store.url, "import", str(RESULTS)]) == 0
     out = capsys.readouterr().out
     # 6 outputs, each with 2 assertions and promptfoo's verdict, and 1 person's rating.
     assert "results.json: 19 records as ratings into promptfoo" in out

@@ -163,7 +163,7 @@ def test_batch_refuses_the_offline_baseline(
     from dashboard.cli import main
 
     seed(store, n_items=1)
-    args = ["--db", str(store.path), "judge", "--panel", "offline", "--rubric", "likert-rag"]
+    args = ["--db", store.url, "judge", "--panel", "offline", "--rubric", "likert-rag"]
     assert main([*args, "--batch"]) == CommandError("").status
     assert "--batch: judge baseline is the offline baseline, which has no batch API" in (
         capsys.readouterr().err
@@ -195,7 +195,7 @@ def test_a_killed_batch_run_resumes_by_polling_never_resubmitting(
     panel_path = _panel_file(tmp_path / "panel.toml", batch_server)
     batch_server.script_batches(BatchScript(hold=True))  # in progress until released
     command = [
-        sys.executable, "-m", "dashboard.cli", "--db", str(store.path), "judge",
+        sys.executable, "-m", "dashboard.cli", "--db", store.url, "judge",
         "--panel", str(panel_path), "--rubric", "likert-rag", "--batch", "--no-progress",
         "--poll-every", "0.05",
     ]  # fmt: skip

@@ -22,7 +22,7 @@ def row(text: str, name: str) -> list[str]:
 def judge_args(store: Store, server: JudgeServer, *extra: str) -> list[str]:
     return [
         "--db",
-        str(store.path),
+        store.url,
         "judge",
         "--api-base",
         server.url,
@@ -88,7 +88,7 @@ def test_a_provider_default_key_never_reaches_the_output_the_logs_or_the_databas
     server.script("cli-keyed", ModelScript(fault_rate=1.0, fault_kinds=("401",)))
     args = [
         "--db",
-        str(store.path),
+        store.url,
         "judge",
         "--api-base",
         server.url,
@@ -135,7 +135,7 @@ def test_progress_bar_goes_to_stderr(store: Store, capsys: Any) -> None:
         main(
             [
                 "--db",
-                str(store.path),
+                store.url,
                 "judge",
                 "--panel",
                 "judgeboard/baseline",
@@ -151,7 +151,7 @@ def test_progress_bar_goes_to_stderr(store: Store, capsys: Any) -> None:
 
 def test_errors_are_one_clear_line(store: Store, capsys: Any, tmp_path: Path) -> None:
     seed(store, n_items=1)
-    base = ["--db", str(store.path), "judge", "--panel", "judgeboard/baseline"]
+    base = ["--db", store.url, "judge", "--panel", "judgeboard/baseline"]
     assert main([*base, "--rubric", "no-such-rubric"]) == 2
     assert "no rubric named 'no-such-rubric'; known: eve-0-5" in capsys.readouterr().err
     assert main([*base, "--rubric", "pairwise"]) == 2
@@ -160,10 +160,7 @@ def test_errors_are_one_clear_line(store: Store, capsys: Any, tmp_path: Path) ->
     assert "rates single answers" in capsys.readouterr().err
     keyed = tmp_path / "keyed.toml"
     keyed.write_text('[[judges]]\nmodel = "openai/x"\napi_key = "sk-inline"\n')
-    assert (
-        main(["--db", str(store.path), "judge", "--panel", str(keyed), "--rubric", "likert-rag"])
-        == 2
-    )
+    assert main(["--db", store.url, "judge", "--panel", str(keyed), "--rubric", "likert-rag"]) == 2
     err = capsys.readouterr().err
     assert "api_key is not accepted in a panel file" in err and "sk-inline" not in err
 

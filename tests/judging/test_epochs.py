@@ -140,7 +140,7 @@ def test_cli_epochs_reports_self_consistency(
     server.script("cli-epochs", ModelScript(reply=shifting()))
     args = [
         "--db",
-        str(store.path),
+        store.url,
         "judge",
         "--api-base",
         server.url,
@@ -177,7 +177,7 @@ def test_metrics_json_carries_the_self_consistency(
     server.script("json-epochs", ModelScript(reply=shifting()))
     plan = plan_run(store, panel(judge("json-epochs", server)), load_rubric("likert-rag"), epochs=3)
     loop.run(run_plan(store, plan, flush_every_s=0.2))
-    assert main(["--db", str(store.path), "metrics", "--json", "--rubric", "likert-rag"]) == 0
+    assert main(["--db", store.url, "metrics", "--json", "--rubric", "likert-rag"]) == 0
     found = json.loads(capsys.readouterr().out)["metrics"]
     reference = self_consistency([epochs_of(m) for m in data.expected.values()])
     name = "judges.json-epochs.self_consistency"

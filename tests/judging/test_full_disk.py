@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dashboard.store import Store
 from dashboard.store.errors import DISK_FULL_STATUS, JOURNAL_STATUS
 from dashboard.store.journal import read_batches
@@ -17,6 +19,9 @@ from tests.judging.test_sigkill import JUDGES, write_panel
 from tests.paths import REPO_ROOT
 from tests.support.filesystems import fill, small_disk
 from tests.support.judge_server import JudgeServer, ModelScript
+
+# file_store: the DuckDB file's disk and journal (PostgreSQL has none); not run on PostgreSQL.
+pytestmark = pytest.mark.file_store
 
 N_ITEMS = 10  # 20 responses x 2 judges = 40 calls
 

@@ -112,7 +112,7 @@ def test_reparse_supersedes_unscored_rows_from_the_stored_output(
     store: Store, capsys: object
 ) -> None:
     rating_id, preference_id = _old_parser_rows(store)
-    assert main(["--db", str(store.path), "reparse", "--judge", "legacy"]) == 0
+    assert main(["--db", store.url, "reparse", "--judge", "legacy"]) == 0
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "ratings: 1 unscored, 1 now parsed" in out
     assert "preferences: 1 unscored, 1 now parsed" in out
@@ -130,6 +130,8 @@ def test_reparse_supersedes_unscored_rows_from_the_stored_output(
     assert reparse(store).ratings_checked == 0  # nothing unscored is left
 
 
+# file_store: another process holds the DuckDB file (PostgreSQL has no file lock).
+@pytest.mark.file_store
 def test_a_run_completes_while_another_process_holds_the_database(
     store: Store, server: JudgeServer, loop: BackgroundLoop
 ) -> None:

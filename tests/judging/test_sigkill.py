@@ -8,12 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dashboard.judging import BackgroundLoop, load_panel, load_rubric, plan_run, run_plan
 from dashboard.store import Store
 from dashboard.store.journal import read_batches
 from tests.judging.conftest import KEY_ENV, SECRET_KEY, seed
 from tests.paths import REPO_ROOT
 from tests.support.judge_server import JudgeServer, ModelScript
+
+# file_store: the killed run resumes from the DuckDB file's journal (`<db>.pending/`).
+pytestmark = pytest.mark.file_store
 
 JUDGES = ("kill-a", "kill-b")
 
@@ -80,7 +85,7 @@ def test_a_killed_run_resumes_and_pays_for_nothing_twice(
         "-m",
         "dashboard.cli",
         "--db",
-        str(store.path),
+        store.url,
         "judge",
         "--panel",
         str(panel_path),

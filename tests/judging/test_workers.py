@@ -112,7 +112,7 @@ def test_a_killed_run_over_workers_resumes_without_repeating_a_call(
         "-m",
         "dashboard.cli",
         "--db",
-        str(store.path),
+        store.url,
         "judge",
         "--panel",
         str(panel_path),

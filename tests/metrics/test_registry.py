@@ -55,7 +55,7 @@ def test_the_reference_metrics_are_the_declared_ones() -> None:
     assert registry.stored_names(aggregate="mean") == ("em", "f1", "mcqa_accuracy", "mcqa_iou")
 
 
-def test_a_new_reference_metric_needs_only_its_declaration(store, monkeypatch) -> None:
+def test_a_new_reference_metric_needs_only_its_declaration(store, monkeypatch, tmp_path) -> None:
     # What "adding a metric touches three files" rests on: given a scoring function, one
     # declaration makes the metric scored at import, aggregated with its interval, named in
     # the JSON, a column of the Overview and of the report.
@@ -76,7 +76,7 @@ def test_a_new_reference_metric_needs_only_its_declaration(store, monkeypatch) -
     monkeypatch.setattr(
         registry, "REFERENCE_METRICS", (*registry.REFERENCE_METRICS, words.reference)
     )
-    path = store.path.with_name("answers.jsonl")
+    path = tmp_path / "answers.jsonl"
     path.write_text(
         '{"question": "q1", "answer": "one two three", "gt_answer": "x"}\n'
         '{"question": "q2", "answer": "one", "gt_answer": "y"}\n',

@@ -35,7 +35,7 @@ def judged(store):
 
 
 def _json(store, capsys, *args):
-    status = main(["--db", str(store.path), "metrics", "--dataset", "toy", "--json", *args])
+    status = main(["--db", store.url, "metrics", "--dataset", "toy", "--json", *args])
     out, err = capsys.readouterr()
     return status, (json.loads(out) if out else None), err
 
@@ -85,7 +85,7 @@ def test_an_unknown_rubric_exits_2_naming_the_closest(store, judged, capsys, tmp
     target = tmp_path / "out" / ("x.html" if command == "report" else "x.csv")
     out = ["--out", str(target)]
     extra = out if command != "metrics" else []
-    status = main(["--db", str(store.path), command, "--rubric", "pandlm", *extra])
+    status = main(["--db", store.url, command, "--rubric", "pandlm", *extra])
     captured = capsys.readouterr()
     assert status == 2 and captured.out == ""
     assert "no rubric named 'pandlm'; closest: pandalm" in captured.err

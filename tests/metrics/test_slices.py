@@ -161,14 +161,14 @@ def test_every_query_of_a_slice_reads_the_slice(store, sliced):
 
 
 def test_metrics_by_a_field_gates_on_slice_names(store, sliced, capsys):
-    args = ["--db", str(store.path), "metrics", "--dataset", "sl", "--by", "category", "--json"]
+    args = ["--db", store.url, "metrics", "--dataset", "sl", "--by", "category", "--json"]
     status = main([*args, "--fail-under", "by.category=*.systems.good.judge.j1=0.3"])
     out, err = capsys.readouterr()
     assert status == 1 and "by.category=(none).systems.good.judge.j1 = 0.25 is under" in err
     assert json.loads(out)["by"]["field"] == "category"
     assert main([*args, "--fail-under", "by.category=coding.systems.good.judge.j1=0.875"]) == 0
     capsys.readouterr()
-    status = main(["--db", str(store.path), "metrics", "--dataset", "sl", "--by", "categry"])
+    status = main(["--db", store.url, "metrics", "--dataset", "sl", "--by", "categry"])
     captured = capsys.readouterr()
     assert status == 2 and captured.out == ""
     assert "no item field named 'categry'; closest: category" in captured.err

@@ -32,7 +32,7 @@ def _unrated(db: notebook.Database, n: int) -> list[str]:
 def test_notebook_page_and_judge_labels_say_where_they_were_written(
     sample_store: Store,
 ) -> None:
-    db = notebook.open_database(sample_store.path, wait_s=TEST_WAIT_S)
+    db = notebook.open_database(sample_store.url, wait_s=TEST_WAIT_S)
     first, second = _unrated(db, 2)
     frame = pd.DataFrame(
         {"response_id": [first], "rater": "nb-src", "rubric": "likert-rag", "value": [4.0]}
@@ -68,7 +68,7 @@ def test_notebook_page_and_judge_labels_say_where_they_were_written(
 def test_the_source_round_trips_and_an_import_names_itself(
     sample_store: Store, store: Store, tmp_path: Path
 ) -> None:
-    db = notebook.open_database(sample_store.path, wait_s=TEST_WAIT_S)
+    db = notebook.open_database(sample_store.url, wait_s=TEST_WAIT_S)
     (answer,) = _unrated(db, 1)
     db.add_ratings(
         pd.DataFrame(

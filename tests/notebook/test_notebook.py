@@ -21,7 +21,7 @@ def _count(store: Store, table: str) -> int:
 
 def test_the_sample_as_dataframes(sample_store: Store) -> None:
     before = sample_store.fingerprint()
-    db = notebook.open_database(sample_store.path, wait_s=TEST_WAIT_S)
+    db = notebook.open_database(sample_store.url, wait_s=TEST_WAIT_S)
     responses = db.responses(dataset="eo-rag")
     assert len(responses) == 120 and set(responses["system"]) == {
         "eo-rag-large",
@@ -70,7 +70,7 @@ def test_the_sample_as_dataframes(sample_store: Store) -> None:
 def test_a_published_set(tmp_path) -> None:
     store = Store(tmp_path / "pandalm.duckdb", wait_s=TEST_WAIT_S)
     import_path(store, SHARED_DATA / "pandalm")
-    db = notebook.open_database(store.path)
+    db = notebook.open_database(store.url)
     preferences = db.preferences()
     assert len(preferences) == 2997 + 999 + 999  # three annotators and two judges
     assert set(preferences["rater_kind"]) == {"human", "llm"}

@@ -24,7 +24,7 @@ def _people(db: notebook.Database) -> pd.DataFrame:
 
 
 def test_a_good_frame_is_written_with_a_page_labels_provenance(sample_store: Store) -> None:
-    db = notebook.open_database(sample_store.path, wait_s=TEST_WAIT_S)
+    db = notebook.open_database(sample_store.url, wait_s=TEST_WAIT_S)
     small = _answers(db, "keyword-baseline", 4)
     before = db.metrics_json(dataset="eo-rag", rubric="likert-rag")["metrics"]
     n_before = before["systems.keyword-baseline.human"]["n"]
@@ -65,7 +65,7 @@ def test_a_good_frame_is_written_with_a_page_labels_provenance(sample_store: Sto
 
 
 def test_one_bad_row_writes_nothing(sample_store: Store) -> None:
-    db = notebook.open_database(sample_store.path, wait_s=TEST_WAIT_S)
+    db = notebook.open_database(sample_store.url, wait_s=TEST_WAIT_S)
     answers = _answers(db, "eo-rag-small", 3)
     before = sample_store.fingerprint()
     off_scale = pd.DataFrame(
@@ -87,7 +87,7 @@ def test_one_bad_row_writes_nothing(sample_store: Store) -> None:
 
 
 def test_preferences_from_code(sample_store: Store) -> None:
-    db = notebook.open_database(sample_store.path, wait_s=TEST_WAIT_S)
+    db = notebook.open_database(sample_store.url, wait_s=TEST_WAIT_S)
     responses = db.responses(dataset="eo-rag")
     by = responses.pivot(index="item_id", columns="system", values="response_id").head(3)
     frame = pd.DataFrame(

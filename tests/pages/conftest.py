@@ -1,4 +1,4 @@
-"""Fixtures for the page tests: the Streamlit app, run by AppTest on a real database file.
+"""Fixtures for the page tests: the Streamlit app, run by AppTest on a real store.
 
 `app` runs the app script (`dashboard/app.py`, found as `judgeboard serve` finds it) against
 this test's private copy of the sample database (`sample_store`); `app_for(store)` does the
@@ -11,11 +11,13 @@ cold, as a freshly started server would.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from dashboard.auth import users
 from dashboard.store import Store
 from dashboard.ui import earlier
 from tests.pages.helpers import APP
@@ -26,13 +28,29 @@ TIMEOUT_S = 60
 
 @pytest.fixture
 def app_for(monkeypatch: pytest.MonkeyPatch) -> Callable[[Store], AppTest]:
-    """A factory: an AppTest of the dashboard on the given store's database file."""
+    """A factory: an AppTest of the dashboard on the given store (a file or a PostgreSQL URL)."""
 
     def make(store: Store) -> AppTest:
-        monkeypatch.setenv("JUDGEBOARD_DB", str(store.path))
+        monkeypatch.setenv("JUDGEBOARD_DB", store.url)
         st.cache_data.clear()
         earlier.forget()
         return AppTest.from_file(str(APP), default_timeout=TIMEOUT_S)
+
+    return make
+
+
+@pytest.fixture
+def users_file_for(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[[Store], Path]:
+    """A factory: where the users file that turns sign-in on goes for the store's dashboard.
+    Beside a database file, where `judgeboard serve` looks; on PostgreSQL, $JUDGEBOARD_USERS
+    (replicas share one)."""
+
+    def make(store: Store) -> Path:
+        if not store.on_server:
+            return store.path.parent / users.USERS_FILE
+        path = tmp_path / users.USERS_FILE
+        monkeypatch.setenv(users.USERS_ENV, str(path))
+        return path
 
     return make
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 
+import pytest
+
 from dashboard.metrics import calibration, overview
 from dashboard.metrics.selection import Selection
 from dashboard.review import annotation
@@ -260,6 +262,8 @@ def test_an_annotator_name_is_never_read_as_markdown(app, sample_store):
     assert len(_rows(sample_store, name)) == 1
 
 
+# file_store: another process holds the DuckDB file; the label waits in its journal.
+@pytest.mark.file_store
 def test_a_label_is_kept_while_another_process_holds_the_database(app, sample_store, monkeypatch):
     monkeypatch.setattr(session, "WAIT_S", 1.0)
     monkeypatch.setattr(session, "FINGERPRINT_WAIT_S", 0.2)
@@ -288,6 +292,8 @@ def test_the_rubric_stays_the_one_picked_across_saves(app, sample_store):
     assert rubrics == [(RUBRIC,)]
 
 
+# file_store: another process holds the DuckDB file (PostgreSQL has no file lock).
+@pytest.mark.file_store
 def test_the_saved_line_outlives_a_run_that_found_the_file_held(app, sample_store, monkeypatch):
     # the save lands; before the page draws the next answer another process takes the file
     monkeypatch.setattr(session, "WAIT_S", 0.2)

@@ -116,8 +116,8 @@ def _sign_in(app, name):
     assert not app.exception, app.exception
 
 
-def test_a_labeller_cannot_create_a_campaign_an_admin_can(app_for, sample_store):
-    path = sample_store.path.parent / users.USERS_FILE  # beside the database: sign-in is on
+def test_a_labeller_cannot_create_a_campaign_an_admin_can(app_for, sample_store, users_file_for):
+    path = users_file_for(sample_store)  # sign-in is on
     users.add_user(path, "lee", "password-lee", role="labeller")
     users.add_user(path, "ada", "password-ada", role="admin")
     labeller = app_for(sample_store)

@@ -148,7 +148,7 @@ def test_the_page_renders_on_an_empty_database(app_for, store: Store) -> None:
 
 def test_the_cli_refuses_to_delete_an_unknown_dataset(sample_store: Store, capsys) -> None:
     before = _state(sample_store)
-    status = cli_main(["--db", str(sample_store.path), "datasets", "--delete", "eo-mcq"])
+    status = cli_main(["--db", sample_store.url, "datasets", "--delete", "eo-mcq"])
     captured = capsys.readouterr()
     assert status != 0 and captured.out == ""
     assert captured.err.strip() == (
@@ -156,7 +156,7 @@ def test_the_cli_refuses_to_delete_an_unknown_dataset(sample_store: Store, capsy
         "eo-hallucination, eo-mcqa, eo-rag); nothing was deleted"
     )
     assert _state(sample_store) == before
-    assert cli_main(["--db", str(sample_store.path), "datasets", "--delete", "eo-mcqa"]) == 0
+    assert cli_main(["--db", sample_store.url, "datasets", "--delete", "eo-mcqa"]) == 0
     assert capsys.readouterr().out.strip() == "deleted dataset 'eo-mcqa'"
     assert "eo-mcqa" not in _names(sample_store)
 

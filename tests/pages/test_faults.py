@@ -8,6 +8,8 @@ import html
 import re
 import shutil
 
+import pytest
+
 from dashboard.store import Store
 from dashboard.store.migrations import MIGRATIONS
 from dashboard.ui import widgets
@@ -16,6 +18,9 @@ from tests.pages.helpers import PAGES, open_page, page_path, texts
 from tests.store.test_faults import READ_ONLY, disk_full
 from tests.support.filesystems import fill, read_only, small_disk
 from tests.support.locks import database_held
+
+# file_store: the DuckDB file's faults on the pages (schema, read-only, disk, lock).
+pytestmark = pytest.mark.file_store
 
 NEWER = len(MIGRATIONS) + 1  # a schema version this judgeboard does not know
 

@@ -46,15 +46,14 @@ def _sign_in(app, name):
     assert not app.exception, app.exception
 
 
-def _users(store):
-    path = store.path.parent / users.USERS_FILE  # beside the database: sign-in is on
+def _users(path):  # sign-in is on
     users.add_user(path, "rita", "password-rita", role="reviewer")
     users.add_user(path, "lee", "password-lee", role="labeller")
 
 
-def test_a_reviewer_adjudicates_on_the_page(app_for, sample_store):
+def test_a_reviewer_adjudicates_on_the_page(app_for, sample_store, users_file_for):
     response_id = _disagreed(sample_store)
-    _users(sample_store)
+    _users(users_file_for(sample_store))
     app = app_for(sample_store)
     _sign_in(app, "rita")
     assert "1 answers differ by more than 0; 1 to adjudicate." in texts(app, "text")
@@ -71,9 +70,9 @@ def test_a_reviewer_adjudicates_on_the_page(app_for, sample_store):
     assert done.adjudication.reason == "a date is off"
 
 
-def test_a_labeller_is_refused_the_review_page(app_for, sample_store):
+def test_a_labeller_is_refused_the_review_page(app_for, sample_store, users_file_for):
     _disagreed(sample_store)
-    _users(sample_store)
+    _users(users_file_for(sample_store))
     app = app_for(sample_store)
     _sign_in(app, "lee")
     assert "Signed in as a labeller: only a reviewer or an admin may adjudicate." in texts(

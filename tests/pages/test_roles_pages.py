@@ -6,6 +6,9 @@ tests/auth/test_roles.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -42,8 +45,8 @@ CONTROLS = {
 
 
 @pytest.fixture
-def accounts(judged_store: Store) -> Store:
-    path = judged_store.path.parent / users.USERS_FILE  # beside the database: sign-in is on
+def accounts(judged_store: Store, users_file_for: Callable[[Store], Path]) -> Store:
+    path = users_file_for(judged_store)  # sign-in is on
     users.add_user(path, "lee", "password-lee", role="labeller")
     users.add_user(path, "ada", "password-ada", role="admin")
     return judged_store

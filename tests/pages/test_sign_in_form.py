@@ -14,8 +14,10 @@ def _try(app, name: str, password: str) -> None:
     assert not app.exception, app.exception
 
 
-def test_a_wrong_password_then_a_locked_name(app_for, sample_store, monkeypatch) -> None:
-    path = sample_store.path.parent / users.USERS_FILE
+def test_a_wrong_password_then_a_locked_name(
+    app_for, sample_store, monkeypatch, users_file_for
+) -> None:
+    path = users_file_for(sample_store)
     users.add_user(path, "ada", "password-ada", role="admin")
     monkeypatch.setattr(throttle, "LOCK_NAME_AFTER", 1)
     app = app_for(sample_store)

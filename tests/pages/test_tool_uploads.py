@@ -214,7 +214,7 @@ def test_an_inspect_label_made_on_the_annotate_page_goes_back_into_the_log(
         "JOIN responses r USING (response_id) WHERE h.rater = 'ana'",
     )
 
-    assert cli_main(["--db", str(store.path), "export", "--to", "inspect", str(log)]) == 0
+    assert cli_main(["--db", store.url, "export", "--to", "inspect", str(log)]) == 0
     assert "1 score edits written" in capsys.readouterr().out
     edited = read_eval_log(str(log))
     (sample,) = [s for s in edited.samples or [] if s.uuid == uuid]

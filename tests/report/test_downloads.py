@@ -19,7 +19,7 @@ def _page() -> None:
 
 
 def test_buttons_render_with_row_counts(judged_store, monkeypatch):
-    monkeypatch.setenv("JUDGEBOARD_DB", str(judged_store.path))
+    monkeypatch.setenv("JUDGEBOARD_DB", judged_store.url)
     st.cache_data.clear()
     at = AppTest.from_function(_page, default_timeout=60).run()
     assert not at.exception

@@ -230,13 +230,13 @@ def test_preferences_carry_provenance(judged_store, tmp_path):
 def test_a_kind_without_rows_writes_no_file(store, tmp_path, capsys):
     builders.two_systems(store)
     out = tmp_path / "out" / "toy.jsonl"
-    assert main(["--db", str(store.path), "export", "--out", str(out)]) == 0
+    assert main(["--db", store.url, "export", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     # two_systems: 6 responses x 2 judges, and 4 labels of ana
     assert "ratings: 16 rows ->" in printed
     assert "preferences: 0 rows (no file written)" in printed
     assert sorted(p.name for p in out.parent.iterdir()) == ["toy.ratings.jsonl"]
-    assert main(["--db", str(store.path), "export", "--out", str(tmp_path / "x.txt")]) == 2
+    assert main(["--db", store.url, "export", "--out", str(tmp_path / "x.txt")]) == 2
     assert "end the name in" in capsys.readouterr().err
 
 
@@ -297,8 +297,7 @@ def test_jsonl_keeps_columns_that_are_null_on_every_row(judged_store, tmp_path):
 def test_responses_nobody_rated_are_rows_without_a_rating(judged_store, tmp_path, capsys):
     out = tmp_path / "mcqa.csv"
     assert (
-        main(["--db", str(judged_store.path), "export", "--dataset", "eo-mcqa", "--out", str(out)])
-        == 0
+        main(["--db", judged_store.url, "export", "--dataset", "eo-mcqa", "--out", str(out)]) == 0
     )
     printed = capsys.readouterr().out
     assert "ratings: 36 rows (36 of them items or responses nobody rated) ->" in printed
@@ -324,7 +323,7 @@ def test_help_says_what_the_export_holds(capsys):
 
 def test_rated_only_leaves_out_what_nobody_rated(judged_store, tmp_path, capsys):
     out = tmp_path / "mcqa.csv"
-    args = ["--db", str(judged_store.path), "export", "--dataset", "eo-mcqa", "--out", str(out)]
+    args = ["--db", judged_store.url, "export", "--dataset", "eo-mcqa", "--out", str(out)]
     assert main([*args, "--rated-only"]) == 0
     assert "ratings: 0 rows (no file written)" in capsys.readouterr().out
     assert not (tmp_path / "mcqa.ratings.csv").exists()
@@ -339,7 +338,7 @@ def test_rated_only_leaves_out_what_nobody_rated(judged_store, tmp_path, capsys)
 
 def test_one_row_per_response_with_its_scores_side_by_side(judged_store, tmp_path, capsys):
     out = tmp_path / "wide.csv"
-    args = ["--db", str(judged_store.path), "export", "--dataset", "eo-rag", "--out", str(out)]
+    args = ["--db", judged_store.url, "export", "--dataset", "eo-rag", "--out", str(out)]
     assert main([*args, "--per-response"]) == 0
     assert "responses: 120 rows" in capsys.readouterr().out
     with open(tmp_path / "wide.responses.csv", newline="", encoding="utf-8") as handle:

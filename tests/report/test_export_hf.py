@@ -25,7 +25,7 @@ def test_the_folder_loads_with_datasets(
     sample_store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "hf_export"
-    assert main(["--db", str(sample_store.path), "export", "--format", "hf", str(out)]) == 0
+    assert main(["--db", sample_store.url, "export", "--format", "hf", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"dataset card -> {out / 'README.md'}" in printed
     card = (out / "README.md").read_text(encoding="utf-8")
@@ -64,7 +64,7 @@ def test_one_dataset_and_a_second_export_over_the_first(
 ) -> None:
     out = tmp_path / "hf_export"
     (name,) = [d for d in sample_store.dataset_names() if d == "eo-rag"]
-    db = ["--db", str(sample_store.path)]
+    db = ["--db", sample_store.url]
     assert main([*db, "export", "--format", "hf", str(out)]) == 0
     assert main([*db, "export", "--format", "hf", str(out), "--dataset", name]) == 0
     capsys.readouterr()
@@ -82,7 +82,7 @@ def test_a_folder_of_other_files_is_not_overwritten(
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.txt").write_text("keep me", encoding="utf-8")
-    assert main(["--db", str(sample_store.path), "export", "--format", "hf", str(out)]) != 0
+    assert main(["--db", sample_store.url, "export", "--format", "hf", str(out)]) != 0
     err = capsys.readouterr().err
     assert "is no judgeboard export for Hugging Face: name a new folder" in err
     assert "Traceback" not in err

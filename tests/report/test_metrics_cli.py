@@ -15,7 +15,7 @@ from tests import builders
 
 
 def run_cli(store, *args, capsys):
-    status = main(["--db", str(store.path), "metrics", *args])
+    status = main(["--db", store.url, "metrics", *args])
     out, err = capsys.readouterr()
     return status, out, err
 

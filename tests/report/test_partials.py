@@ -43,7 +43,7 @@ def test_the_next_report_removes_what_a_killed_one_left(
     (out / f"report.html{SUFFIX}").write_text("left by an older version", encoding="utf-8")
     (out / f"other.html.1{SUFFIX}").write_text("another file's partial", encoding="utf-8")
     assert len(_partials(out)) == 3 and not target.exists()
-    assert main(["--db", str(judged_store.path), "report", "--out", str(target)]) == 0
+    assert main(["--db", judged_store.url, "report", "--out", str(target)]) == 0
     html = target.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and html.endswith("</html>\n")
     assert _partials(out) == [out / f"other.html.1{SUFFIX}"]  # not this target's
@@ -55,6 +55,6 @@ def test_the_next_export_removes_what_a_killed_one_left(
     out = tmp_path / "out"
     out.mkdir()
     _killed_writer(out / "all.ratings.csv")
-    assert main(["--db", str(judged_store.path), "export", "--out", str(out / "all.csv")]) == 0
+    assert main(["--db", judged_store.url, "export", "--out", str(out / "all.csv")]) == 0
     assert _partials(out) == []
     assert (out / "all.ratings.csv").read_text(encoding="utf-8").startswith("dataset,")

@@ -87,16 +87,13 @@ def parse(html: str) -> Parsed:
 
 
 def cli_metrics(store, capsys, *args: str) -> dict:
-    assert main(["--db", str(store.path), "metrics", "--json", *args]) == 0
+    assert main(["--db", store.url, "metrics", "--json", *args]) == 0
     return json.loads(capsys.readouterr().out)
 
 
 def test_report_numbers_are_those_of_metrics_json(judged_store, capsys, tmp_path):
     out = tmp_path / "report.html"
-    assert (
-        main(["--db", str(judged_store.path), "report", "--dataset", "eo-rag", "--out", str(out)])
-        == 0
-    )
+    assert main(["--db", judged_store.url, "report", "--dataset", "eo-rag", "--out", str(out)]) == 0
     assert "wrote" in capsys.readouterr().out
     expected = cli_metrics(judged_store, capsys, "--dataset", "eo-rag")["metrics"]
     parsed = parse(out.read_text(encoding="utf-8"))
@@ -253,7 +250,7 @@ def test_report_opens_in_chromium_without_errors_or_requests(judged_store, chrom
 
 def test_a_report_of_every_dataset(judged_store, capsys, tmp_path):
     out = tmp_path / "all.html"
-    assert main(["--db", str(judged_store.path), "report", "--worst", "3", "--out", str(out)]) == 0
+    assert main(["--db", judged_store.url, "report", "--worst", "3", "--out", str(out)]) == 0
     capsys.readouterr()
     parsed = parse(out.read_text(encoding="utf-8"))
     expected = cli_metrics(judged_store, capsys)["metrics"]
@@ -298,7 +295,7 @@ def _people_vote(store) -> int:
 def test_the_report_shows_every_pairwise_convention(judged_store, capsys, tmp_path):
     assert _people_vote(judged_store) > 4
     out = tmp_path / "report.html"
-    argv = ["--db", str(judged_store.path), "report", "--dataset", "eo-rag", "--out", str(out)]
+    argv = ["--db", judged_store.url, "report", "--dataset", "eo-rag", "--out", str(out)]
     assert main(argv) == 0
     assert "wrote" in capsys.readouterr().out
     expected = cli_metrics(judged_store, capsys, "--dataset", "eo-rag")["metrics"]
@@ -314,7 +311,7 @@ def test_the_report_shows_every_pairwise_convention(judged_store, capsys, tmp_pa
 
 def test_report_by_a_field_has_a_section_per_slice(judged_store, capsys, tmp_path):
     out = tmp_path / "report.html"
-    args = ["--db", str(judged_store.path), "report", "--by", "dataset", "--pool-raters"]
+    args = ["--db", judged_store.url, "report", "--by", "dataset", "--pool-raters"]
     assert main([*args, "--out", str(out)]) == 0
     capsys.readouterr()
     expected = cli_metrics(judged_store, capsys, "--by", "dataset", "--pool-raters")

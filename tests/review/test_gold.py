@@ -170,13 +170,10 @@ def test_the_command_line_writes_a_golden_export(store, tmp_path, capsys):
     item_id, dataset, _ = _item(store, "Capital of France?")
     gold.correct_reference(store, item_id, dataset, ["Paris"], author="ana")
     out = tmp_path / "gold.csv"
-    assert main(["--db", str(store.path), "export", "--golden", str(out)]) == 0
+    assert main(["--db", store.url, "export", "--golden", str(out)]) == 0
     said = capsys.readouterr().out
     assert f"rag: 2 items, 1 with corrected references, 2 rows -> {out}" in said
-    assert (
-        main(["--db", str(store.path), "metrics", "--json", "--human-reference", "adjudicated"])
-        == 0
-    )
+    assert main(["--db", store.url, "metrics", "--json", "--human-reference", "adjudicated"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["selection"]["human_reference"] == "adjudicated"
     assert data["references"] == {"source": "corrected", "corrected_items": 1}

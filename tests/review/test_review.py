@@ -361,6 +361,8 @@ def test_the_pair_queue_counts_in_one_query_and_clamps_past_the_end(store, toy):
     )
 
 
+# file_store: another process holds the DuckDB file; the override waits in its spool.
+@pytest.mark.file_store
 def test_an_override_checks_the_detail_without_opening_the_busy_file(store, toy):
     """While another process holds the file, the override is checked against the ratings the
     page showed, and kept in the spool; it lands once the file is free."""

@@ -34,6 +34,9 @@ from tests.paths import REPO_ROOT
 from tests.support.filesystems import ROOT, fill, immutable, read_only, small_disk
 from tests.support.locks import database_held
 
+# file_store: the DuckDB file's faults (damage, read-only, full disk, journal).
+pytestmark = pytest.mark.file_store
+
 NEWER = len(MIGRATIONS) + 1  # a schema version this judgeboard does not know
 
 Cli = Callable[..., tuple[int, str, str]]

@@ -19,10 +19,14 @@ from dashboard.store import Store, StoreBusy
 from dashboard.store.errors import UnsafeFile
 from dashboard.store.gate import ForkedWhileOpen, lock_path
 
+# file_store: the lock file beside the DuckDB file; not run on PostgreSQL.
+pytestmark = pytest.mark.file_store
+
 # A process that takes the lock file as judgeboard does, writes its PID into it, says so, and
 # keeps it until its stdin closes.
 _HOLD_LOCK = """
 import fcntl, os, sys
+
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
 fcntl.flock(fd, fcntl.LOCK_EX)
 os.ftruncate(fd, 0); os.pwrite(fd, str(os.getpid()).encode(), 0)
@@ -109,7 +113,7 @@ def test_a_child_forked_while_the_store_is_open_refuses_it(sample_store: Store) 
     fork = mp.get_context("fork")
     out = fork.Queue()
     with sample_store.connection():
-        child = fork.Process(target=_child_uses_the_store, args=(str(sample_store.path), out))
+        child = fork.Process(target=_child_uses_the_store, args=(sample_store.url, out))
         child.start()
         answer = out.get(timeout=60)
         child.join(timeout=30)
@@ -122,7 +126,7 @@ def test_a_spawned_child_uses_the_store_after_the_parent(sample_store: Store) ->
     spawn = mp.get_context("spawn")
     out = spawn.Queue()
     sample_store.list_datasets()
-    child = spawn.Process(target=_child_uses_the_store, args=(str(sample_store.path), out))
+    child = spawn.Process(target=_child_uses_the_store, args=(sample_store.url, out))
     child.start()
     assert out.get(timeout=120) == "opened"
     child.join(timeout=30)
@@ -132,7 +136,7 @@ def test_a_child_forked_while_the_store_was_closed_may_use_it(sample_store: Stor
     fork = mp.get_context("fork")
     out = fork.Queue()
     sample_store.list_datasets()  # opened and closed again before the fork
-    child = fork.Process(target=_child_uses_the_store, args=(str(sample_store.path), out))
+    child = fork.Process(target=_child_uses_the_store, args=(sample_store.url, out))
     child.start()
     assert out.get(timeout=60) == "opened"
     child.join(timeout=30)

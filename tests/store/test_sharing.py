@@ -9,6 +9,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from dashboard.store import Store
 from dashboard.store.errors import BUSY_STATUS
 from dashboard.store.journal import Batch
@@ -16,6 +18,9 @@ from dashboard.store.writes import record_row
 from dashboard.types import Rating
 from tests.paths import REPO_ROOT
 from tests.support.locks import database_held
+
+# file_store: sharing the DuckDB file between processes, and its journals; not run on PostgreSQL.
+pytestmark = pytest.mark.file_store
 
 T0 = datetime(2024, 1, 1)
 ENTRY = "import sys; from dashboard.cli import main; sys.exit(main())"

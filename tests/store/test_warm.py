@@ -14,8 +14,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from dashboard.store import Store, waiters
 from tests.paths import REPO_ROOT
+
+# file_store: keeping the DuckDB file open and the waiting notes beside it; not run on PostgreSQL.
+pytestmark = pytest.mark.file_store
 
 ENTRY = "import sys; from dashboard.cli import main; sys.exit(main())"
 OPEN_ONCE = "import sys, duckdb; duckdb.connect(sys.argv[1]).close()"

@@ -36,7 +36,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgeServer]:
 
 
 def _align(store: Store, *args: str) -> list[str]:
-    return ["--db", str(store.path), "align", args[0], "--rubric", RUBRIC, *args[1:]]
+    return ["--db", store.url, "align", args[0], "--rubric", RUBRIC, *args[1:]]
 
 
 def test_align_walks_the_loop_with_a_loopback_judge(
@@ -49,7 +49,7 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     assert main(_align(sample_store, "run", "--dataset", DATASET, "--version", "1", *judge)) == 0
     assert server.stats("wb-judge").requests == 30  # the labelled answers only
     capsys.readouterr()
-    metrics = ["--db", str(sample_store.path), "metrics", "--dataset", DATASET, "--rubric", RUBRIC]
+    metrics = ["--db", sample_store.url, "metrics", "--dataset", DATASET, "--rubric", RUBRIC]
     assert main([*metrics, "--json"]) == 0
     before_draft = json.loads(capsys.readouterr().out)
     assert main(_align(sample_store, "export", "--version", "1")) == 0
@@ -99,7 +99,7 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     assert data["notes"]["judge_cards"]["openai/wb-judge.likert-rag"]["rubric_version"] == "1-wb1"
     assert main([*metrics, "--fail-under", "judge_cards.*.*.fresh=1"]) == 0
     report = tmp_path / "report.html"
-    base = ["--db", str(sample_store.path), "report", "--dataset", DATASET, "--rubric", RUBRIC]
+    base = ["--db", sample_store.url, "report", "--dataset", DATASET, "--rubric", RUBRIC]
     assert main([*base, "--out", str(report)]) == 0
     html = report.read_text(encoding="utf-8")
     assert 'id="judge-cards"' in html and f"{card}.kappa_quadratic" in html

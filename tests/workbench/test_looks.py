@@ -71,7 +71,7 @@ def test_looks_are_counted_and_restarted_per_judge(sample_store: Store, capsys: 
     assert twin_ever == 2 + 1 + 1  # two compares, one scoring, its adoption
 
     # `align show` prints each judge's own count.
-    command = ["--db", str(sample_store.path), "align", "show", "--rubric", RUBRIC]
+    command = ["--db", sample_store.url, "align", "show", "--rubric", RUBRIC]
     assert main([*command, "--dataset", DATASET]) == 0
     out = capsys.readouterr().out
     assert f"test split looks since the last adoption of {JUDGE}: 1\n" in out

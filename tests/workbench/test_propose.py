@@ -179,7 +179,7 @@ def test_a_failed_optimizer_call_is_recorded_not_hidden(
 def test_align_propose_and_search_shots_print_dev_numbers_and_spend_no_look(
     sample_store: Store, server: JudgeServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    base = ["--db", str(sample_store.path), "align"]
+    base = ["--db", sample_store.url, "align"]
     where = ["--rubric", RUBRIC, "--dataset", DATASET, "--judge", JUDGE, "--panel", "offline"]
     looks = _looks(sample_store)
     optimizer = ["--optimizer", "openai/optimizer", "--api-base", server.url, "--key-env", KEY_ENV]

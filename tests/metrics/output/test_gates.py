@@ -51,7 +51,7 @@ def test_fail_over_gates_a_lower_is_better_metric_from_the_command_line(store, c
     from dashboard.cli import main
 
     builders.two_systems(store)
-    args = ["--db", str(store.path), "metrics", "--dataset", "toy", "--json"]
+    args = ["--db", store.url, "metrics", "--dataset", "toy", "--json"]
     # calibration.panel.bias is 0.375 on the toy set (tests/report/test_metrics_cli.py)
     assert main([*args, "--fail-over", "calibration.panel.bias=0.4"]) == 0
     assert main([*args, "--fail-over", "calibration.panel.bias=0.3"]) == 1

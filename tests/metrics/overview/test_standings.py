@@ -197,7 +197,7 @@ def test_a_group_label_names_it():
 def test_the_command_prints_the_notes_and_explains_the_pooled_names(store, rated, capsys):
     from dashboard.cli import main
 
-    db = ["--db", str(store.path), "metrics"]
+    db = ["--db", store.url, "metrics"]
     # A gate on a pooled name fails unless the pool is asked for, saying where it went.
     assert main([*db, "--dataset", "toy", "--fail-under", "systems.good.win_rate=0.5"]) == 2
     err = capsys.readouterr().err

@@ -170,7 +170,7 @@ def test_the_datasets_command_chooses_a_rule(
     store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _conversation(store)
-    db = ["--db", str(store.path)]
+    db = ["--db", store.url]
     assert cli_main([*db, "datasets", "--reference-rule", "talk=max"]) == 0
     assert "talk: EM and F1 by max; rescored 2 responses" in capsys.readouterr().out
     assert cli_main([*db, "datasets"]) == 0
@@ -197,7 +197,7 @@ def test_import_with_a_rule(
     store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _nq_like(tmp_path / "qa.jsonl")
-    db = ["--db", str(store.path)]
+    db = ["--db", store.url]
     assert cli_main([*db, "import", str(path), "--reference-rule", "leave-one-out"]) == 0
     assert "scored 1 responses against their references" in capsys.readouterr().out
     assert _notes(store)["reference_rules"]["qa"]["rule"] == "leave-one-out"
@@ -214,7 +214,7 @@ def test_import_with_a_rule(
 def test_a_failed_import_records_no_rule(store: Store, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q1", "answer": 3}\n', encoding="utf-8")
-    assert cli_main(["--db", str(store.path), "import", str(bad), "--reference-rule", "max"]) == 1
+    assert cli_main(["--db", store.url, "import", str(bad), "--reference-rule", "max"]) == 1
     assert reference_rules.reference_rules(store) == ()
     with store.connection() as con:
         assert con.execute("SELECT count(*) FROM reference_rules").fetchone() == (0,)
@@ -232,7 +232,7 @@ def test_scores_of_older_rules_are_named_and_rescored_by_score(
     assert view.systems[0].score("em") is None  # never an old rule's number
     assert _notes(store, "talk")["unscored_references"] == 2
     assert store.fingerprint() == before  # reads never write
-    assert cli_main(["--db", str(store.path), "score", "--no-progress"]) == 0
+    assert cli_main(["--db", store.url, "score", "--no-progress"]) == 0
     assert "scored 2 responses" in capsys.readouterr().out
     assert overview.overview(store, Selection("talk")).unscored_references == 0
 
