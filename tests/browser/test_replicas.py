@@ -21,6 +21,7 @@ from tests.browser.support import (
     STEP_TIMEOUT_MS,
     keys_ready,
     new_context,
+    press_until,
     settled,
     start_server,
     stop,
@@ -83,7 +84,7 @@ def _label(page: Page, url: str, person: str, dataset: str) -> None:
     keys_ready(page, "4")
     page.evaluate("document.activeElement && document.activeElement.blur()")
     checked = page.locator('[class*="st-key-annotate_value_"] input:checked')
-    page.keyboard.press("4")
+    press_until(page, "4", checked)
     expect(checked).to_have_count(1, timeout=STEP_TIMEOUT_MS)
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("stAlert").filter(has_text=SAVED)).to_have_count(
