@@ -10,7 +10,7 @@ import streamlit as st
 from dashboard import ui
 from dashboard.metrics import corrected, panels
 from dashboard.metrics.selection import Selection
-from dashboard.ui import pickers
+from dashboard.ui import pickers, tables_fit
 
 
 def labels_needed(
@@ -111,11 +111,15 @@ def show_corrected(selection: Selection, *, key: str) -> float:
     )
     for note in found.notes:
         st.info(ui.md_escape(note))
-    if rows := corrected.corrected_rows(found):
-        pickers.table(rows)
+    # The scores and the pass rates as two tables one under the other: one table of both is
+    # wider than a 1400-px window's page (1,171 px measured in Chromium).
+    if rows := corrected.score_rows(found):
+        tables_fit.fitted_tables(rows)
+    if rows := corrected.pass_rate_rows(found):
+        tables_fit.fitted_tables(rows)
     if rows := corrected.win_rate_rows(found):
         st.caption("Head-to-head win rates of system A over system B (a tie counts half).")
-        pickers.table(rows)
+        tables_fit.fitted_tables(rows, lead=2)
     return float(target)
 
 

@@ -1,7 +1,9 @@
 """Issue 32, at 1400 × 1000 in Chromium: Judge QA's bias table, Calibration's pairwise
 verdicts (too wide for one table: several, each led by the judge) and its judges against the
-mean of people, and the Failures list with its question and answer cut at a bounded width,
-each show their last column without scrolling sideways."""
+mean of people, the Failures list with its question and answer cut at a bounded width, the
+Overview's judge-corrected estimates (the scores and the pass rates as two tables) and
+Calibration's list behind a confusion cell (every column at a bounded width) each show their
+last column without scrolling sideways."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from dashboard.store import Store
 from tests.browser.support import STEP_TIMEOUT_MS, go, settled
 
 pytestmark = pytest.mark.browser
@@ -36,10 +39,33 @@ def _led_by(page: Page, *columns: str) -> Locator:
     return tables
 
 
-def test_the_wide_tables_fit_a_1400_px_window(server, page: Page) -> None:
+@pytest.fixture
+def random_sample(sample_store: Store) -> Store:
+    """The sample's human labels recorded as a uniform random sample, so that the
+    judge-corrected estimates hold intervals (their widest text), before any page runs."""
+    with sample_store.connection() as con:
+        con.execute("UPDATE ratings SET selection = 'random' WHERE rater_kind = 'human'")
+    return sample_store
+
+
+def test_the_wide_tables_fit_a_1400_px_window(random_sample: Store, server, page: Page) -> None:
     url, _ = server
     page.goto(url)
     settled(page)
+
+    expect(page.get_by_role("heading", name="Judge-corrected estimates")).to_be_visible(
+        timeout=STEP_TIMEOUT_MS
+    )
+    settled(page)
+    scores = _led_by(page, "system", "corrected", "labels needed (±0.05)")
+    pass_rates = _led_by(page, "system", "pass rate corrected", "pass rate Rogan–Gladen")
+    expect(scores).to_have_count(1)
+    expect(pass_rates).to_have_count(1)
+    # The corrected estimates are intervals (the widest text the columns hold).
+    interval = re.compile(r"^\d\.\d+ \[\d\.\d+, \d\.\d+\]$")
+    expect(scores.first.locator("tbody td", has_text=interval).first).to_be_attached()
+    for table in (scores, pass_rates, _led_by(page, "system A", "win rate corrected")):
+        _fits(table.first)
 
     go(page, "Judge QA")
     bias = _led_by(page, "judge", "length measured")
@@ -56,6 +82,11 @@ def test_the_wide_tables_fit_a_1400_px_window(server, page: Page) -> None:
     for table in (first, _led_by(page, "judge", "consistency"), last):
         _fits(table.first)
     _fits(_led_by(page, "judge", "Kendall tau-b, item level").first)
+    # Behind a confusion cell: every pair where the judge and a person disagree (the default).
+    expect(page.get_by_text("pairs where")).to_be_visible(timeout=STEP_TIMEOUT_MS)
+    behind = _led_by(page, "question", "person's rating", "detail")
+    expect(behind).to_have_count(1)
+    _fits(behind.first)
 
     go(page, "Failures")
     _fits(page.get_by_test_id("stDataFrame").first)  # its last column is the answer

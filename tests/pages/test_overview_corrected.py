@@ -35,12 +35,16 @@ def test_judge_only_human_only_and_corrected_side_by_side(
     chosen = panels.with_panel(sample_store, Selection("eo-rag"))
     assert panels.panel_text(chosen) == "offline (baseline; likert-rag v1, the default)"
     assert f"Panel: **{md_escape(panels.panel_text(chosen))}**" in captions
-    expected = corrected_tables.corrected_rows(
-        corrected.corrected(sample_store, Selection("eo-rag"))
-    )
+    computed = corrected.corrected(sample_store, Selection("eo-rag"))
+    expected = corrected_tables.corrected_rows(computed)
+    # Two tables, so that each fits a 1400-px window: the scores, then the pass rates.
     found = next(f for f in _frames(app) if "corrected" in f.columns)
     assert list(found.columns[:4]) == ["system", "judge-only", "human-only", "corrected"]
-    assert found.to_dict("records") == expected
+    assert found.to_dict("records") == corrected_tables.score_rows(computed)
+    rates = next(f for f in _frames(app) if "pass rate corrected" in f.columns)
+    assert rates.to_dict("records") == corrected_tables.pass_rate_rows(computed)
+    joined = [{**s, **r} for s, r in zip(found.to_dict("records"), rates.to_dict("records"))]
+    assert [{k: row[k] for k in expected[0]} for row in joined] == expected
     assert all(row["valid labels"] == 10 for row in expected)
     assert all(row["corrected"] != "—" for row in expected)
     comparisons = compare.comparisons(sample_store, Selection("eo-rag"))

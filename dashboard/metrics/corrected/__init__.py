@@ -10,7 +10,13 @@ from dashboard.metrics.corrected.compare import (
     comparisons,
     corrected_and_compared,
 )
-from dashboard.metrics.corrected.corrected_tables import compare_rows, corrected_rows, win_rate_rows
+from dashboard.metrics.corrected.corrected_tables import (
+    compare_rows,
+    corrected_rows,
+    pass_rate_rows,
+    score_rows,
+    win_rate_rows,
+)
 from dashboard.metrics.corrected.systems import (
     METHOD,
     TARGET_HALF_WIDTH,
@@ -37,5 +43,7 @@ __all__ = [
     "corrected_and_compared",
     "corrected_rows",
     "labels_needed",
+    "pass_rate_rows",
+    "score_rows",
     "win_rate_rows",
 ]

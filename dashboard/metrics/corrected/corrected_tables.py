@@ -40,6 +40,26 @@ def corrected_rows(found: Corrected) -> list[Row]:
     ]
 
 
+PASS_RATE = "pass rate "
+
+
+def score_rows(found: Corrected) -> list[Row]:
+    """`corrected_rows` without the pass rates: the score three ways and the labels (one
+    table of two that together fit a 1400-px window)."""
+    return [
+        {k: v for k, v in row.items() if not k.startswith(PASS_RATE)}
+        for row in corrected_rows(found)
+    ]
+
+
+def pass_rate_rows(found: Corrected) -> list[Row]:
+    """`corrected_rows`' pass rates, each row led by its system."""
+    return [
+        {k: v for k, v in row.items() if k == "system" or k.startswith(PASS_RATE)}
+        for row in corrected_rows(found)
+    ]
+
+
 def win_rate_rows(found: Corrected) -> list[Row]:
     """One row per pair of systems: system A's win rate over B three ways."""
     return [
