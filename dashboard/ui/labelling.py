@@ -197,7 +197,7 @@ def _save(
     said = f"Saved your {kind} ({rating.value:g}{extra}) as {widgets.as_code(rating.rater)}."
     KIT.flash(said, False)
     undone = tuple(labels) if more else rating  # Undo last takes the whole save back
-    KIT.saves().append(undone)
+    KIT.saves(setup.campaign).append(undone)
     _passed().append(item.response_id)
     st.session_state[OPEN_KEY] = None
     ticked = {
@@ -208,12 +208,12 @@ def _save(
         tags = annotation.tag_labels(rating, ticked)
         result = ui.write(annotation.save_rating, rating, detail=detail, tags=tags, also=more)
     except annotation.LabelRefused as error:  # the campaign's rules: nothing saved, move on
-        KIT.saves().remove(undone)
+        KIT.saves(setup.campaign).remove(undone)
         st.session_state.pop(FLASH_KEY, None)
         st.session_state[REFUSED_KEY] = str(error)
         return
     except (AnnotationError, StoreError) as error:  # a callback: app.py's handler is not around
-        KIT.saves().remove(undone)
+        KIT.saves(setup.campaign).remove(undone)
         _passed().remove(item.response_id)
         st.session_state[OPEN_KEY] = item
         st.session_state.pop(FLASH_KEY, None)
@@ -311,7 +311,8 @@ def _undo_save(store: Store, last: Rating | tuple[Rating, ...]) -> annotation.Sa
 def _stored_undo(setup: Setup) -> tuple[Rating, ...] | None:
     """The person's newest save in the store that Undo last can take back (none this
     session's undos wrote): of the campaign on the page, its whole form; outside one, a
-    label given outside any campaign."""
+    label given outside any campaign. Read when this session saved nothing in the campaign
+    shown (its saves are kept per campaign: `KIT.saves(campaign)`)."""
     skip = tuple(sorted(KIT.undone()))
     person, rubric = setup.request.annotator, setup.rubric.name
     return ui.call(edits.last_save, person, rubric, campaign=setup.campaign, skip=skip)
@@ -319,7 +320,12 @@ def _stored_undo(setup: Setup) -> tuple[Rating, ...] | None:
 
 @callbacks.whole
 def _undo(setup: Setup) -> None:
-    saved = KIT.undo_last(_undo_save, refused=AnnotationError, stored=partial(_stored_undo, setup))
+    saved = KIT.undo_last(
+        _undo_save,
+        refused=AnnotationError,
+        stored=partial(_stored_undo, setup),
+        scope=setup.campaign,
+    )
     if saved is None:
         return
     restored: Rating = saved.record
@@ -333,8 +339,9 @@ def _undo(setup: Setup) -> None:
 
 def actions(item: OpenItem | None, setup: Setup, mine: Rating | None) -> None:
     """Skip, Undo last and Withdraw, in one row with where the person is. Undo last reaches
-    back to the store when this session saved nothing (a label saved in an earlier one)."""
-    stored = not st.session_state.get(KIT.undo_key) and bool(setup.request.annotator)
+    back to the store when this session saved nothing in the campaign shown (a label saved
+    in an earlier session): a save of another campaign is never the one taken back."""
+    stored = not KIT.has_saves(setup.campaign) and bool(setup.request.annotator)
     if stored:
         skip = tuple(sorted(KIT.undone()))
         person, rubric = setup.request.annotator, setup.rubric.name
@@ -344,12 +351,13 @@ def actions(item: OpenItem | None, setup: Setup, mine: Rating | None) -> None:
         item.where if item is not None else None,
         skip=partial(_skip, item, setup) if item is not None else None,
         withdraw=(
-            partial(KIT.withdraw, edits.withdraw, mine)
+            partial(KIT.withdraw, edits.withdraw, mine, setup.campaign)
             if mine is not None and mine.value is not None
             else None
         ),
         undo=partial(_undo, setup),
         stored_undo=stored,
+        scope=setup.campaign,
     )
 
 

@@ -2,8 +2,10 @@
 
 Each page names its state and its buttons by its prefix ("annotate", "pairwise"): the item on
 the page (`<prefix>_open`), the person's saves this session, newest last, for Undo
-(`<prefix>_undo`), the tokens of the forms already saved (`<prefix>_done`), the line a save
-leaves for the page drawn after it (`<prefix>_saved`), a refused save's message
+(`<prefix>_undo`; a page that shows one campaign at a time keeps one list per campaign, under
+`<prefix>_undo` and its `scope`, so Undo last takes back a save of the campaign shown), the
+tokens of the forms already saved (`<prefix>_done`), the line a save leaves for the page
+drawn after it (`<prefix>_saved`), a refused save's message
 (`<prefix>_error`), and the buttons Skip, Undo last and Withdraw (`<prefix>_skip`,
 `<prefix>_undo_button`, `<prefix>_withdraw`), which the keys s and u click as Enter clicks
 the form's save (`<prefix>_save_<token>`).
@@ -93,10 +95,18 @@ class LabellingKit:
         """The line the page drawn next shows (`widgets.show_confirmation`)."""
         st.session_state[self.flash_key] = text + (widgets.PENDING_NOTE if pending else "")
 
-    def saves(self) -> list[Any]:
-        """The person's saves this session, newest last: what Undo last takes back."""
-        found: list[Any] = st.session_state.setdefault(self.undo_key, [])
+    def scoped_key(self, scope: str | None) -> str:
+        """Where the saves of `scope` (the campaign shown; None: outside any) are kept."""
+        return self.undo_key if scope is None else f"{self.undo_key}\x1f{scope}"
+
+    def saves(self, scope: str | None = None) -> list[Any]:
+        """The person's saves this session in `scope`, newest last: what Undo last takes back
+        while that scope is shown."""
+        found: list[Any] = st.session_state.setdefault(self.scoped_key(scope), [])
         return found
+
+    def has_saves(self, scope: str | None = None) -> bool:
+        return bool(st.session_state.get(self.scoped_key(scope)))
 
     def undone(self) -> set[str]:
         """The ids of the rows this session's undos wrote: a later Undo last reaching back to
@@ -110,12 +120,13 @@ class LabellingKit:
         *,
         refused: type[Exception],
         stored: Callable[[], Any | None] | None = None,
+        scope: str | None = None,
     ) -> Any | None:
-        """Undo the newest save with `undo(store, record)` (`ui.write`): its result, or None
-        when there is nothing to undo or the undo is refused (the page then says why). With
-        no save in this session, the newest one in the store (`stored()`, say a label saved
-        yesterday) is undone."""
-        stack: list[Any] = st.session_state.get(self.undo_key, [])
+        """Undo the newest save of `scope` with `undo(store, record)` (`ui.write`): its result,
+        or None when there is nothing to undo or the undo is refused (the page then says why).
+        With no save of `scope` in this session, the newest one in the store (`stored()`, say
+        a label saved yesterday) is undone."""
+        stack: list[Any] = st.session_state.get(self.scoped_key(scope), [])
         last = stack.pop() if stack else (stored() if stored is not None else None)
         if last is None:
             return None
@@ -126,10 +137,11 @@ class LabellingKit:
             return None
 
     @callbacks.whole
-    def withdraw(self, fn: Callable[..., Any], mine: Any) -> None:
-        """Withdraw's callback: `fn(store, mine)` (`ui.write`), which Undo last can take back."""
+    def withdraw(self, fn: Callable[..., Any], mine: Any, scope: str | None = None) -> None:
+        """Withdraw's callback: `fn(store, mine)` (`ui.write`), which Undo last can take back
+        while `scope` is shown."""
         saved = ui.write(fn, mine)
-        self.saves().append(saved.record)
+        self.saves(scope).append(saved.record)
         st.session_state[self.open_key] = None
         self.flash(f"Withdrew your {self.what}.", saved.pending)
 
@@ -141,10 +153,11 @@ class LabellingKit:
         withdraw: Callable[[], None] | None,
         undo: Callable[[], None],
         stored_undo: bool = False,
+        scope: str | None = None,
     ) -> None:
         """Skip, Undo last and Withdraw, in one row with where the person is; None: that
         button is off. `stored_undo`: the store holds a save Undo last can take back, though
-        this session saved nothing."""
+        this session saved nothing in `scope`."""
         skip_column, undo_column, withdraw_column, where_column = st.columns([1, 1, 1, 5])
         button: Callable[..., bool] = st.button
         with skip_column:
@@ -153,7 +166,7 @@ class LabellingKit:
             button(
                 "Undo last",
                 key=f"{self.prefix}_undo_button",
-                disabled=not (st.session_state.get(self.undo_key) or stored_undo),
+                disabled=not (self.has_saves(scope) or stored_undo),
                 on_click=undo,
             )
         with withdraw_column:
