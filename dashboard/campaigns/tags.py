@@ -56,16 +56,18 @@ def undone_tags(
     campaign: str,
     saved_utc: datetime,
     at: datetime,
+    withdraw: bool = False,
 ) -> list[TagLabel]:
     """The rows that take back the tags one save wrote (the save's rating time `saved_utc`),
     written at `at`: each tag back to the row the save superseded, else withdrawn (a first
-    save's). Only the save's own rows that are still current are taken back: a tag a later
-    save wrote, or an earlier save's row the save did not replace, stays as it is."""
+    save's); with `withdraw`, each withdrawn (Withdraw takes the save back, not to the one
+    before it). Only the save's own rows that are still current are taken back: a tag a
+    later save wrote, or an earlier save's row the save did not replace, stays as it is."""
     with store.connection() as con:
         saved = sql.saved_tags(
             con, response_id=response_id, person=person, campaign=campaign, created_utc=saved_utc
         )
-        named = sorted({t.supersedes for t in saved if t.supersedes})
+        named = sorted({t.supersedes for t in saved if t.supersedes and not withdraw})
         before = {t.tag_id: t for t in sql.tag_rows(con, named)} if named else {}
     found = []
     for row in saved:

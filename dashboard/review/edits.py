@@ -6,6 +6,10 @@ Every change is a new row that supersedes the person's current label of the answ
 the label and, having no value, counts in no metric. Undoing a change writes a row equal to
 the label it replaced (or withdraws a first label), so an undo is itself a change on record.
 
+Withdraw takes back one save whole as an undo does: the label on the page and every label of
+the same save (a campaign's further questions) become unscored rows, and the tags that save
+wrote are withdrawn (`tag_labels.withdrawn`), all in one transaction at one time.
+
 An undo takes back one save whole: every label of the form (a campaign's rubric and its
 further questions, which share the save's time) and the tags that save wrote, each back to
 the row it replaced (a first save's: withdrawn). Tags another save wrote are never touched
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime
 
 from dashboard.campaigns import campaigns, tags
@@ -30,7 +35,17 @@ from dashboard.store.journal import Batch
 from dashboard.store.writes import record_row
 from dashboard.types import Rating, TagLabel
 
-__all__ = ["MyLabel", "last_label", "last_save", "my_labels", "undo", "undo_all", "withdraw"]
+__all__ = [
+    "MyLabel",
+    "SaveWritten",
+    "last_label",
+    "last_save",
+    "my_labels",
+    "undo",
+    "undo_all",
+    "withdraw",
+    "withdraw_save",
+]
 
 
 def my_labels(store: Store, annotator: str, rubric: str, *, limit: int = 50) -> list[MyLabel]:
@@ -117,10 +132,47 @@ def _withdrawn(label: Rating) -> Rating:
 
 
 def withdraw(store: Store, label: Rating) -> Saved[Rating]:
-    """Take a person's label back: an unscored row superseding it."""
-    row = _withdrawn(label)
-    result = store.add_ratings([row])
-    return Saved(row, pending=result.pending is not None)
+    """Take a person's label back with the rest of its save (`withdraw_save`); the row that
+    withdraws `label` is returned."""
+    saved = withdraw_save(store, label)
+    return Saved(saved.record[0], pending=saved.pending)
+
+
+@dataclass(frozen=True)
+class SaveWritten:
+    """One save's rows as written, as `Saved` has one label's: `record`, the rows;
+    `pending`, the database was busy and they wait in the spool."""
+
+    record: tuple[Rating, ...]
+    pending: bool = False
+
+
+def withdraw_save(store: Store, label: Rating) -> SaveWritten:
+    """Take back the save that wrote `label`, whole: an unscored row superseding it and each
+    of the person's current labels of the campaign's further questions saved with it, and
+    the tags that save wrote withdrawn; one transaction, at one time (Undo last takes it all
+    back again: `undo_all` of the rows returned, `label`'s first)."""
+    detail = response_detail(store, label.response_id)
+    entry = detail.find(label.rating_id) if detail else None
+    stored = entry.rating if entry is not None else label
+    more = _same_save(store, detail, stored) if detail is not None else []
+    at = utc_now()
+    rows = tuple(dataclasses.replace(_withdrawn(r), created_utc=at) for r in (stored, *more))
+    batches = [Batch("ratings", tuple(map(record_row, rows)))]
+    if stored.campaign is not None and stored.created_utc is not None:
+        found = tags.undone_tags(
+            store,
+            response_id=stored.response_id,
+            person=stored.rater,
+            campaign=stored.campaign,
+            saved_utc=stored.created_utc,
+            at=at,
+            withdraw=True,
+        )
+        if found:
+            batches.append(Batch("tag_labels", tuple(map(record_row, found))))
+    result = store.write(batches)
+    return SaveWritten(rows, pending=result.pending is not None)
 
 
 def _undone(store: Store, label: Rating) -> Rating:

@@ -351,7 +351,8 @@ def actions(item: OpenItem | None, setup: Setup, mine: Rating | None) -> None:
         item.where if item is not None else None,
         skip=partial(_skip, item, setup) if item is not None else None,
         withdraw=(
-            partial(KIT.withdraw, edits.withdraw, mine, setup.campaign)
+            # The whole save (further questions, tags), kept whole for Undo last.
+            partial(KIT.withdraw, edits.withdraw_save, mine, setup.campaign)
             if mine is not None and mine.value is not None
             else None
         ),

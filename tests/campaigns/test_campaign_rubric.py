@@ -229,3 +229,59 @@ def test_an_undo_leaves_tags_a_later_save_wrote(sample_store):
         "hallucination": (True, False),  # the later row, not this save's, stays
         "incomplete": (False, True),  # this save's own row is taken back
     }
+
+
+def test_withdraw_takes_back_the_whole_save_and_undo_brings_it_back(sample_store):
+    """Withdraw on the campaign rubric's label takes back every label of that save (the
+    further questions' too) and withdraws its tags, in one save; an earlier save's tag rows
+    it did not write stay; an undo of the withdrawal puts the save back whole."""
+    made = _campaign(sample_store)
+    answer = _take(sample_store, "multi", "zoe")
+    _save_form(sample_store, made, "zoe", answer, ALL, ticked=("incomplete",))
+    second = _save_form(sample_store, made, "zoe", answer, ALL, ticked=("hallucination",))
+    other = _take(sample_store, "multi", "zoe")
+    kept = _save_form(sample_store, made, "zoe", other, ALL, ticked=("incomplete",))
+    withdrawn = edits.withdraw_save(sample_store, second[0]).record
+    assert [r.rubric for r in withdrawn] == ["likert-rag", "eve-0-5", "pass-fail"]
+    assert {r.supersedes for r in withdrawn} == {r.rating_id for r in second}
+    assert len({r.created_utc for r in withdrawn}) == 1  # one save
+    assert [(r[1], r[2]) for r in _current(sample_store, "zoe") if r[0] == answer] == [
+        ("eve-0-5", None),
+        ("likert-rag", None),
+        ("pass-fail", None),
+    ]
+    assert _tag_state(sample_store, answer, "zoe", "multi") == {
+        "hallucination": (False, True),
+        "incomplete": (False, True),
+    }
+    # The other answer's save is untouched: its labels and its tag count as before.
+    assert [r[2] for r in _current(sample_store, "zoe") if r[0] == other] == [3.0, 4.0, 1.0]
+    shares = {(s.tag, s.n, s.share) for s in tags.tag_shares(sample_store)}
+    assert shares == {("hallucination", 1, 0.0), ("incomplete", 1, 1.0)}
+    assert kept[0].response_id == other
+    # Undo last of the withdrawal (`ui/labelling` keeps its rows): the second save is back.
+    edits.undo_all(sample_store, withdrawn)
+    assert [(r[1], r[2]) for r in _current(sample_store, "zoe") if r[0] == answer] == [
+        ("eve-0-5", 3.0),
+        ("likert-rag", 4.0),
+        ("pass-fail", 1.0),
+    ]
+    assert tags.ticked_by(sample_store, answer, "zoe", "multi") == {"hallucination"}
+
+
+def test_withdraw_of_a_label_outside_a_campaign_is_that_label_alone(sample_store):
+    _campaign(sample_store)
+    answer = _take(sample_store, "multi", "zoe")
+    rated = annotation.rate(
+        sample_store,
+        answer,
+        annotator="zoe",
+        rubric="likert-rag",
+        rubric_version=OWN.version,
+        value=5.0,
+        scale=(1, 5),
+    )
+    row = edits.withdraw(sample_store, rated.record).record
+    assert (row.value, row.supersedes, row.campaign) == (None, rated.record.rating_id, None)
+    assert _current(sample_store, "zoe") == [(answer, "likert-rag", None, None, None)]
+    assert _tag_state(sample_store, answer, "zoe", "multi") == {}

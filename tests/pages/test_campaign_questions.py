@@ -1,8 +1,8 @@
 """Several questions in one pass, through AppTest on the sample database: a campaign made on
 the Campaigns page asks two rubrics, a pass/fail check and tags; one save on Annotate stores a
 rating per rubric and a tag label per tag, all with the same person, time and provenance, in
-one transaction; a form with a question unanswered is refused whole; Undo last takes the
-whole save back."""
+one transaction; a form with a question unanswered is refused whole; Undo last and Withdraw
+take the whole save back."""
 
 from __future__ import annotations
 
@@ -124,6 +124,37 @@ def test_reopening_a_label_presets_every_question(app, sample_store):
     assert not app.exception, app.exception
     assert _widget(app.radio, "annotate_value_").value == 2.0
     assert _widget(app.radio, "annotate_q1_").value == 1.0
+
+
+def test_withdraw_takes_back_the_whole_save_and_undo_brings_it_back(app, sample_store):
+    campaigns.create_campaign(
+        sample_store,
+        "multi",
+        RUBRICS["likert-rag"],
+        dataset="eo-rag",
+        rule="random",
+        size=4,
+        questions=[RUBRICS["pass-fail"]],
+        tags=[campaigns.CampaignTag("incomplete")],
+    )
+    open_page(app, ANNOTATE, dataset="eo-rag", annotator="zoe")
+    app.selectbox(key="annotate_rubric").set_value("likert-rag").run()
+    app.selectbox(key="annotate_campaign").set_value("multi").run()
+    _widget(app.radio, "annotate_value_").set_value(2.0)
+    _widget(app.radio, "annotate_q1_").set_value(1.0)
+    next(b for b in app.checkbox if b.label == "incomplete").check()
+    _widget(app.button, "annotate_save_").click().run()
+    (answer,) = {r[0] for r in _ratings(sample_store)}
+    app.selectbox(key="annotate_mine_pick").set_value(answer).run()
+    next(b for b in app.button if b.key == "annotate_mine_open").click().run()
+    next(b for b in app.button if b.key == "annotate_withdraw").click().run()
+    assert not app.exception, app.exception
+    assert _ratings(sample_store) == []  # the rubric's and the check's labels, both
+    assert [(t[1], t[2]) for t in _tags(sample_store)] == [("incomplete", False)]
+    next(b for b in app.button if b.key == "annotate_undo_button").click().run()
+    assert not app.exception, app.exception
+    assert [(r[1], r[2]) for r in _ratings(sample_store)] == [("likert-rag", 2.0), ("pass-fail", 1)]
+    assert [(t[1], t[2]) for t in _tags(sample_store)] == [("incomplete", True)]
 
 
 def test_a_campaign_refuses_a_repeated_or_scaleless_question(sample_store):
