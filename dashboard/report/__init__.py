@@ -38,6 +38,7 @@ _NAV = (
     ("histograms", "Histograms"),
     ("calibration", "Calibration"),
     ("bias", "Judge bias"),
+    (judge_qa.CONSISTENCY_ANCHOR, "Self-consistency"),
     ("pairwise", "Pairwise"),
     ("worst", "Worst answers"),
     ("methods", "Methods"),
@@ -45,10 +46,14 @@ _NAV = (
 
 
 def _nav(data: ReportData) -> tuple[tuple[str, str], ...]:
+    found: tuple[tuple[str, str], ...] = _NAV
+    if data.metrics.get("notes", {}).get("judge_cards"):  # the section is there only then
+        found = (*found[:5], (judge_qa.CARDS_ANCHOR, "Judge cards"), *found[5:])
     if not data.slices:
-        return _NAV
+        return found
     by = (standings.SLICES_ANCHOR, f"By {data.slices[0].slice.field}")
-    return (*_NAV[:5], by, *_NAV[5:])
+    at = len(found) - 3  # before Pairwise, as the sections come
+    return (*found[:at], by, *found[at:])
 
 
 def _header(data: ReportData) -> str:
@@ -83,6 +88,7 @@ def render(data: ReportData) -> str:
             sections.calibration,
             judge_qa.bias,
             judge_qa.cards,
+            judge_qa.consistency,
             standings.pairwise,
             standings.slices,
             tags.tags,

@@ -14,6 +14,7 @@ from typing import Any
 from dashboard.ids import utc_now
 from dashboard.metrics import output
 from dashboard.metrics.calibration import Calibration
+from dashboard.metrics.judge_qa import JudgeConsistency
 from dashboard.metrics.output import MetricsRequest, SliceNumbers
 from dashboard.metrics.overview import Overview
 from dashboard.metrics.selection import Selection
@@ -46,6 +47,8 @@ class ReportData:
     raters: tuple[RaterUse, ...]
     generated_utc: datetime
     slices: tuple[SliceNumbers, ...] = ()  # with `by`: each slice's numbers
+    # each judge run with `judge --epochs N`: the numbers under `judges.<judge>.self_consistency`
+    consistencies: tuple[JudgeConsistency, ...] = ()
 
 
 def gather(
@@ -80,6 +83,7 @@ def gather(
         tuple(raters),
         generated_utc or utc_now(),
         found.slices,
+        found.consistencies,
     )
 
 

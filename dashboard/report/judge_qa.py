@@ -1,13 +1,25 @@
-"""The report's Judge bias section: each judge's bias measures, read from the metrics JSON by
-their `bias.<judge>.` names, with the warnings of `notes.bias`."""
+"""The report's judge sections: each judge's bias measures, read from the metrics JSON by
+their `bias.<judge>.` names, with the warnings of `notes.bias`; the judge cards; and each
+judge's self-consistency from repeated judging (`judges.<judge>.self_consistency.`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from dashboard.metrics import registry
+from dashboard.metrics.judge_qa import EPOCHS_COMMAND, consistency_convention
 from dashboard.report.gather import ReportData
-from dashboard.report.html import esc, metric_cell, paragraph, section, table, tag, th_row
+from dashboard.report.html import (
+    EMPTY,
+    esc,
+    metric_cell,
+    paragraph,
+    section,
+    table,
+    tag,
+    td,
+    th_row,
+)
 
 ANCHOR = "bias"
 
@@ -88,3 +100,47 @@ def cards(data: ReportData) -> str:
         headers, rows, caption="The adopted version on the test split: estimate [95% interval]"
     )
     return section(CARDS_ANCHOR, "Judge cards", body)
+
+
+CONSISTENCY_ANCHOR = "self-consistency"
+CONSISTENCY_TITLE = "Self-consistency (repeated judging)"
+
+
+def consistency(data: ReportData) -> str:
+    """Each judge run with `judge --epochs N`: its self-consistency numbers as the metrics
+    JSON holds them (`judges.<judge>.self_consistency.*`, the Judge QA page's numbers), with
+    the epochs, the answers they are over (n) and how to read them; without a repeated run,
+    the command that makes one."""
+    if not data.consistencies:
+        body = paragraph(
+            "No judge has been asked more than once per answer in this selection, so there is "
+            f"no self-consistency to show. Run one with epochs: {EPOCHS_COMMAND} (with your "
+            "panel, rubric and dataset), or Epochs and Temperature on the Run judges page."
+        )
+        return section(CONSISTENCY_ANCHOR, CONSISTENCY_TITLE, body)
+    numbers = data.metrics["metrics"]
+    rows = [
+        [
+            th_row(found.judge),
+            td(found.rubric_version or EMPTY),
+            td(found.consistency.n_epochs, class_="num"),
+            *(
+                metric_cell(numbers, registry.fill(m.name, judge=found.judge), m.style)
+                for m in registry.SELF_CONSISTENCY_METRICS
+            ),
+            td(found.consistency.n_answers, class_="num"),
+        ]
+        for found in data.consistencies
+    ]
+    headers = [
+        "Judge",
+        "Rubric version",
+        "Epochs",
+        *(m.label[:1].upper() + m.label[1:] for m in registry.SELF_CONSISTENCY_METRICS),
+        "n (answers)",
+    ]
+    caption = "Each judge asked N times per answer: estimate [95% interval]"
+    body = paragraph(consistency_convention(), class_="note") + table(
+        headers, rows, caption=caption
+    )
+    return section(CONSISTENCY_ANCHOR, CONSISTENCY_TITLE, body)

@@ -145,7 +145,9 @@ def proposer(state: LabState, judge: str, version: str, by: str) -> None:
             by=by,
             actor=ui.actor(),
         )
-        st.session_state[f"{KEY}_candidate"] = picked
+        # Compare and Adopt below show the version compared (not the newest draft)
+        for name in ("candidate", "adopt_v"):
+            st.session_state[f"{KEY}_{name}"] = picked
         st.rerun()
 
 

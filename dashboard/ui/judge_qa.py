@@ -12,6 +12,7 @@ from dashboard.judging.few_shot import MAX_EXAMPLES
 from dashboard.judging.probes import DEFAULT_SAMPLE, ORDER, PADDING, PADDING_SENTENCE, plan_probe
 from dashboard.metrics import judge_qa, registry
 from dashboard.metrics.judge_qa import (
+    EPOCHS_COMMAND,
     bias_rows,
     consistency_convention,
     consistency_rows,
@@ -26,8 +27,8 @@ MAX_EPOCHS = 20  # the page's bound (the CLI has none): each epoch is a paid cal
 # How to get a repeated run when there is none: the command, and the page's options.
 EPOCHS_HINT = (
     "No judge has been asked more than once per answer here, so there is no self-consistency "
-    "to show. Run one with epochs: `judgeboard judge --epochs 3 --temperature 0.7` (with your "
-    "panel, rubric and dataset), or **Epochs** and **Temperature** on **Run judges**."
+    f"to show. Run one with epochs: `{EPOCHS_COMMAND}` (with your panel, rubric and dataset), "
+    "or **Epochs** and **Temperature** on **Run judges**."
 )
 
 

@@ -282,17 +282,19 @@ def score_on_dev(
 ) -> list[VersionScore]:
     """Run `judges` under each version on the dev answers only (cached calls are not made
     again), and score the judge's ratings against people's on dev: no look is recorded.
-    A version's own few-shot examples are left out of its dev numbers."""
+    A version's own few-shot examples are left out of its dev numbers and are not judged."""
     require_admin(actor, "run judges on the dev split (paid calls)")
     root = versions.list_versions(store, rubric)[0].rubric
     dev = split.read_split(store, rubric=root.name, dataset=dataset).ids(DEV)
     shown: dict[str, set[str]] = {}
     for name in version_names:
         chosen = versions.get_version(store, rubric, name).rubric
-        plan = run.plan_version(store, judges=judges, rubric=chosen, dataset=dataset, only=dev)
+        shown[name] = {e.response_id for e in chosen.examples}
+        # An answer the version shows as an example is not scored: no call is paid for it.
+        unseen = [r for r in dev if r not in shown[name]]
+        plan = run.plan_version(store, judges=judges, rubric=chosen, dataset=dataset, only=unseen)
         if plan.n_targets:  # cached calls too: their ratings are written under this version
             run.run_version(store, plan, loop=loop, actor=actor)
-        shown[name] = {e.response_id for e in chosen.examples}
     reads = agreement.read(store, rubric=root.name, dataset=dataset, judge=judge)
     hashes = {v.version: v.prompt_hash for v in versions.list_versions(store, rubric)}
     scores = []

@@ -56,9 +56,11 @@ def test_propose_scores_on_dev_then_compares_the_pick_on_test(
     assert all("(n = " in v for v in table["kappa_quadratic on dev"])
     assert any("Unparsed: a proposal must rewrite" in w.value for w in app.warning)
     assert any("+You are a strict judge of accuracy." in c.value for c in app.code)
-    app.selectbox(key="jb_lab_picked").set_value("1-wb2")
+    # not the newest draft, which Compare and Adopt would show by default
+    app.selectbox(key="jb_lab_picked").set_value("1-wb1")
     app.button(key="jb_lab_pick").click().run()
     assert not app.exception, app.exception
-    assert any("Verdict:" in m.value and "1-wb2" in m.value for m in app.markdown)
+    assert any("Verdict:" in m.value and "1-wb1" in m.value for m in app.markdown)
     assert _looks(judged_store) == looks + 1
-    assert app.selectbox(key="jb_lab_candidate").value == "1-wb2"
+    assert app.selectbox(key="jb_lab_candidate").value == "1-wb1"
+    assert app.selectbox(key="jb_lab_adopt_v").value == "1-wb1"  # adopt what was compared

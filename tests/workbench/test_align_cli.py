@@ -103,6 +103,7 @@ def test_align_walks_the_loop_with_a_loopback_judge(
     assert main([*base, "--out", str(report)]) == 0
     html = report.read_text(encoding="utf-8")
     assert 'id="judge-cards"' in html and f"{card}.kappa_quadratic" in html
+    assert '<a href="#judge-cards">Judge cards</a>' in html  # and the report's links reach it
     assert "openai/wb-judge (wb-judge) · prompt" in html  # the model and its version
     notes = data["notes"]["judge_cards"]["openai/wb-judge.likert-rag"]
     assert notes["model_version"] == "wb-judge"  # what the server reported in `model`

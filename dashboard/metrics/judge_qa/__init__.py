@@ -8,6 +8,7 @@ from dashboard.metrics.judge_qa.consistency import JudgeConsistency, consistenci
 from dashboard.metrics.judge_qa.judge_bias import Bias, Families, bias
 from dashboard.metrics.judge_qa.judge_drift import Drift, add_anchors, anchor_ids, drift
 from dashboard.metrics.judge_qa.judge_qa_tables import (
+    EPOCHS_COMMAND,
     bias_rows,
     consistency_convention,
     consistency_rows,
@@ -23,6 +24,7 @@ from dashboard.metrics.judge_qa.versions import (
 from dashboard.metrics.judge_qa.versions_sql import UsedExample
 
 __all__ = [
+    "EPOCHS_COMMAND",
     "Bias",
     "Drift",
     "Families",

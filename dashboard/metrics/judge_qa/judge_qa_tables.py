@@ -71,6 +71,10 @@ def version_rows(found: RubricVersions) -> list[Row]:
     return rows
 
 
+# The command that makes a repeated run, for a page or the report with none to show.
+EPOCHS_COMMAND = "judgeboard judge --epochs 3 --temperature 0.7"
+
+
 def consistency_rows(found: tuple[JudgeConsistency, ...]) -> list[Row]:
     """One row per judge run with epochs: its rubric version, the epochs, and each
     self-consistency number of the registry (`judges.<judge>.self_consistency.*`) as

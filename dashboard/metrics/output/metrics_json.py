@@ -229,6 +229,7 @@ class Numbers:
     bias: judge_qa.Bias | None = None
     corrected: Corrected | None = None
     comparisons: Comparisons | None = None
+    consistencies: tuple[judge_qa.JudgeConsistency, ...] = ()  # `judge --epochs N` runs
 
 
 def _metrics(view: Overview, cal: Calibration) -> dict[str, Entry]:
@@ -349,6 +350,7 @@ def compute_all(
             SliceNumbers(v.slice, v.n_items, v.overview, c.calibration) for v, c in zip(views, cals)
         ]
     judged = judge_qa.bias(store, resolved, families=families)
+    repeated = judge_qa.consistencies(store, resolved)
     data = metrics_json(
         view,
         cal,
@@ -358,14 +360,12 @@ def compute_all(
         corrected=fixed,
         comparisons=compared,
         versions=judge_qa.rubric_versions(store, resolved),
-        consistencies=judge_qa.consistencies(store, resolved),
+        consistencies=repeated,
         cards=_cards(store, resolved.rubric, resolved.dataset),
         corrected_references=gold.corrected_items(store, resolved.dataset),
         tag_shares=tags.tag_shares(store, dataset=resolved.dataset, systems=resolved.systems),
     )
-    return Numbers(
-        view, cal, tuple(found), data, bias=judged, corrected=fixed, comparisons=compared
-    )
+    return Numbers(view, cal, tuple(found), data, judged, fixed, compared, consistencies=repeated)
 
 
 def numbers(
