@@ -29,6 +29,14 @@ SAMPLED_SELECTIONS: tuple[str, ...] = ("random", "census")
 # Where a rating, preference or tag label was written: a labelling page, the notebook API
 # (`add_ratings`, `add_preferences`), `judgeboard import`, or a judge run.
 SOURCES: tuple[str, ...] = ("page", "notebook", "import", "judge")
+# Who gave a rating: a judge, a person, or a reference score (a score an eval tool computed
+# against the item's reference, such as lm-eval's acc: in no panel and no calibration).
+# Preferences are a judge's or a person's only.
+RATER_KIND_NOUNS: dict[str, str] = {
+    "llm": "judge",
+    "human": "person",
+    "reference": "reference score",
+}
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from dashboard.ui import (
 
 
 def _setup(annotator: str, dataset: str | None) -> labelling.Setup | None:
-    rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
+    rubrics = {r.name: r for r in ui.labelling_rubrics()}
     if not rubrics:
         return None
     # The rubric picked on another page comes first, then the most used one. Counting the

@@ -23,7 +23,7 @@ def _estimate(e: Estimate) -> str:
 
 
 def _create(dataset: str | None, creator: str) -> None:
-    rubrics = {r.name: r for r in annotation.rubrics_of_kind("rating", ui.rubrics())}
+    rubrics = {r.name: r for r in ui.labelling_rubrics()}
     # The rubric the dataset is rated with comes first (likert-rag on eo-rag), not the first
     # rubric by name.
     used = ui.cached(choices.default_rubric, Selection(dataset))
@@ -125,7 +125,7 @@ def _show(found: campaigns.Campaign, person: str) -> None:
     if progress.people:
         st.dataframe(pd.DataFrame([p.__dict__ for p in progress.people]), hide_index=True)
     campaign_team.assign_section(found, by=person or None)
-    rubric = next((r for r in ui.rubrics() if r.name == found.rubric), None)
+    rubric = next((r for r in ui.labelling_rubrics() if r.name == found.rubric), None)
     if rubric is None or rubric.scale_low is None or rubric.scale_high is None:
         return
     instructions.edit_form(found, rubric)

@@ -29,6 +29,7 @@ from dashboard.ingest.formats import (
     PASSAGE,
     PROBABILITY,
     RATER_KIND,
+    RATING_RATER_KIND,
     SCALAR_TEXT,
     SELECTION,
     SIDE,
@@ -344,6 +345,9 @@ _JSON_BUILDERS = {
     VERDICT: choices_sql.choice({"A": "A", "B": "B", "TIE": "tie"}, "A, B or tie"),
     SIDE: choices_sql.choice({"A": "A", "B": "B"}, "A or B"),
     RATER_KIND: choices_sql.choice({"LLM": "llm", "HUMAN": "human"}, "llm or human"),
+    RATING_RATER_KIND: choices_sql.choice(
+        {"LLM": "llm", "HUMAN": "human", "REFERENCE": "reference"}, "llm, human or reference"
+    ),
     SELECTION: choices_sql.choice(
         {s.upper(): s for s in SELECTIONS}, ", ".join(SELECTIONS[:-1]) + " or " + SELECTIONS[-1]
     ),
@@ -372,6 +376,7 @@ VALUE_TYPES = {
     VERDICT: "VARCHAR",
     SIDE: "VARCHAR",
     RATER_KIND: "VARCHAR",
+    RATING_RATER_KIND: "VARCHAR",
     SELECTION: "VARCHAR",
     SOURCE: "VARCHAR",
     PROBABILITY: "DOUBLE",

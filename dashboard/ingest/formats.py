@@ -28,6 +28,9 @@ HISTORY = "history"  # [{"role", "content"}, ...] or alternating user/assistant 
 VERDICT = "verdict"  # "A", "B" or "tie"
 SIDE = "side"  # "A" or "B"
 RATER_KIND = "rater_kind"  # "llm" or "human"
+# A rating's rater kind: "llm", "human", or "reference" (a score an eval tool computed against
+# the item's reference, such as lm-eval's acc: neither a judge nor a person).
+RATING_RATER_KIND = "rating_rater_kind"
 SELECTION = "selection"  # how a label's response was chosen: dashboard.types.SELECTIONS
 SOURCE = "source"  # where a label was written: dashboard.types.SOURCES
 PROBABILITY = "probability"  # a number in (0, 1]
@@ -230,7 +233,8 @@ RATINGS = Format(
         ),
         *_grouped(
             RATED,
-            *_JUDGEMENT,
+            _f("rater_kind", RATING_RATER_KIND, required=True),
+            *_JUDGEMENT[1:],
             _f("value", NUMBER, required=True, nullable=True),
             _f("scale_low", NUMBER, required=True),
             _f("scale_high", NUMBER, required=True),

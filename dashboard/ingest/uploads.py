@@ -5,8 +5,9 @@ The upload keeps its name, so the importer sees the same extension (which picks 
 and the same name (the default dataset and system) as `judgeboard import NAME` would, and an
 error names the file as the user knows it. A file of an eval tool (an Inspect log, promptfoo
 results, lm-eval samples) is known by the CLI's own detection (`tools.tool_for`), previewed
-from its reader's records with their counts, and imported as written. Errors speak of the
-page's own controls (`IngestError.page_message`), never of the command line's options.
+from its reader's records with the counts of a dry run of the import (`dry_run`), and imported
+as written. Errors speak of the page's own controls (`IngestError.page_message`), never of
+the command line's options.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from dashboard.auth.users import User
 from dashboard.ingest import ImportReport, IngestError, ProgressCallback, import_path
 from dashboard.ingest.adapters import ADAPTERS
 from dashboard.ingest.detect import detect_format, file_kind, is_generic, mapped_columns
+from dashboard.ingest.dry_run import import_counts
 from dashboard.ingest.formats import (
     FLAG,
     FORMATS,
     LABEL,
     RATER_KIND,
+    RATING_RATER_KIND,
     SELECTION,
     SIDE,
     SOURCE,
@@ -40,7 +43,7 @@ from dashboard.ingest.mapping_sql import value_text_sql
 from dashboard.ingest.plan import REJECTS_SUFFIX
 from dashboard.ingest.read_sql import Column, describe, execute, reader_sql
 from dashboard.ingest.rejects import rejects_path
-from dashboard.ingest.tools import TOOLS, RecordCounts, Tool, count_records, tool_for
+from dashboard.ingest.tools import TOOLS, RecordCounts, Tool, tool_for
 from dashboard.store import Store
 from dashboard.store.connection import DatabaseError, scratch
 from dashboard.store.rows import dicts, fetch
@@ -56,6 +59,7 @@ FIXED_VALUES: dict[str, tuple[str, ...]] = {
     VERDICT: ("A", "B", "tie"),
     SIDE: ("A", "B"),
     RATER_KIND: ("llm", "human"),
+    RATING_RATER_KIND: ("llm", "human", "reference"),
     LABEL: ("true", "false"),
     FLAG: ("true", "false"),
     SELECTION: SELECTIONS,
@@ -92,7 +96,7 @@ class TargetField:
 @dataclass(frozen=True)
 class Preview:
     """The first rows of an upload, its columns, and the format detected from them; for an
-    eval tool's file, the tool and its records' counts (its rows are its first records)."""
+    eval tool's file, the tool and what importing it adds (its rows are its first records)."""
 
     columns: tuple[Column, ...]
     rows: tuple[dict[str, Any], ...]
@@ -175,19 +179,21 @@ def _kind(staged: StagedUpload) -> str:
 
 
 def _tool_preview(staged: StagedUpload, tool: Tool, rows: int) -> Preview:
-    """An eval tool's file as its reader gives it: the first records and the counts of all;
-    UploadError naming the file (and the record and field) when the reader refuses it."""
+    """An eval tool's file as its reader gives it: the first records, and the counts of a dry
+    run of the import (`dry_run.import_counts`); UploadError naming the file (and the record
+    and field) when the reader or the importer refuses it."""
     try:
         records = tool.records(staged.path)
+        counts = import_counts(staged.path)
     except IngestError as error:
-        raise _page_error(error, staged.path) from None
+        raise UploadError(error.page_message.replace(f"{Path(error.file).parent}/", "")) from None
     first = records[:rows]
     if tool is TOOLS["lm_eval"]:  # its model is its folder's name, which an upload loses
         first = [{k: v for k, v in r.items() if k != "system"} for r in first]
     names = list(dict.fromkeys(name for record in first for name in record))
     shown = tuple({n: _cell(r.get(n)) for n in names} for r in first)
     columns = tuple(Column(name, "JSON") for name in names)
-    return Preview(columns, shown, "ratings", tool=tool, counts=count_records(records))
+    return Preview(columns, shown, "ratings", tool=tool, counts=counts)
 
 
 def preview(staged: StagedUpload, *, rows: int = PREVIEW_ROWS) -> Preview:

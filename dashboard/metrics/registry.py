@@ -64,6 +64,13 @@ SYSTEM_METRICS: tuple[Metric, ...] = (
         "a judge's mean rating, normalized to 0–1: (value − low) / (high − low)",
     ),
     Metric(
+        f"{_S}.reference_score.<scorer>",
+        "reference score: <scorer>",
+        "the mean of a reference score, normalized to 0–1: a score an eval tool computed "
+        "against the item's reference (lm-eval's acc, exact_match ...; rater kind "
+        "`reference`), neither a judge nor a person, so in no panel and no calibration",
+    ),
+    Metric(
         f"{_S}.panel",
         "panel",
         "the panel's mean score. A response's panel score is the mean of its judges' "

@@ -58,14 +58,17 @@ def _system_value(row: SystemRow, metric: Metric) -> Estimate | int | None:
 
 def overview_rows(overview: Overview, *, digits: int = 2) -> list[Row]:
     """One row per system, a column per system metric of the registry's summary that some
-    system has (each judge's mean in a column of its own), in the registry's order."""
+    system has (each judge's and each reference scorer's mean in a column of its own), in the
+    registry's order."""
     judges = sorted({name for row in overview.systems for name in row.judges})
+    scorers = sorted({name for row in overview.systems for name in row.references})
     columns: list[Metric] = [
         m
         for m in registry.SYSTEM_METRICS
         if m.summary
         and (
             "<judge>" in m.name
+            or "<scorer>" in m.name
             or any(
                 (v := _system_value(row, m)) is not None
                 and (not isinstance(v, Estimate) or _has_data(v))
@@ -81,6 +84,11 @@ def overview_rows(overview: Overview, *, digits: int = 2) -> list[Row]:
                 for judge in judges:
                     label = registry.fill(metric.label, judge=judge)
                     cells[label] = estimate_text(row.judges.get(judge), digits=digits)
+                continue
+            if "<scorer>" in metric.name:
+                for scorer in scorers:
+                    label = registry.fill(metric.label, scorer=scorer)
+                    cells[label] = estimate_text(row.references.get(scorer), digits=digits)
                 continue
             value = _system_value(row, metric)
             if metric.style == COUNT:

@@ -8,6 +8,7 @@ from datetime import datetime
 from dashboard.metrics import estimates, reference
 from dashboard.report.gather import JudgeUse, RaterUse, ReportData, cost_text
 from dashboard.report.html import EMPTY, esc, paragraph, section, table, tag, td, th_row
+from dashboard.types import RATER_KIND_NOUNS
 
 _STATISTICS = (
     "Scores are means of ratings normalized to 0–1 ((value − low) / (high − low)). "
@@ -89,7 +90,7 @@ def _raters_table(raters: tuple[RaterUse, ...]) -> str:
             th_row(r.kind),
             td(r.rubric),
             td(r.rubric_version),
-            td(f"{r.rater} ({'person' if r.rater_kind == 'human' else 'judge'})"),
+            td(f"{r.rater} ({RATER_KIND_NOUNS.get(r.rater_kind, r.rater_kind)})"),
             td(r.current, class_="num"),
             td(r.total, class_="num"),
             td(f"{_when(r.first_utc)} – {_when(r.last_utc)}"),

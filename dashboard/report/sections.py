@@ -26,6 +26,7 @@ from dashboard.report.html import (
     td,
     th_row,
 )
+from dashboard.types import RATER_KIND_NOUNS
 
 # Columns of the calibration tables, in the registry's order.
 _AGREEMENT = registry.JUDGE_AGREEMENT_METRICS
@@ -61,15 +62,19 @@ def whole(data: ReportData) -> Scope:
 
 def _summary_columns(view: Overview, numbers: dict, prefix: str = "") -> list[tuple[str, str, str]]:
     judges = sorted({j for row in view.systems for j in row.judges})
+    scorers = sorted({r for row in view.systems for r in row.references})
     columns = []
     for metric in registry.SYSTEM_METRICS:
         if not metric.summary:
             continue
         suffix = registry.row_key(metric)
-        for judge in judges if "<judge>" in suffix else [None]:
-            filled = registry.fill(suffix, judge=judge) if judge else suffix
-            label = registry.fill(metric.label, judge=judge) if judge else metric.label
-            columns.append((header(label), filled, metric.style))
+        # A judge's (or a reference scorer's) mean: a column each.
+        holder = "judge" if "<judge>" in suffix else "scorer" if "<scorer>" in suffix else None
+        names = {"judge": judges, "scorer": scorers}.get(holder or "", [None])
+        for one in names:
+            filled = registry.fill(suffix, **{holder: one}) if holder and one else suffix
+            shown = registry.fill(metric.label, **{holder: one}) if holder and one else metric.label
+            columns.append((header(shown), filled, metric.style))
     return [
         c
         for c in columns
@@ -281,7 +286,7 @@ def calibration(data: ReportData) -> str:
 
 
 def _rating_line(note: RatingNote) -> str:
-    rater = f"{note.rater} ({'person' if note.rater_kind == 'human' else 'judge'})"
+    rater = f"{note.rater} ({RATER_KIND_NOUNS.get(note.rater_kind, note.rater_kind)})"
     value = (
         f"{note.value:g} on {note.scale_low:g}–{note.scale_high:g}"
         if note.value is not None

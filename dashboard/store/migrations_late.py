@@ -291,3 +291,38 @@ def m023_tag_withdrawn(con: Any) -> None:
     # rating, counts in no share (its `ticked` is false). NULL on rows written before: none
     # of them is withdrawn.
     con.execute("ALTER TABLE tag_labels ADD COLUMN IF NOT EXISTS withdrawn BOOLEAN DEFAULT false")
+
+
+RATER_KINDS = ("llm", "human", "reference")
+
+
+def m024_reference_rater_kind(con: Any) -> None:
+    # A third rater kind, `reference`: a score an eval tool computed against the item's
+    # reference (lm-eval's per-sample acc, exact_match, f1 ...), which is neither a judge nor
+    # a person, so that it enters no judge panel and no judge-vs-people calibration. DuckDB
+    # cannot alter a CHECK: the table is copied into one with the wider CHECK (the views over
+    # it bind by name). On PostgreSQL the constraint is PostgreSQL's own, and DuckDB's view
+    # of the table shows no CHECK: it is swapped there.
+    ddl = str(
+        con.execute(
+            "SELECT sql FROM duckdb_tables() WHERE table_name = 'ratings' "
+            "AND schema_name = current_schema() AND database_name = current_database()"
+        ).fetchone()[0]
+    )
+    allowed = ", ".join(f"'{kind}'" for kind in RATER_KINDS)
+    if f"CHECK((rater_kind IN ({allowed})))" in ddl:  # widened already: run again
+        return
+    if "CHECK((rater_kind IN ('llm', 'human')))" not in ddl:
+        con.execute("ALTER TABLE ratings DROP CONSTRAINT IF EXISTS ratings_rater_kind_check")
+        con.execute(
+            "ALTER TABLE ratings ADD CONSTRAINT ratings_rater_kind_check "
+            f"CHECK (rater_kind IN ({allowed}))"
+        )
+        return
+    wider = ddl.replace(
+        "CHECK((rater_kind IN ('llm', 'human')))", f"CHECK((rater_kind IN ({allowed})))"
+    )
+    con.execute(wider.replace("CREATE TABLE ratings(", "CREATE TABLE ratings_widened(", 1))
+    con.execute("INSERT INTO ratings_widened SELECT * FROM ratings")
+    con.execute("DROP TABLE ratings")
+    con.execute("ALTER TABLE ratings_widened RENAME TO ratings")

@@ -31,6 +31,7 @@ from dashboard.ui.session import (
     earlier_note as earlier_note,
     end_run as end_run,
     get_store as get_store,
+    labelling_rubrics as labelling_rubrics,
     page_run as page_run,
     poll_until_ready as poll_until_ready,
     rubrics as rubrics,

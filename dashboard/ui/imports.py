@@ -62,9 +62,10 @@ def show_preview(staged: StagedUpload, preview: Preview) -> None:
         counts = preview.counts
         st.caption(
             ui.md_escape(
-                f"{staged.name}: {preview.tool.title}, read by its reader: {counts.records:,} "
-                f"records, {counts.items:,} items, {counts.responses:,} responses, "
-                f"{counts.ratings:,} ratings; its first {len(preview.rows)} records"
+                f"{staged.name}: {preview.tool.title}, read by its reader; a dry run of the "
+                f"import: {counts.records:,} records, {counts.items:,} items, "
+                f"{counts.responses:,} responses, {counts.ratings:,} ratings; its first "
+                f"{len(preview.rows)} records"
             )
         )
     else:

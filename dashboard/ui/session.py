@@ -21,6 +21,7 @@ from typing import Any, TypeVar, cast
 import streamlit as st
 
 from dashboard.judging import Rubric, list_rubrics
+from dashboard.review import imported_rubrics
 from dashboard.settings import KEEP_WARM_S, resolve_db_path
 from dashboard.store import Store, StoreBusy, StoreError, reads
 from dashboard.types import DatasetSummary
@@ -314,3 +315,11 @@ def rubrics() -> list[Rubric]:
     if found is None:
         found = st.session_state[RUBRICS_KEY] = list_rubrics()
     return found
+
+
+def labelling_rubrics() -> tuple[Rubric, ...]:
+    """The rating rubrics people label on: the rubric files', then the imported scorers' that
+    no file defines (`review.imported_rubrics`), each with the scale of its ratings."""
+    files = rubrics()
+    found = cached(imported_rubrics.imported_scales, known=tuple(r.name for r in files))
+    return imported_rubrics.labelling_rubrics(files, found)

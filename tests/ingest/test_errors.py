@@ -247,7 +247,10 @@ def test_bad_values_per_format(seeded: Store, write: Writer, records: list, mess
     [
         ({"value": 7}, "field 'value': value 7.0 is outside the scale 1.0–5.0"),
         ({"value": None}, "field 'value': is missing (an unscored rating needs unscored_reason)"),
-        ({"rater_kind": "robot"}, "field 'rater_kind': expected llm or human, got \"robot\""),
+        (
+            {"rater_kind": "robot"},
+            "field 'rater_kind': expected llm, human or reference, got \"robot\"",
+        ),
         ({"value": "high"}, "field 'value': expected a number, got \"high\""),
         (
             {"selection": "worst"},

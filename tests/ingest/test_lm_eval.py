@@ -95,3 +95,55 @@ def test_bad_samples_files_are_named(store: Store, tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="cannot tell its format"):
         import_path(store, other)
     assert query(store, "SELECT count(*) FROM items") == [(0,)]
+
+
+REAL_RUN = TEST_DATA / "lm_eval" / "run_by_lm_eval" / "judgeboard__dummy"
+
+
+def test_a_run_lm_eval_itself_wrote_imports_with_its_own_means(store: Store) -> None:
+    """lm-eval 0.4.13's own output (tests/data/lm_eval/run_by_lm_eval/README.md: its dummy
+    model on two local tasks): every metric's mean is lm-eval's, and for the choice task the
+    response read (the most likely choice) is the target exactly where lm-eval's acc is 1."""
+    report = import_path(store, REAL_RUN)
+    lines = report.lines(names_only=True)
+    assert any(
+        "3 records as ratings into judgeboard_arith: added 3 items, 3 responses" in line
+        for line in lines
+    ), lines
+    (summary,) = REAL_RUN.glob("results_*.json")
+    results = json.loads(summary.read_text(encoding="utf-8"))["results"]
+    means = query(
+        store,
+        "SELECT r.dataset, c.rubric, avg(c.value), count(*) FROM current_ratings c "
+        "JOIN responses r USING (response_id) WHERE c.rater = 'lm-eval' GROUP BY ALL",
+    )
+    found = {(dataset, f"{rubric},none"): mean for dataset, rubric, mean, _ in means}
+    expected = {
+        (task, key): value
+        for task, metrics in results.items()
+        for key, value in metrics.items()
+        if "," in key and "_stderr" not in key
+    }
+    # exact_match 1/3 (judgeboard_arith), acc 1/4 and acc_norm 2/4 (judgeboard_colours).
+    assert found == pytest.approx(expected)
+    assert expected == pytest.approx(
+        {
+            ("judgeboard_arith", "exact_match,none"): 1 / 3,
+            ("judgeboard_colours", "acc,none"): 0.25,
+            ("judgeboard_colours", "acc_norm,none"): 0.5,
+        }
+    )
+    assert query(store, "SELECT DISTINCT system FROM responses ORDER BY 1") == [
+        ("judgeboard__dummy",)
+    ]
+    assert query(
+        store, "SELECT DISTINCT answer FROM responses WHERE dataset = 'judgeboard_arith'"
+    ) == [("lol",)]
+    picked = query(
+        store,
+        "SELECT r.answer = i.reference_answers[1], c.value FROM current_ratings c "
+        "JOIN responses r USING (response_id) JOIN items i USING (item_id) "
+        "WHERE r.dataset = 'judgeboard_colours' AND c.rubric = 'acc'",
+    )
+    assert len(picked) == 4
+    assert all(right == (value == 1.0) for right, value in picked)

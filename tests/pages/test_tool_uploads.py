@@ -67,8 +67,8 @@ def test_an_inspect_log_is_detected_previewed_with_its_counts_and_imported(
     app = _upload(app_for(store), log.name, log.read_bytes())
     # 3 samples x 2 epochs, one `match` score each.
     assert _counts_caption(app) == (
-        f"{log.name}: an Inspect log, read by its reader: 6 records, 3 items, 6 responses, "
-        "6 ratings; its first 6 records"
+        f"{log.name}: an Inspect log, read by its reader; a dry run of the import: 6 records, "
+        "3 items, 6 responses, 6 ratings; its first 6 records"
     )
     assert app.text_input(key="jb_upload_tool").value == "an Inspect log"
     assert not [s for s in app.selectbox if s.key == "jb_upload_format"]  # nothing to choose
@@ -90,7 +90,9 @@ def test_an_inspect_log_as_json_is_detected_too(app_for, store: Store, tmp_path:
     as_json = tmp_path / "run.json"
     write_eval_log(read_eval_log(str(log)), str(as_json))
     app = _upload(app_for(store), "run.json", as_json.read_bytes())
-    assert _counts_caption(app).startswith("run.json: an Inspect log, read by its reader: 6 ")
+    assert _counts_caption(app).startswith(
+        "run.json: an Inspect log, read by its reader; a dry run of the import: 6 records"
+    )
     lines = _import(app)
     line = "run.json: 6 records as ratings into run: added 3 items, 6 responses, 6 ratings"
     assert line in lines[0]
@@ -101,7 +103,7 @@ def test_promptfoo_results_import_as_the_cli_imports_them(
 ) -> None:
     app = _upload(app_for(store), PROMPTFOO.name, PROMPTFOO.read_bytes())
     caption = _counts_caption(app)
-    assert caption.startswith("results.json: a promptfoo results file, read by its reader: ")
+    assert caption.startswith("results.json: a promptfoo results file, read by its reader; ")
     # results.json names no data: the Dataset box is needed, as on the CLI (--dataset).
     app.text_input(key=next(t.key for t in app.text_input if t.label == "Dataset")).input("pf")
     lines = _import(app)

@@ -2,7 +2,8 @@
 one line per document and filter, as its `SampleResult` documents them) read as records of
 the `ratings` format: each document an item of the task's dataset, the filtered response of
 each filter a response of the model, and each per-sample metric on 0-1 (`acc`,
-`exact_match`, ...) a rating by `lm-eval` on the rubric named for the metric."""
+`exact_match`, ...) a reference score (`rater_kind` "reference": neither a judge nor a person)
+by `lm-eval` on the rubric named for the metric."""
 
 from __future__ import annotations
 
@@ -140,7 +141,7 @@ def lm_eval_records(path: Path) -> list[dict[str, Any]]:
             records.append(
                 base
                 | {
-                    "rater_kind": "llm",
+                    "rater_kind": "reference",
                     "rater": RATER,
                     "rubric": metric,
                     "value": _number(sample[metric]),

@@ -183,6 +183,11 @@ NOT_AN_EXAMPLE = """EXISTS (
       AND e.rubric_version = {table}.rubric_version AND e.response_id = {table}.response_id)"""
 
 
+# The ratings calibration compares: a judge's and people's. A reference score (rater kind
+# `reference`: lm-eval's acc, exact_match ...) is neither, so it is no judge to calibrate.
+CALIBRATED = f"{RATED} AND g.rater_kind <> 'reference'"
+
+
 def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
     """Every rater's rating of every response that at least one person rated: the units of
     rating calibration. Unscored judge ratings are included, with value None; a judge's
@@ -191,7 +196,7 @@ def labelled_ratings(con: Connection, sel: Selection) -> list[LabelledRating]:
     # current rating of the rubric) to filter it by the person-rated answers: half the time.
     cursor = con.execute(
         f"""
-        WITH rated AS NOT MATERIALIZED ({RATED})
+        WITH rated AS NOT MATERIALIZED ({CALIBRATED})
         SELECT response_id, system, rater_kind, rater, value,
                coalesce(rater_kind = 'llm'
                    AND ($panel_judges IS NULL OR list_contains($panel_judges, rater))
@@ -223,7 +228,7 @@ def scored_ratings(con: Connection, sel: Selection, *, unlabelled: int) -> list[
     few-shot examples left out: what the isotonic map is fitted on and shown applied to."""
     cursor = con.execute(
         f"""
-        WITH rated AS NOT MATERIALIZED ({RATED}),
+        WITH rated AS NOT MATERIALIZED ({CALIBRATED}),
         scored AS (
             SELECT response_id, rater_kind, rater, value,
                    response_id IN (SELECT response_id FROM rated

@@ -93,6 +93,10 @@ def _system_metrics(row: SystemRow) -> dict[str, Entry]:
             for judge, mean in sorted(row.judges.items()):
                 name = registry.fill(metric.name, system=row.system, judge=judge)
                 found[name] = estimate_entry(mean)
+        elif key == "reference_score.<scorer>":
+            for scorer, mean in sorted(row.references.items()):
+                name = registry.fill(metric.name, system=row.system, scorer=scorer)
+                found[name] = estimate_entry(mean)
         elif "<judge>" in key:
             head = key.split("<judge>")[0]
             for filled, per_judge in row.scores.items():

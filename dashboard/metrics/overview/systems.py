@@ -51,6 +51,9 @@ class SystemRow:
     judges: Mapping[str, Estimate] = field(default_factory=dict)
     scores: Mapping[str, Estimate] = field(default_factory=dict)
     panel_skipped: int = 0
+    # Each reference scorer's mean (rater kind `reference`: lm-eval's metrics), apart from the
+    # judges: it is in no panel and no calibration.
+    references: Mapping[str, Estimate] = field(default_factory=dict)
 
     def score(self, key: str) -> Estimate | None:
         return self.scores.get(key)
@@ -113,12 +116,15 @@ def _rating_histograms(rows: Sequence[sql.RatingBin]) -> list[Histogram]:
     return histograms
 
 
-def _judge_estimates(rows: Sequence[sql.RatingBin]) -> dict[str, dict[str, Estimate]]:
-    """Each judge's mean normalized score per system; every rating is normalized by its own
-    scale, as the panel's per-response scores are in SQL."""
+def _judge_estimates(
+    rows: Sequence[sql.RatingBin], *, kind: str = "llm"
+) -> dict[str, dict[str, Estimate]]:
+    """Each judge's (or, `kind` "reference", each reference scorer's) mean normalized score
+    per system; every rating is normalized by its own scale, as the panel's per-response
+    scores are in SQL."""
     normalized: dict[tuple[str, str], dict[float, int]] = defaultdict(dict)
     for row in rows:
-        if row.rater_kind == "llm" and row.value is not None and row.scale_high > row.scale_low:
+        if row.rater_kind == kind and row.value is not None and row.scale_high > row.scale_low:
             bins = normalized[(row.system, row.rater)]
             norm = (row.value - row.scale_low) / (row.scale_high - row.scale_low)
             bins[norm] = bins.get(norm, 0) + row.count
@@ -225,6 +231,7 @@ def overview(store: Store, selection: Selection, *, pool_raters: bool = False) -
     histograms = _rating_histograms(rating_rows)
     skips = _panel_skips(histograms, selection)
     judges = _judge_estimates(rating_rows)
+    references = _judge_estimates(rating_rows, kind="reference")
     scores = _estimates(
         [(r.system, r.kind, r.value, r.count, r.value * r.count) for r in score_rows]
     )
@@ -243,6 +250,7 @@ def overview(store: Store, selection: Selection, *, pool_raters: bool = False) -
             judges=judges.get(s.system, {}),
             scores=_in_declared_order(s.system, scores.get(s.system, {})),
             panel_skipped=skips.get(s.system, 0),
+            references=references.get(s.system, {}),
         )
         for s in systems
     )
