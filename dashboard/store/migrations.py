@@ -31,6 +31,7 @@ from dashboard.store.migrations_late import (
     m020_campaign_questions,
     m022_judge_batch_intents,
     m023_tag_withdrawn,
+    m024_accounts,
 )
 from dashboard.store.migrations_workbench import (
     m013_workbench,
@@ -303,6 +304,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("card_model_version", m021_card_model_version),
     ("judge_batch_intents", m022_judge_batch_intents),
     ("tag_withdrawn", m023_tag_withdrawn),
+    ("accounts", m024_accounts),
 ]
 
 
