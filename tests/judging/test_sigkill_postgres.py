@@ -109,6 +109,8 @@ def metrics_json(url: str) -> dict[str, Any]:
     return dict(json.loads(done.stdout))
 
 
+# Three CLI runs, each spawning its workers: over pytest's 600 s on a loaded machine.
+@pytest.mark.timeout(1500)
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_killed_run_on_postgresql_resumes_and_pays_for_nothing_twice(
     workers: str,
