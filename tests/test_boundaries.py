@@ -32,8 +32,9 @@ HOMES = {
     # The file store's opener, and the PostgreSQL store's (DuckDB with the server attached).
     "duckdb": {"dashboard/store/connection.py", "dashboard/store/server.py"},
     "duckdb_extension_postgres": {"dashboard/store/server.py"},
-    # What DuckDB's postgres extension cannot express: advisory locks, SKIP LOCKED claims.
-    "psycopg": {"dashboard/store/claims.py"},
+    # What DuckDB's postgres extension cannot express: advisory locks, SKIP LOCKED claims, and
+    # the sign-in accounts' transactions under a lock (read by every page run, without DuckDB).
+    "psycopg": {"dashboard/store/claims.py", "dashboard/store/accounts.py"},
     "litellm": {"dashboard/judging/llm.py"},
     "plotly": {"dashboard/charts.py"},
     # Streamlit's OIDC sign-in (st.login) imports it; the dashboard never does.

@@ -12,6 +12,8 @@ success clears the name's and the client's count. Every failure and lock is logg
 The counts live in a file beside the users file (`<users>.failures.json`, mode 0600), shared
 by every session and process, changed under an exclusive `flock` of `<users>.failures.lock`;
 neither is ever opened through a symbolic link. Counts with no failure for a day are dropped.
+With the accounts in a PostgreSQL store (`location.users_of`), the counts are in the store too
+(`sign_in_failures`), changed under an advisory lock: every replica counts the same failures.
 """
 
 from __future__ import annotations
@@ -26,7 +28,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from dashboard.auth.users import User, UsersError, read_private, verify, write_private
+from dashboard.auth.users import (
+    User,
+    Users,
+    UsersError,
+    read_private,
+    verify,
+    write_private,
+)
 
 FREE_FAILURES = 3
 MAX_DELAY_S = 300.0
@@ -52,8 +61,12 @@ def failures_path(users_file: Path) -> Path:
 
 
 @contextlib.contextmanager
-def _locked(users_file: Path) -> Iterator[dict]:
+def _locked(users_file: Users) -> Iterator[dict]:
     """The counts, read and (when changed by the block) written under an exclusive lock."""
+    if not isinstance(users_file, Path):
+        with users_file.failures() as counts:
+            yield counts
+        return
     lock_file = users_file.with_name(f"{users_file.stem}.failures.lock")
     lock_file.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -139,7 +152,7 @@ def _settle_failure(counts: dict, name: str, client: str, now: float) -> None:
 
 
 def sign_in(
-    users_file: Path, name: str, password: str, *, client: str, now: float | None = None
+    users_file: Users, name: str, password: str, *, client: str, now: float | None = None
 ) -> User:
     """The user for this name and password, or SignInRefused: a wrong pair, or an attempt
     during a name's or client's wait, or for a locked one. The attempt is counted before the
@@ -162,7 +175,7 @@ def sign_in(
     return user
 
 
-def unlock(users_file: Path, *, name: str | None = None, client: str | None = None) -> bool:
+def unlock(users_file: Users, *, name: str | None = None, client: str | None = None) -> bool:
     """Lift the lock and clear the count of a name or a client; False if there was none."""
     with _locked(users_file) as counts:
         found = False
@@ -173,13 +186,16 @@ def unlock(users_file: Path, *, name: str | None = None, client: str | None = No
         return found
 
 
-def locks(users_file: Path) -> list[Lock]:
+def locks(users_file: Users) -> list[Lock]:
     """The names and clients locked now."""
-    text = read_private(failures_path(users_file))
-    try:
-        counts = json.loads(text) if text else {}
-    except ValueError:
-        return []
+    if isinstance(users_file, Path):
+        text = read_private(failures_path(users_file))
+        try:
+            counts = json.loads(text) if text else {}
+        except ValueError:
+            return []
+    else:
+        counts = users_file.read_failures()
     return [
         Lock(kind[:-1], key, int(entry.get("failures", 0)))
         for kind in ("names", "clients")

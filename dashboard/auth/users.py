@@ -16,6 +16,12 @@ everywhere, whichever browser still holds it.
 
 Where: `JUDGEBOARD_USERS`, else `judgeboard-users.json` beside the database. No file means
 no sign-in: the dashboard runs as before (for one person on 127.0.0.1) and says so.
+
+On a PostgreSQL store the accounts live in the store itself (chosen by
+`dashboard.auth.location.users_of`; the tables of `dashboard.store.accounts`), so that replicas
+on several machines share them without sharing a file: every function below takes either a
+users file's path or that `UsersTable`, and
+keeps the same document (the same hashing, roles, tokens and revocations) in either.
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ import os
 import secrets
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 USERS_ENV = "JUDGEBOARD_USERS"
 USERS_FILE = "judgeboard-users.json"
@@ -64,6 +71,25 @@ class User:
     def is_reviewer(self) -> bool:
         """A reviewer or an admin: may adjudicate."""
         return self.role in (ADMIN, REVIEWER)
+
+
+class UsersTable(Protocol):
+    """Where the users document lives when it is not a file: the accounts of a PostgreSQL
+    store (`dashboard.store.accounts.StoredUsers`). `exists()` is the file's: sign-in is on."""
+
+    def exists(self) -> bool: ...
+
+    def read(self) -> dict: ...
+
+    def editing(self) -> AbstractContextManager[dict]: ...
+
+    def read_failures(self) -> dict: ...
+
+    def failures(self) -> AbstractContextManager[dict]: ...
+
+
+# A users file's path, or the accounts of a PostgreSQL store.
+Users = Path | UsersTable
 
 
 def users_path(db_path: Path | str) -> Path:
@@ -123,7 +149,9 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
-def _read(path: Path) -> dict:
+def _read(path: Users) -> dict:
+    if not isinstance(path, Path):
+        return path.read()
     text = read_private(path)
     if text is None:
         return {"version": 1, "secret": secrets.token_hex(32), "users": {}}
@@ -141,11 +169,15 @@ def _write(path: Path, data: dict) -> None:
 
 
 @contextmanager
-def _editing(path: Path) -> Iterator[dict]:
+def _editing(path: Users) -> Iterator[dict]:
     """The users file's data, read and written back whole while this process holds an
     exclusive lock on `<file>.lock` (never through a link): two edits at once (two sign-outs,
     a sign-out and `users add`) each read the other's result, so neither is lost. Nothing is
-    written when the block raises."""
+    written when the block raises. (In a store: the same, in one transaction.)"""
+    if not isinstance(path, Path):
+        with path.editing() as data:
+            yield data
+        return
     lock = path.with_name(path.name + ".lock")
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -185,7 +217,7 @@ def _entry(password: str, role: str, *, check_length: bool = True) -> dict:
     return {"role": role, "salt": salt.hex(), "hash": digest, **_SCRYPT}
 
 
-def add_user(path: Path, name: str, password: str, *, role: str) -> User:
+def add_user(path: Users, name: str, password: str, *, role: str) -> User:
     name = name.strip()
     if not name or any(c in name for c in "|\n\r"):
         raise UsersError("a user name must be non-empty, without | or line breaks")
@@ -197,19 +229,38 @@ def add_user(path: Path, name: str, password: str, *, role: str) -> User:
     return User(name, role)
 
 
-def _existing(data: dict, path: Path, name: str) -> dict:
+def import_users(source: Path, target: Users) -> tuple[list[User], list[str]]:
+    """Copy the accounts of the users file `source` into `target` (a store's accounts), their
+    hashes as they are: the same passwords work. A name `target` has already is left as it
+    is. Sessions are not carried over (the signing secret differs): people sign in again.
+    Returns the accounts added and the names left."""
+    found = _read(source) if source.exists() else None
+    if found is None:
+        raise UsersError(f"{source}: no such users file")
+    added, left = [], []
+    with _editing(target) as data:
+        for name, entry in sorted(found["users"].items()):
+            if name in data["users"]:
+                left.append(name)
+                continue
+            data["users"][name] = dict(entry)
+            added.append(User(name, _check_role(entry["role"])))
+    return added, left
+
+
+def _existing(data: dict, path: Users, name: str) -> dict:
     if name not in data["users"]:
         raise UsersError(f"{path}: no user named {name!r}")
     return data["users"][name]
 
 
-def remove_user(path: Path, name: str) -> None:
+def remove_user(path: Users, name: str) -> None:
     with _editing(path) as data:
         _existing(data, path, name)
         del data["users"][name]
 
 
-def set_password(path: Path, name: str, password: str) -> None:
+def set_password(path: Users, name: str, password: str) -> None:
     _existing(_read(path), path, name)
     entry = _entry(password, "")  # hashed before the lock is taken
     with _editing(path) as data:
@@ -217,19 +268,19 @@ def set_password(path: Path, name: str, password: str) -> None:
         data["users"][name] = entry
 
 
-def set_role(path: Path, name: str, role: str) -> None:
+def set_role(path: Users, name: str, role: str) -> None:
     with _editing(path) as data:
         _existing(data, path, name)["role"] = _check_role(role)
 
 
-def list_users(path: Path) -> list[User]:
+def list_users(path: Users) -> list[User]:
     if not path.exists():
         return []
     data = _read(path)
     return [User(name, entry["role"]) for name, entry in sorted(data["users"].items())]
 
 
-def verify(path: Path, name: str, password: str) -> User | None:
+def verify(path: Users, name: str, password: str) -> User | None:
     """The user, when the name and password match (None otherwise). A match whose hash was
     made with weaker parameters than today's is hashed again with today's and saved."""
     if not path.exists():
@@ -260,7 +311,7 @@ def _signature(secret: str, name: str, expires: int, entry: dict) -> str:
     return hmac.new(bytes.fromhex(secret), message, hashlib.sha256).hexdigest()
 
 
-def session_token(path: Path, user: User, *, now: float | None = None) -> str:
+def session_token(path: Users, user: User, *, now: float | None = None) -> str:
     """A signed token naming `user`, valid for TOKEN_DAYS."""
     data = _read(path)
     expires = int((now or time.time()) + TOKEN_DAYS * 86400)
@@ -289,7 +340,7 @@ def _valid(data: dict, token: str | None, now: float) -> tuple[User, int] | None
     return User(name, entry["role"]), expires
 
 
-def user_of_token(path: Path, token: str | None, *, now: float | None = None) -> User | None:
+def user_of_token(path: Users, token: str | None, *, now: float | None = None) -> User | None:
     """The user a token names, if it is signed by this file, unexpired, not revoked (signed
     out) and still valid."""
     if not token or not path.exists():
@@ -298,7 +349,7 @@ def user_of_token(path: Path, token: str | None, *, now: float | None = None) ->
     return found[0] if found else None
 
 
-def revoke_token(path: Path, token: str | None, *, now: float | None = None) -> bool:
+def revoke_token(path: Users, token: str | None, *, now: float | None = None) -> bool:
     """Sign a token out everywhere: from now on `user_of_token` refuses it. The digests of
     expired tokens are dropped meanwhile (they are refused anyway). False when the token was
     not valid (nothing to revoke)."""

@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from dashboard.auth import users
+from dashboard.auth import location
 from dashboard.cli.common import CommandError, open_store
 from dashboard.settings import DB_ENV, app_script, resolve_db_path
 from dashboard.store import Store, StoreBusy
@@ -42,7 +42,7 @@ def sign_in_configured(db_path: Path | str | None = None) -> bool:
     """Whether the dashboard asks people to sign in before they see or change anything: a
     users file for the database (`judgeboard users add`), or an OIDC provider (an `[auth]`
     section in .streamlit/secrets.toml here or in the home folder), as the pages decide."""
-    if users.users_path(db_path or resolve_db_path()).exists():
+    if location.users_of(db_path or resolve_db_path()).exists():
         return True
     for folder in (Path.cwd(), Path.home()):
         try:

@@ -2,8 +2,10 @@
 unlock: lift the lock that failed sign-ins put on a name or a client, `dashboard.auth.throttle`).
 
 The file is `--file`, else $JUDGEBOARD_USERS, else judgeboard-users.json beside the database
-(`dashboard.auth.users`). A password is read from the terminal, or one line of stdin with
-`--password-stdin`; it is never an argument (arguments show in the process list).
+(`dashboard.auth.users`); with a PostgreSQL store (`--db postgresql://…`), the accounts are in
+the store itself, shared by every replica (`import FILE` moves a users file's accounts in).
+A password is read from the terminal, or one line of stdin with `--password-stdin`; it is
+never an argument (arguments show in the process list).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dashboard.auth import throttle, users
+from dashboard.auth import location, throttle, users
 from dashboard.cli.common import CommandError
 from dashboard.settings import resolve_db_path
 
@@ -36,16 +38,20 @@ def register(subparsers: Any) -> None:
     role = actions.add_parser("role", help="set an account's role")
     role.add_argument("name")
     role.add_argument("role", choices=users.ROLES)
+    move = actions.add_parser(
+        "import", help="copy a users file's accounts into the PostgreSQL store (same passwords)"
+    )
+    move.add_argument("source", help="the users file to copy the accounts of")
     unlock = actions.add_parser("unlock", help="lift a sign-in lock after failed attempts")
     unlock.add_argument("name", nargs="?", help="the account name to unlock")
     unlock.add_argument("--client", help="a client address to unlock instead (or as well)")
     parser.set_defaults(handler=run)
 
 
-def _path(args: argparse.Namespace) -> Path:
+def _path(args: argparse.Namespace) -> users.Users:
     if args.file:
         return Path(args.file).expanduser().resolve()
-    return users.users_path(resolve_db_path(args.db))
+    return location.users_of(resolve_db_path(args.db))
 
 
 def _password(args: argparse.Namespace) -> str:
@@ -57,7 +63,20 @@ def _password(args: argparse.Namespace) -> str:
     return first
 
 
-def _unlock(path: Path, name: str | None, client: str | None) -> None:
+def _import(path: users.Users, source: str) -> None:
+    if isinstance(path, Path):
+        raise CommandError(
+            f"the accounts are in the users file {path}, not in a PostgreSQL store: nothing to "
+            "import (give --db postgresql://… without $JUDGEBOARD_USERS or --file)"
+        )
+    added, left = users.import_users(Path(source).expanduser().resolve(), path)
+    for user in added:
+        print(f"added {user.name!r} ({user.role}) to {path}")
+    for name in left:
+        print(f"kept {name!r}: {path} has that account already")
+
+
+def _unlock(path: users.Users, name: str | None, client: str | None) -> None:
     if name is None and client is None:
         raise CommandError("name the account to unlock, or give --client ADDRESS")
     if throttle.unlock(path, name=name, client=client):
@@ -82,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         elif args.action == "role":
             users.set_role(path, args.name, args.role)
             print(f"{args.name!r} is now {args.role}")
+        elif args.action == "import":
+            _import(path, args.source)
         elif args.action == "unlock":
             _unlock(path, args.name, args.client)
         else:

@@ -74,6 +74,11 @@ def lease_s() -> float:
         raise SystemExit(f"{LEASE_ENV} must be a number of seconds, not {found!r}") from None
 
 
+def lock_key(name: str) -> int:
+    """A stable 63-bit advisory lock key for a name (`accounts.py` takes its locks by it)."""
+    return _key(name)
+
+
 def _key(name: str) -> int:
     """A stable 63-bit advisory lock key for a name."""
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") >> 1

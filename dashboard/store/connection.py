@@ -105,6 +105,13 @@ def cursor_of(con: Connection) -> Connection:
     return cursor
 
 
+def _quiet(con: Connection) -> Connection:
+    """No progress bar: DuckDB draws one on stdout for a query over 2 s, which would corrupt
+    a command's output (`metrics --json`)."""
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
 @contextmanager
 def scratch() -> Iterator[Connection]:
     """An in-memory DuckDB for work that touches no database file (reading an input file to
@@ -217,7 +224,7 @@ class Database:
         keeps one instance per file and process, so the mode cannot change in between)."""
         if not self.read_only:
             try:
-                return duckdb.connect(str(self.path), config=_CONFIG)
+                return _quiet(duckdb.connect(str(self.path), config=_CONFIG))
             except duckdb.IOException as error:
                 if is_lock_error(error) or not _CANNOT_WRITE.search(str(error)):
                     raise
@@ -226,7 +233,7 @@ class Database:
                     raise CannotCreateDatabase(self.path, _plain(reason)) from error
                 log.warning("%s cannot be written; opening it read-only", self.path)
                 self.read_only = True
-        return duckdb.connect(str(self.path), config=_CONFIG, read_only=True)
+        return _quiet(duckdb.connect(str(self.path), config=_CONFIG, read_only=True))
 
     def _migrate(self, con: Connection) -> None:
         """Bring the schema up to date, refusing a file that is not ours or is newer."""

@@ -32,6 +32,7 @@ from dashboard.store.migrations_late import (
     m022_judge_batch_intents,
     m023_tag_withdrawn,
     m024_reference_rater_kind,
+    m025_accounts,
 )
 from dashboard.store.migrations_workbench import (
     m013_workbench,
@@ -305,6 +306,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("judge_batch_intents", m022_judge_batch_intents),
     ("tag_withdrawn", m023_tag_withdrawn),
     ("reference_rater_kind", m024_reference_rater_kind),
+    ("accounts", m025_accounts),
 ]
 
 

@@ -326,3 +326,42 @@ def m024_reference_rater_kind(con: Any) -> None:
     con.execute("INSERT INTO ratings_widened SELECT * FROM ratings")
     con.execute("DROP TABLE ratings")
     con.execute("ALTER TABLE ratings_widened RENAME TO ratings")
+
+
+# Bookkeeping of a deployment, not data: `judgeboard copy` leaves them out.
+ACCOUNT_TABLES = ("accounts", "account_secret", "revoked_tokens", "sign_in_failures")
+
+
+def m025_accounts(con: Any) -> None:
+    # The sign-in accounts of a PostgreSQL store (`dashboard.store.accounts`): replicas on
+    # several machines share them with the data. A DuckDB file keeps its accounts in the users
+    # file beside it and leaves these tables empty.
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS accounts (
+            name    VARCHAR PRIMARY KEY,
+            role    VARCHAR NOT NULL,
+            salt    VARCHAR NOT NULL,
+            hash    VARCHAR NOT NULL,
+            n       BIGINT NOT NULL,
+            r       BIGINT NOT NULL,
+            p       BIGINT NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS account_secret (
+            id      INTEGER PRIMARY KEY,
+            secret  VARCHAR NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS revoked_tokens (
+            digest      VARCHAR PRIMARY KEY,
+            expires_s   BIGINT NOT NULL
+        )""")
+    con.execute("""
+        CREATE TABLE IF NOT EXISTS sign_in_failures (
+            kind        VARCHAR NOT NULL,
+            key         VARCHAR NOT NULL,
+            failures    BIGINT NOT NULL,
+            last_s      DOUBLE NOT NULL,
+            locked      BOOLEAN NOT NULL,
+            PRIMARY KEY (kind, key)
+        )""")

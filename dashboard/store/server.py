@@ -188,6 +188,9 @@ class ServerDatabase:
                 # PostgreSQL's text cannot hold a NUL character (DuckDB's can): it is stored
                 # as U+FFFD, the replacement character, rather than refusing the whole import.
                 instance.execute("SET GLOBAL pg_null_byte_replacement = ?", [NUL_REPLACEMENT])
+                # DuckDB draws a progress bar on stdout for a query over 2 s (a metrics query
+                # through the extension can be): it would corrupt `metrics --json`.
+                instance.execute("SET enable_progress_bar = false")
                 dsn = libpq_dsn(self.url).replace("'", "''")
                 instance.execute(f"ATTACH '{dsn}' AS {ALIAS} (TYPE postgres)")
             except duckdb.Error as error:

@@ -10,11 +10,9 @@ types a name in the sidebar and may do everything, as before.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from dashboard.auth import throttle, users
+from dashboard.auth import location, throttle, users
 from dashboard.auth.users import User
 from dashboard.settings import resolve_db_path
 
@@ -31,8 +29,9 @@ _COOKIE_SCRIPT = (
 COOKIE_KEY = "jb_cookie_pending"
 
 
-def users_file() -> Path:
-    return users.users_path(resolve_db_path())
+def users_file() -> users.Users:
+    """The users file, or on a PostgreSQL store the store's accounts (`location.users_of`)."""
+    return location.users_of(resolve_db_path())
 
 
 def oidc_configured() -> bool:
