@@ -148,6 +148,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--flush-every", dest="flush_every_s", type=float, default=None, help=argparse.SUPPRESS
     )
+    # Targets planned at a time when the plan streams (default `stream.CHUNK`; 0: plan whole).
+    # Hidden: the memory test sets it small.
+    parser.add_argument("--plan-chunk", type=int, default=None, help=argparse.SUPPRESS)
     for flag, field, kind, metavar, text in OVERRIDES:
         parser.add_argument(flag, dest=field, type=kind, default=None, metavar=metavar, help=text)
     parser.set_defaults(handler=run)
@@ -180,6 +183,38 @@ def _note(line: str) -> None:
     print(line, flush=True)
 
 
+def _plan(
+    args: argparse.Namespace,
+    store: Any,
+    panel: Panel,
+    rubric: Any,
+    *,
+    systems: list[str] | None,
+    response_ids: tuple[str, ...] | None,
+) -> Any:
+    """The run's plan: a big rating run streams, a chunk at a time (`judging.stream`)."""
+    from dashboard import judging
+    from dashboard.judging.stream import CHUNK, can_stream, plan_streamed
+
+    chunk = CHUNK if args.plan_chunk is None else args.plan_chunk
+    options = {"epochs": args.epochs, "batch": args.batch, "response_ids": response_ids}
+    if chunk > 0 and args.pairwise is None and can_stream(store, rubric, **options):
+        return plan_streamed(
+            store, panel, rubric, dataset=args.dataset, systems=systems, chunk=chunk
+        )
+    return judging.plan_run(
+        store,
+        panel,
+        rubric,
+        dataset=args.dataset,
+        systems=systems,
+        pairwise=args.pairwise,
+        response_ids=response_ids,
+        epochs=args.epochs,
+        reduce=args.reduce,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from dashboard import judging
     from dashboard.judging.few_shot import few_shot_rubric, record_examples
@@ -205,17 +240,7 @@ def run(args: argparse.Namespace) -> int:
             if args.labelled_only
             else None
         )
-        plan = judging.plan_run(
-            store,
-            panel,
-            rubric,
-            dataset=args.dataset,
-            systems=systems,
-            pairwise=args.pairwise,
-            response_ids=only,
-            epochs=args.epochs,
-            reduce=args.reduce,
-        )
+        plan = _plan(args, store, panel, rubric, systems=systems, response_ids=only)
     except (judging.PanelError, judging.RubricError, judging.PlanError) as error:
         raise CommandError(judging.scrub_secrets(str(error))) from None
     for line in [*judging.plan_lines(plan), *_key_lines(panel)]:

@@ -83,6 +83,7 @@ class JudgePlan:
     # no known price).
     estimated_batch_cost_usd: float | None = None
     batch_price: str | None = None
+    tokens_needed: int | None = None  # of the calls to make, when a streamed plan has no `calls`
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class RunPlan:
     # (`scoring.workbench.reduce_epochs`), each epoch kept in `epoch_ratings`.
     epochs: int = 1
     reduce: str = "mean"
+    chunk: int = 0  # > 0: streamed (`stream.py`), `calls` and `cached` come a chunk at a time
 
     @property
     def calls_needed(self) -> int:

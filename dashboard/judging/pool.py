@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from dashboard.judging.calls import CallOutcome
 from dashboard.judging.panel import Judge
-from dashboard.judging.plan import CallSpec, RunPlan
+from dashboard.judging.plan import CachedCall, CallSpec, RunPlan
 from dashboard.judging.sources import ClaimedCalls
 from dashboard.judging.worker import Task, WorkerSetup, serve
 from dashboard.store import StoreError
@@ -49,6 +49,8 @@ class Recorder(Protocol):
     def cancelled(self) -> bool: ...
 
     def record(self, judge: Judge, spec: CallSpec, outcome: CallOutcome) -> None: ...
+
+    def write_cached(self, cached: Sequence[CachedCall]) -> None: ...
 
 
 log = logging.getLogger(__name__)
@@ -95,15 +97,20 @@ def spawn_safely() -> Iterator[Any]:
 class WorkerPool:
     """N spawned workers making the plan's calls; outcomes go to `run.record`."""
 
-    def __init__(self, run: Recorder, workers: int) -> None:
+    def __init__(
+        self, run: Recorder, workers: int, *, chunks: Iterator[RunPlan] | None = None
+    ) -> None:
         self.run = run
         self.n = workers
         self.calls = run.plan.calls
+        self.chunks = chunks  # a streamed plan's chunks (`stream.PlanChunks`), read as fed
         self.shares = partition(self.calls, workers)
         self.processes: list[Any] = []
-        self.reported: set[int] = set()
-        # The calls handed to workers: all of the plan, or on a PostgreSQL store those claimed.
-        self.sent: set[int] = set()
+        # The calls handed to workers and not yet reported, by index: all of the plan, those
+        # claimed on a PostgreSQL store, or about two chunks of a streamed plan.
+        self.live: dict[int, CallSpec] = {}
+        self.feed_error: StoreError | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         self.index = {spec.cache_key: i for i, spec in enumerate(self.calls)}
         self.stopping = threading.Event()
 
@@ -136,9 +143,9 @@ class WorkerPool:
                 inboxes.append(inbox)
         return results, inboxes, stop
 
-    def _task(self, index: int) -> Task:
-        spec = self.calls[index]
-        self.sent.add(index)
+    def _task(self, index: int, spec: CallSpec | None = None) -> Task:
+        spec = self.calls[index] if spec is None else spec
+        self.live[index] = spec
         return Task(index, spec.judge, spec.messages, spec.case, spec.epoch)
 
     def _feed(self, inboxes: Sequence[Any]) -> None:
@@ -147,7 +154,10 @@ class WorkerPool:
         if self.run.shared is not None:
             self._feed_claimed(self.run.shared, inboxes)
             return
-        self.sent.update(range(len(self.calls)))
+        if self.chunks is not None:
+            self._feed_chunks(self.chunks, inboxes)
+            return
+        self.live.update(enumerate(self.calls))  # all sent, for `_lost`, before any is put
         for worker, share in enumerate(self.shares):
             for start in range(0, len(share), CHUNK):
                 inboxes[worker].put([self._task(i) for i in share[start : start + CHUNK]])
@@ -161,7 +171,7 @@ class WorkerPool:
         turn = 0
         try:
             while open_judges and not self.stopping.is_set():
-                if len(self.sent) - len(self.reported) >= ahead:
+                if len(self.live) >= ahead:
                     time.sleep(WAIT_S / 4)
                     continue
                 claimed_any = False
@@ -183,6 +193,37 @@ class WorkerPool:
             for inbox in inboxes:
                 inbox.put(None)
 
+    def _feed_chunks(self, chunks: Iterator[RunPlan], inboxes: Sequence[Any]) -> None:
+        """A streamed plan's chunks, read one at a time while fewer than a chunk's calls wait
+        for their outcome; every judge's i-th call to worker i mod N; a chunk's cache hits
+        written on the loop's thread (the journal is not thread-safe)."""
+        assert self.loop is not None
+        dealt: dict[str, int] = {}
+        index = 0
+        try:
+            for chunk in chunks:
+                self.loop.call_soon_threadsafe(self.run.write_cached, chunk.cached)
+                tasks: list[list[Task]] = [[] for _ in range(self.n)]
+                for spec in chunk.calls:
+                    nth = dealt[spec.judge] = dealt.get(spec.judge, -1) + 1
+                    tasks[nth % self.n].append(self._task(index, spec))
+                    index += 1
+                del chunk
+                for worker, share in enumerate(tasks):
+                    for start in range(0, len(share), CHUNK):
+                        inboxes[worker].put(share[start : start + CHUNK])
+                del tasks
+                while len(self.live) >= self.run.plan.chunk and not self.stopping.is_set():
+                    time.sleep(WAIT_S / 4)
+                if self.stopping.is_set():
+                    break
+        except StoreError as error:  # the calls sent are made; the run then fails
+            self.feed_error = error
+            self.stopping.set()
+        finally:
+            for inbox in inboxes:
+                inbox.put(None)
+
     def _receive(self, results: Any) -> Any:
         try:
             return results.get(timeout=WAIT_S)
@@ -192,15 +233,15 @@ class WorkerPool:
     def _record(self, batch: Sequence[tuple[int, CallOutcome]]) -> None:
         judges = {j.name: j for j in self.run.plan.panel.judges}
         for index, outcome in batch:
-            if index in self.reported:
+            spec = self.live.pop(index, None)
+            if spec is None:  # reported already
                 continue
-            self.reported.add(index)
-            spec = self.calls[index]
             self.run.record(judges[spec.judge], spec, outcome)
 
     async def run_calls(self) -> float:
         """Start the workers, feed them, record every outcome; returns when all have ended,
         with the `time.perf_counter()` at which every worker was ready to call."""
+        self.loop = asyncio.get_running_loop()
         results, inboxes, stop = await asyncio.to_thread(self._start)
         feeder = threading.Thread(target=self._feed, args=(inboxes,), daemon=True)
         feeder.start()
@@ -238,6 +279,8 @@ class WorkerPool:
             self.stopping.set()
             self._record(await asyncio.to_thread(self._end, results))
         self._lost(errors)
+        if self.feed_error is not None:
+            raise self.feed_error
         return ready_at
 
     def _end(self, results: Any) -> list[tuple[int, CallOutcome]]:
@@ -270,7 +313,6 @@ class WorkerPool:
         if errors:
             reason = f"{reason}: {errors[0]}"
         judges = {j.name: j for j in self.run.plan.panel.judges}
-        for index, spec in enumerate(self.calls):
-            if index in self.sent and index not in self.reported:
-                self.reported.add(index)
-                self.run.record(judges[spec.judge], spec, CallOutcome(None, reason, 0, None))
+        for index in sorted(self.live):
+            spec = self.live.pop(index)
+            self.run.record(judges[spec.judge], spec, CallOutcome(None, reason, 0, None))

@@ -77,7 +77,7 @@ class _Run:
         self.tallies = {j.name: Tally() for j in plan.panel.judges}
         self.on_progress, self.on_failure, self.cancel = on_progress, on_failure, cancel
         self.flush_every_s = flush_every_s
-        self.done, self.total = 0, len(plan.calls)
+        self.done, self.total = 0, plan.calls_needed if plan.chunk else len(plan.calls)
         self.pending_writes = False
         self.flush_lock = asyncio.Lock()
         self.stopped = asyncio.Event()
@@ -186,9 +186,9 @@ class _Run:
             where = self.store.spool.directory
             raise JournalUnusable(where, journal_reason(where, error), consequence) from error
 
-    def write_cached(self, cached: Sequence[CachedCall]) -> None:
-        for hit in cached:
-            self.tallies[hit.judge].cache_hits += 1
+    def write_cached(self, cached: Sequence[CachedCall], *, hits: bool = True) -> None:
+        for hit in cached:  # `hits` False: calls of this run's own prompts (`stream.py`)
+            self.tallies[hit.judge].cache_hits += 1 if hits else 0
             rows = self._results(
                 hit.judge,
                 hit.targets,
@@ -342,8 +342,9 @@ async def run_plan(
     run.shared = shared_calls(store, plan, batch=batch)
     if run.shared is not None:
         await asyncio.to_thread(run.shared.open)
-    pooled = workers > 1 and len(plan.calls) > 1 and not batch
-    if plan.calls and not pooled:  # LiteLLM's 3-second import belongs before the clock
+    n_calls = run.total  # a streamed plan's calls are counted, not listed
+    pooled = workers > 1 and n_calls > 1 and not batch
+    if n_calls and not pooled:  # LiteLLM's 3-second import belongs before the clock
         from dashboard.judging.llm import litellm_module
 
         await asyncio.to_thread(litellm_module)
@@ -358,6 +359,10 @@ async def run_plan(
             from dashboard.judging.batches import run_batches
 
             await run_batches(run, poll_s=poll_every_s, note=on_note or log.info)
+        elif plan.chunk:  # a chunk at a time (`stream.py`)
+            from dashboard.judging.stream import run_chunks
+
+            started = await run_chunks(run, workers=workers if pooled else 1, started=started)
         elif pooled:
             from dashboard.judging.pool import WorkerPool  # spawns processes: only when asked
 

@@ -185,11 +185,15 @@ def limit_lines(plan: RunPlan) -> list[str]:
     """The least time each rate-limited judge's calls take (its panel's rpm and tpm, which
     the run stays under across all its worker processes)."""
     lines = []
+    streamed = {j.judge: j for j in plan.judges if j.tokens_needed is not None}
     for judge in plan.panel.judges:
-        specs = [s for s in plan.calls if s.judge == judge.name]
-        tokens = sum(tokens_of_call(judge, s.messages) for s in specs)
-        estimate = limited_seconds(judge, len(specs), tokens)
-        if estimate is None or not specs:
+        if judge.name in streamed:  # a streamed plan counted them as it went
+            calls, tokens = streamed[judge.name].calls_needed, streamed[judge.name].tokens_needed
+        else:
+            specs = [s for s in plan.calls if s.judge == judge.name]
+            calls, tokens = len(specs), sum(tokens_of_call(judge, s.messages) for s in specs)
+        estimate = limited_seconds(judge, calls, tokens or 0)
+        if estimate is None or not calls:
             continue
         limits = ", ".join(
             f"{value:,g} {unit}/min"
@@ -197,7 +201,7 @@ def limit_lines(plan: RunPlan) -> list[str]:
             if value
         )
         lines.append(
-            f"  {judge.name}: limited to {limits}: {len(specs)} calls take at least "
+            f"  {judge.name}: limited to {limits}: {calls} calls take at least "
             f"{duration_text(estimate.seconds)} (bound by {estimate.bound_by})"
         )
     return lines

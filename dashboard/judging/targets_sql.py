@@ -52,6 +52,14 @@ class PairTargetRow(TargetItem):
     b_contexts: list[str] | None
 
 
+RatingKey = tuple[str, str, str, str]
+
+
+def rating_key(row: RatingTargetRow) -> RatingKey:
+    """Where a row stands in the order of `select_rating_targets`."""
+    return (row.dataset, row.item_id, row.system, row.response_id)
+
+
 _TARGET_COLUMNS = tuple(f.name for f in fields(TargetItem))
 _RESPONSE_COLUMNS = tuple(f.name for f in fields(RatingTargetRow) if f.name not in _TARGET_COLUMNS)
 
@@ -63,9 +71,12 @@ def select_rating_targets(
     systems: Sequence[str] | None = None,
     task_types: Sequence[str] = (),
     response_ids: Sequence[str] | None = None,
+    after: RatingKey | None = None,
+    limit: int | None = None,
 ) -> list[RatingTargetRow]:
     """Every response to rate (of `response_ids` only, when given), with the item fields a
-    prompt needs, in a stable order."""
+    prompt needs, in a stable order; with `after` and `limit`, the next page of that order
+    after the row whose `rating_key` is `after` (a streamed plan reads a page at a time)."""
     where: list[str] = ["TRUE"]
     params: list[Any] = []
     if dataset is not None:
@@ -80,6 +91,13 @@ def select_rating_targets(
     if response_ids is not None:
         where.append("list_contains(?::VARCHAR[], r.response_id)")
         params.append(list(response_ids))
+    if after is not None:
+        where.append("(r.dataset, i.item_id, r.system, r.response_id) > (?, ?, ?, ?)")
+        params.extend(after)
+    order = "ORDER BY r.dataset, i.item_id, r.system, r.response_id"
+    if limit is not None:
+        order += " LIMIT ?"
+        params.append(limit)
     # A response may carry its own history (MT-Bench's turn 2 follows the model's own turn-1
     # answer, which differs per system); else the item's history is the conversation.
     item_columns = [f"i.{c}" for c in _TARGET_COLUMNS if c != "history"]
@@ -94,7 +112,7 @@ def select_rating_targets(
         con.execute(
             f"SELECT {columns} FROM responses r "
             "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
-            f"WHERE {' AND '.join(where)} ORDER BY r.dataset, i.item_id, r.system, r.response_id",
+            f"WHERE {' AND '.join(where)} {order}",
             params,
         ),
         RatingTargetRow,
