@@ -2,6 +2,8 @@
 
     python -m bench.bench_dashboard                 # build the database, then time the pages
     python -m bench.bench_dashboard --db PATH --reuse   # time again on a database built before
+    python -m bench.bench_dashboard --db postgresql://USER@HOST:PORT/DB --reuse
+        # the same pages on a PostgreSQL store (filled with `judgeboard copy PATH URL`)
 
 Steps, each in its own process so that its peak memory (ru_maxrss) is its own:
 1. build: `bench/dashboard_fixture.py` writes the rows with SQL (a fixture generator), then
@@ -47,7 +49,13 @@ def _timed(work: Any) -> float:
     return time.perf_counter() - started
 
 
-def child_build(db: Path, n_items: int) -> dict[str, Any]:
+def _is_url(db: str) -> bool:
+    from dashboard.settings import is_server_url
+
+    return is_server_url(db)
+
+
+def child_build(db: str, n_items: int) -> dict[str, Any]:
     from bench.dashboard_fixture import build
     from dashboard.metrics import reference
     from dashboard.store import Store
@@ -70,7 +78,7 @@ def child_build(db: Path, n_items: int) -> dict[str, Any]:
         "scored": scored["n"],
         "counts": counts,
         "rss_mb": _rss_mb(),
-        "file_mb": db.stat().st_size / 2**20,
+        "file_mb": 0.0 if _is_url(db) else Path(db).stat().st_size / 2**20,
     }
 
 
@@ -131,7 +139,7 @@ def child_page(page: str) -> dict[str, Any]:
     }
 
 
-def _override_targets(db: Path, n: int) -> list[tuple[str, str]]:
+def _override_targets(db: str, n: int) -> list[tuple[str, str]]:
     """(judge j1's rating id, its response) on responses no person has rated yet."""
     from dashboard.store import Store
 
@@ -149,7 +157,7 @@ def _override_targets(db: Path, n: int) -> list[tuple[str, str]]:
         ).fetchall()
 
 
-def child_writes(db: Path, n: int) -> dict[str, Any]:
+def child_writes(db: str, n: int) -> dict[str, Any]:
     from dashboard.ids import new_id
     from dashboard.store import Store
     from dashboard.types import Rating
@@ -219,7 +227,7 @@ def _report(
         lines.append(
             f"{page} after the write: median {statistics.median(runs):.2f} s, max {max(runs):.2f} s"
         )
-    worst_page = max(max(p["cold_s"], p["cache_cold_s"]) for p in pages)
+    worst_page = max((max(p["cold_s"], p["cache_cold_s"]) for p in pages), default=0.0)
     worst_rss = max([p["rss_mb"] for p in pages] + [writes["rss_mb"]])
     lines.append(
         f"goals: slowest page {worst_page:.2f} s (< {GOAL_PAGE_S} s), slowest write "
@@ -231,7 +239,9 @@ def _report(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", type=Path, help="database file (default: a temporary one)")
+    parser.add_argument(
+        "--db", help="database file or postgresql:// URL (default: a temporary file)"
+    )
     parser.add_argument("--reuse", action="store_true", help="time an existing --db")
     parser.add_argument("--items", type=int, default=250_000, help="items (x4 responses)")
     parser.add_argument("--writes", type=int, default=5)
@@ -252,10 +262,12 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
     folder = None if args.db else tempfile.TemporaryDirectory(prefix="judgeboard-bench-")
-    db = args.db or Path(folder.name) / "bench.duckdb"
+    db = args.db or str(Path(folder.name) / "bench.duckdb")
     build = None
     if not args.reuse:
-        if db.exists():
+        if _is_url(db):
+            parser.error("a PostgreSQL store is filled with `judgeboard copy FILE URL`: --reuse")
+        if Path(db).exists():
             parser.error(f"{db} exists; pass --reuse to time it, or remove it")
         print(f"building {db} ...", file=sys.stderr)
         build = _child(["--db", str(db), "--child", "build", str(args.items)])
