@@ -123,12 +123,12 @@ def figures_age(app: Any, ended: float) -> float | None:
     return None
 
 
-def child_page(page: str) -> dict[str, Any]:
-
+def child_page(page: str, quick: bool = False) -> dict[str, Any]:
     app = _app(page)
     cold = _run(app)
-    clear_caches()
-    cache_cold = _run(app)
+    if not quick:
+        clear_caches()
+    cache_cold = None if quick else _run(app)
     warm = statistics.median(_run(app) for _ in range(3))
     return {
         "page": page,
@@ -214,20 +214,23 @@ def _report(
         lines.append("rows: " + ", ".join(f"{k} {v:,}" for k, v in build["counts"].items()))
     lines.append(f"{'page':<12} {'cold':>8} {'cache-cold':>11} {'warm':>8} {'peak RSS':>10}")
     for p in pages:
+        cache_cold = "-" if p["cache_cold_s"] is None else f"{p['cache_cold_s']:.2f}s"
         lines.append(
-            f"{p['page']:<12} {p['cold_s']:>7.2f}s {p['cache_cold_s']:>10.2f}s "
+            f"{p['page']:<12} {p['cold_s']:>7.2f}s {cache_cold:>11} "
             f"{p['warm_s']:>7.3f}s {p['rss_mb']:>8,.0f}MB"
         )
-    w = writes["write_ms"]
+    w = writes["write_ms"] or [float("nan")]
     lines.append(
         f"override write: median {statistics.median(w):.0f} ms, max {max(w):.0f} ms "
-        f"({len(w)} writes)"
+        f"({len(writes['write_ms'])} writes)"
     )
     for page, runs in writes["refresh_s"].items():
-        lines.append(
-            f"{page} after the write: median {statistics.median(runs):.2f} s, max {max(runs):.2f} s"
-        )
-    worst_page = max((max(p["cold_s"], p["cache_cold_s"]) for p in pages), default=0.0)
+        if runs:
+            lines.append(
+                f"{page} after the write: median {statistics.median(runs):.2f} s, "
+                f"max {max(runs):.2f} s"
+            )
+    worst_page = max((max(p["cold_s"], p["cache_cold_s"] or 0.0) for p in pages), default=0.0)
     worst_rss = max([p["rss_mb"] for p in pages] + [writes["rss_mb"]])
     lines.append(
         f"goals: slowest page {worst_page:.2f} s (< {GOAL_PAGE_S} s), slowest write "
@@ -246,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=250_000, help="items (x4 responses)")
     parser.add_argument("--writes", type=int, default=5)
     parser.add_argument("--pages", nargs="*", default=list(PAGES), choices=PAGES)
+    parser.add_argument(
+        "--quick", action="store_true", help="time each page cold and warm only (no cache-cold)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -257,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             if kind == "build"
             else child_writes(args.db, int(rest[0]))
             if kind == "writes"
-            else child_page(rest[0])
+            else child_page(rest[0], quick=rest[1:] == ["quick"])
         )
         print(json.dumps(result))
         return 0
@@ -274,8 +280,13 @@ def main(argv: list[str] | None = None) -> int:
     pages = []
     for page in args.pages:
         print(f"timing {page} ...", file=sys.stderr)
-        pages.append(_child(["--db", str(db), "--child", "page", page]))
-    writes = _child(["--db", str(db), "--child", "writes", str(args.writes)])
+        quick = ["quick"] if args.quick else []
+        pages.append(_child(["--db", str(db), "--child", "page", page, *quick]))
+    writes = (
+        _child(["--db", str(db), "--child", "writes", str(args.writes)])
+        if args.writes
+        else {"write_ms": [], "refresh_s": {}, "rss_mb": 0.0}
+    )
     for line in _report(build, pages, writes):
         print(line)
     if args.json:

@@ -18,9 +18,10 @@ from dashboard.store.migrations_late import ACCOUNT_TABLES
 
 # Bookkeeping that is not data: the schema's versions and views (the target has its own), and
 # the claims of judge runs on a server (`claims.py`), which belong to runs, not to the data,
-# and the sign-in accounts of a PostgreSQL store (`accounts.py`), which belong to a deployment.
+# the sign-in accounts of a PostgreSQL store (`accounts.py`), which belong to a deployment,
+# and its change counts (`changes.py`), which the target's own writes make.
 _NOT_COPIED = frozenset(
-    {"_migrations", "_duckdb_views", "call_claims", "call_offers", "judge_claims"}
+    {"_migrations", "_duckdb_views", "call_claims", "call_offers", "judge_claims", "store_changes"}
 ) | frozenset(ACCOUNT_TABLES)
 _BATCH_ROWS = 50_000
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.store.changes import m026_change_counts
 from dashboard.store.migrations_late import (
     m008_campaigns,
     m009_few_shot,
@@ -307,6 +308,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("tag_withdrawn", m023_tag_withdrawn),
     ("reference_rater_kind", m024_reference_rater_kind),
     ("accounts", m025_accounts),
+    ("change_counts", m026_change_counts),
 ]
 
 

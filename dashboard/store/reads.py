@@ -38,6 +38,9 @@ class Fingerprint(NamedTuple):
     n_campaigns: int = 0
     newest_campaign_utc: datetime | None = None
     campaign_texts: int | None = None  # an edit of instructions changes no count
+    # A PostgreSQL store's count of the statements that changed its large tables (in place of
+    # their row counts and newest timestamps: `store/changes.py`); 0 on a file.
+    changes: int = 0
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:

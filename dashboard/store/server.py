@@ -41,6 +41,7 @@ import duckdb
 
 from dashboard.settings import libpq_dsn
 from dashboard.store import migrations
+from dashboard.store.changes import POSTGRES_FINGERPRINT_SQL
 from dashboard.store.errors import (
     NewerSchema,
     NotADatabase,
@@ -48,7 +49,7 @@ from dashboard.store.errors import (
     StoreError,
     WriteConflict,
 )
-from dashboard.store.reads import FINGERPRINT_SQL, POSTGRES_TEXTS, Fingerprint
+from dashboard.store.reads import POSTGRES_TEXTS, Fingerprint
 from dashboard.store.rows import fetch
 
 log = logging.getLogger(__name__)
@@ -140,10 +141,14 @@ class _Migrating:
                 raise ValueError("an ALTER TABLE of a migration binds no parameters")
             for pattern, spelled in _PG_TYPES:
                 sql = pattern.sub(spelled, sql)
-            self._con.execute("CALL postgres_execute(?, ?)", [ALIAS, sql])
-            self._con.execute("CALL pg_clear_cache()")
+            self.postgres_execute(sql)
             return self._con
         return self._con.execute(sql, parameters)
+
+    def postgres_execute(self, sql: str) -> None:
+        """PostgreSQL's own SQL (a migration's triggers, an ALTER TABLE), sent as it is."""
+        self._con.execute("CALL postgres_execute(?, ?)", [ALIAS, sql])
+        self._con.execute("CALL pg_clear_cache()")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._con, name)
@@ -282,9 +287,10 @@ class ServerDatabase:
 
 
 def fingerprint(con: duckdb.DuckDBPyConnection) -> Fingerprint:
-    """The store's fingerprint (`reads.fingerprint`), computed by PostgreSQL itself: counting
-    rows through the extension would copy every table into DuckDB."""
-    sql = FINGERPRINT_SQL.format(texts=POSTGRES_TEXTS)
+    """The store's fingerprint (`reads.fingerprint`), computed by PostgreSQL itself (counting
+    rows through the extension would copy every table into DuckDB), from the large tables'
+    change counts (`changes.py`) rather than their rows."""
+    sql = POSTGRES_FINGERPRINT_SQL.format(texts=POSTGRES_TEXTS)
     cursor = con.execute(f"SELECT * FROM postgres_query('{ALIAS}', ?)", [sql])
     (found,) = fetch(cursor, Fingerprint)
     return found
