@@ -78,15 +78,14 @@ def _changes(table: str) -> str:
     return f"(SELECT coalesce(sum(n), 0) FROM store_changes WHERE table_name = '{table}')"
 
 
-# The fingerprint's query on PostgreSQL (run there by `server.fingerprint`): the small tables
-# as on a file; each large table's change count in place of its row count and no newest
-# timestamp (the count moves with every write that a new timestamp would show); the number of
-# responses (which picks a large database's way of refreshing pages) from PostgreSQL's
-# estimate, exact while the table was never analyzed; `changes` sums every count.
-POSTGRES_FINGERPRINT_SQL = f"""
-    SELECT (SELECT count(*) FROM datasets) AS n_datasets,
-           (SELECT max(created_utc) FROM datasets) AS newest_dataset_utc,
-           {_changes("items")} AS n_items,
+# The fingerprint's columns of the large tables on PostgreSQL (`server.FINGERPRINT_SQL` adds
+# the small tables' columns, as on a file: `reads.FINGERPRINT_SHARED`): each large table's
+# change count in place of its row count and no newest timestamp (the count moves with every
+# write that a new timestamp would show); the number of responses (which picks a large
+# database's way of refreshing pages) from PostgreSQL's estimate, exact while the table was
+# never analyzed; `changes` sums every count.
+LARGE_TABLE_COLUMNS = f"""
+    SELECT {_changes("items")} AS n_items,
            NULL::timestamp AS newest_item_utc,
            (SELECT CASE WHEN c.reltuples < 0 THEN (SELECT count(*) FROM responses)
                         ELSE c.reltuples::bigint END
@@ -98,13 +97,4 @@ POSTGRES_FINGERPRINT_SQL = f"""
            NULL::timestamp AS newest_preference_utc,
            {_changes("judge_calls")} AS n_judge_calls,
            {_changes("auto_scores")} AS n_auto_scores,
-           (SELECT count(*) FROM reference_rules) AS n_reference_rules,
-           (SELECT count(*) FROM probes) AS n_probes,
-           (SELECT count(*) FROM anchors) AS n_anchors,
-           (SELECT count(*) FROM rubric_versions) + (SELECT count(*) FROM label_splits)
-           + (SELECT count(*) FROM split_assignments) + (SELECT count(*) FROM test_looks)
-           + (SELECT count(*) FROM adoptions) AS n_workbench,
-           (SELECT count(*) FROM campaigns) AS n_campaigns,
-           (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc,
-           ({{texts}}) AS campaign_texts,
-           (SELECT coalesce(sum(n), 0) FROM store_changes) AS changes"""
+           (SELECT coalesce(sum(n), 0) FROM store_changes) AS changes,"""

@@ -85,30 +85,37 @@ def dataset_systems(con: Connection, *, dataset: str | None) -> list[str]:
     return [row[0] for row in rows]
 
 
-# The fingerprint's query, in SQL that DuckDB and PostgreSQL both run; `{texts}` is each one's
-# digest of the campaigns' texts.
-FINGERPRINT_SQL = """
-        SELECT (SELECT count(*) FROM datasets) AS n_datasets,
-               (SELECT max(created_utc) FROM datasets) AS newest_dataset_utc,
-               (SELECT count(*) FROM items) AS n_items,
-               (SELECT max(created_utc) FROM items) AS newest_item_utc,
-               (SELECT count(*) FROM responses) AS n_responses,
-               (SELECT max(created_utc) FROM responses) AS newest_response_utc,
-               (SELECT count(*) FROM ratings) AS n_ratings,
-               (SELECT max(created_utc) FROM ratings) AS newest_rating_utc,
-               (SELECT count(*) FROM preferences) AS n_preferences,
-               (SELECT max(created_utc) FROM preferences) AS newest_preference_utc,
-               (SELECT count(*) FROM judge_calls) AS n_judge_calls,
-               (SELECT count(*) FROM auto_scores) AS n_auto_scores,
-               (SELECT count(*) FROM reference_rules) AS n_reference_rules,
-               (SELECT count(*) FROM probes) AS n_probes,
-               (SELECT count(*) FROM anchors) AS n_anchors,
-               (SELECT count(*) FROM rubric_versions) + (SELECT count(*) FROM label_splits)
-               + (SELECT count(*) FROM split_assignments) + (SELECT count(*) FROM test_looks)
-               + (SELECT count(*) FROM adoptions) AS n_workbench,
-               (SELECT count(*) FROM campaigns) AS n_campaigns,
-               (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc,
-               ({texts}) AS campaign_texts"""
+# The fingerprint's columns that both stores compute alike (counts of small tables; PostgreSQL
+# runs this SQL too), `{texts}` being each one's digest of the campaigns' texts. The columns
+# are read by name, so each store's query puts its own columns of the large tables first.
+FINGERPRINT_SHARED = """
+           (SELECT count(*) FROM datasets) AS n_datasets,
+           (SELECT max(created_utc) FROM datasets) AS newest_dataset_utc,
+           (SELECT count(*) FROM reference_rules) AS n_reference_rules,
+           (SELECT count(*) FROM probes) AS n_probes,
+           (SELECT count(*) FROM anchors) AS n_anchors,
+           (SELECT count(*) FROM rubric_versions) + (SELECT count(*) FROM label_splits)
+           + (SELECT count(*) FROM split_assignments) + (SELECT count(*) FROM test_looks)
+           + (SELECT count(*) FROM adoptions) AS n_workbench,
+           (SELECT count(*) FROM campaigns) AS n_campaigns,
+           (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc,
+           ({texts}) AS campaign_texts"""
+# A file's query: the large tables' row counts and newest timestamps too (milliseconds in
+# DuckDB; a PostgreSQL store reads change counts instead, `changes.py`).
+FINGERPRINT_SQL = (
+    """
+    SELECT (SELECT count(*) FROM items) AS n_items,
+           (SELECT max(created_utc) FROM items) AS newest_item_utc,
+           (SELECT count(*) FROM responses) AS n_responses,
+           (SELECT max(created_utc) FROM responses) AS newest_response_utc,
+           (SELECT count(*) FROM ratings) AS n_ratings,
+           (SELECT max(created_utc) FROM ratings) AS newest_rating_utc,
+           (SELECT count(*) FROM preferences) AS n_preferences,
+           (SELECT max(created_utc) FROM preferences) AS newest_preference_utc,
+           (SELECT count(*) FROM judge_calls) AS n_judge_calls,
+           (SELECT count(*) FROM auto_scores) AS n_auto_scores,"""
+    + FINGERPRINT_SHARED
+)
 _TEXT = "coalesce(instructions, '') || '|' || coalesce(point_notes, '')"
 # DuckDB's digest: a sum of hashes. PostgreSQL's (server.py runs it there): the first 15 hex
 # digits of an md5 over the texts in name order, as a number like DuckDB's.

@@ -41,7 +41,7 @@ import duckdb
 
 from dashboard.settings import libpq_dsn
 from dashboard.store import migrations
-from dashboard.store.changes import POSTGRES_FINGERPRINT_SQL
+from dashboard.store.changes import LARGE_TABLE_COLUMNS
 from dashboard.store.errors import (
     NewerSchema,
     NotADatabase,
@@ -49,7 +49,7 @@ from dashboard.store.errors import (
     StoreError,
     WriteConflict,
 )
-from dashboard.store.reads import POSTGRES_TEXTS, Fingerprint
+from dashboard.store.reads import FINGERPRINT_SHARED, POSTGRES_TEXTS, Fingerprint
 from dashboard.store.rows import fetch
 
 log = logging.getLogger(__name__)
@@ -286,11 +286,16 @@ class ServerDatabase:
         close_idle(self.url)
 
 
+# The fingerprint's query, run by PostgreSQL: change counts of the large tables, the rest as on
+# a file.
+FINGERPRINT_SQL = LARGE_TABLE_COLUMNS + FINGERPRINT_SHARED
+
+
 def fingerprint(con: duckdb.DuckDBPyConnection) -> Fingerprint:
     """The store's fingerprint (`reads.fingerprint`), computed by PostgreSQL itself (counting
     rows through the extension would copy every table into DuckDB), from the large tables'
     change counts (`changes.py`) rather than their rows."""
-    sql = POSTGRES_FINGERPRINT_SQL.format(texts=POSTGRES_TEXTS)
+    sql = FINGERPRINT_SQL.format(texts=POSTGRES_TEXTS)
     cursor = con.execute(f"SELECT * FROM postgres_query('{ALIAS}', ?)", [sql])
     (found,) = fetch(cursor, Fingerprint)
     return found

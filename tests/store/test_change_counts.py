@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 import psycopg
 
 from dashboard.store import Store
-from dashboard.store.changes import COUNTED, POSTGRES_FINGERPRINT_SQL
+from dashboard.store.changes import COUNTED
 from dashboard.store.reads import POSTGRES_TEXTS
+from dashboard.store.server import FINGERPRINT_SQL
 from dashboard.types import Rating
 
 T0 = datetime(2026, 12, 7, 12, 0, tzinfo=UTC).replace(tzinfo=None)
@@ -77,8 +78,7 @@ def test_every_large_table_is_counted_and_none_is_scanned(pg_url: str) -> None:
         }
         con.execute("ANALYZE responses")  # never analyzed, the responses are counted exactly
         explained = con.execute(
-            "EXPLAIN (ANALYZE, FORMAT JSON) "
-            + POSTGRES_FINGERPRINT_SQL.format(texts=POSTGRES_TEXTS)
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + FINGERPRINT_SQL.format(texts=POSTGRES_TEXTS)
         ).fetchone()
     assert explained is not None
     plan = explained[0]
