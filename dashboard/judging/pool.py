@@ -197,7 +197,8 @@ class WorkerPool:
         """A streamed plan's chunks, read one at a time while fewer than a chunk's calls wait
         for their outcome; every judge's i-th call to worker i mod N; a chunk's cache hits
         written on the loop's thread (the journal is not thread-safe)."""
-        assert self.loop is not None
+        if self.loop is None:
+            raise RuntimeError("the pool feeds chunks only while its event loop runs")
         dealt: dict[str, int] = {}
         index = 0
         try:
