@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.store.changes import m026_change_counts
+from dashboard.store.keys import m027_server_keys
 from dashboard.store.migrations_late import (
     m008_campaigns,
     m009_few_shot,
@@ -309,6 +310,7 @@ MIGRATIONS: list[tuple[str, Steps]] = [
     ("reference_rater_kind", m024_reference_rater_kind),
     ("accounts", m025_accounts),
     ("change_counts", m026_change_counts),
+    ("server_keys", m027_server_keys),
 ]
 
 

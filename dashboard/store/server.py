@@ -49,17 +49,15 @@ from dashboard.store.errors import (
     StoreError,
     WriteConflict,
 )
+from dashboard.store.keys import ALIAS, NUL_REPLACEMENT
 from dashboard.store.reads import FINGERPRINT_SHARED, POSTGRES_TEXTS, Fingerprint
 from dashboard.store.rows import fetch
 
 log = logging.getLogger(__name__)
 
-ALIAS = "pg"
 # The unqualified names of the SQL: the server's tables (where new tables go too), then our
 # views (in this process's memory).
 SEARCH_PATH = f"{ALIAS}.public,memory.main"
-# What a NUL character in a text becomes on PostgreSQL (its text type cannot hold one).
-NUL_REPLACEMENT = "\ufffd"
 _CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False}
 _VIEW_DDL = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(\w+)", re.IGNORECASE)
 _ALTER = re.compile(r"^\s*ALTER\s+TABLE\b", re.IGNORECASE)
@@ -267,6 +265,10 @@ class ServerDatabase:
             con.execute(f"USE {ALIAS}")
             con.execute(f"SET search_path = '{SEARCH_PATH}'")
             con.execute("SET memory_limit = ?", [self.memory_limit])
+            # One query a scan, not one a range of 1,000 pages: a lookup by key is then one
+            # index scan (2 ms on 4M ratings, where 250 ranges took 1 s); a whole-table read
+            # loses its parallel ranges (a GROUP BY over 4M ratings 3.4 s instead of 2.2 s).
+            con.execute("SET pg_use_ctid_scan = false")
             yield con
         except duckdb.Error as error:
             fault = self._fault(error)

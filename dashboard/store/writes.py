@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 
 from dashboard.ids import utc_now
-from dashboard.store import shelved
+from dashboard.store import keys, shelved
 from dashboard.store.connection import Connection
 from dashboard.store.rows import dicts
 from dashboard.types import (
@@ -111,7 +111,7 @@ def _workbench_versions(con: Connection, table: str) -> frozenset[tuple[str, str
     return frozenset((str(r[0]), str(r[1])) for r in found)
 
 
-def _stream(row: Row, keys: Sequence[str], workbench: frozenset[tuple[str, str]]) -> tuple:
+def _stream(row: Row, stream_keys: Sequence[str], workbench: frozenset[tuple[str, str]]) -> tuple:
     """The stream a row belongs to: its keys, and its rubric version when that is one of the
     workbench's and a judge gave it (None: a file version, where a newer version's rating
     supersedes an older one's)."""
@@ -120,7 +120,7 @@ def _stream(row: Row, keys: Sequence[str], workbench: frozenset[tuple[str, str]]
         workbench
     ):
         lane = row["rubric_version"]
-    return (*(row[k] for k in keys), lane)
+    return (*(row[k] for k in stream_keys), lane)
 
 
 def _current_ids(
@@ -128,41 +128,43 @@ def _current_ids(
 ) -> dict[tuple, str]:
     """The current row id of each stream the batch touches.
 
-    Candidates are found by the stream's first key (a response, or an item) through a bound
-    list, which DuckDB filters while scanning, instead of computing the current view of
-    millions of rows.
+    Candidates are found by the stream's first key (a response, or an item) through bound
+    lists (`keys.filters`), which both stores filter while scanning, instead of computing the
+    current view of millions of rows.
     """
-    keys = STREAM_KEYS[table]
+    stream_keys = STREAM_KEYS[table]
     id_column = TABLES[table].id_column
-    wanted = {_stream(row, keys, workbench) for row in rows}
+    wanted = {_stream(row, stream_keys, workbench) for row in rows}
     version = ", rubric_version" if table == "ratings" else ""
-    found = dicts(
-        con.execute(
-            f"""
-        SELECT {", ".join(keys)}{version}, {id_column}, created_utc FROM {table}
-        WHERE {keys[0]} IN (SELECT unnest($firsts)) AND NOT superseded
-        ORDER BY created_utc""",
-            {"firsts": sorted({k[0] for k in wanted})},
-        )
-    )
     # The stream's key columns vary with the table, hence rows by column name, not records.
+    # A stream's rows share its first key, so each chunk of first keys holds whole streams.
     current: dict[tuple, str] = {}
-    for row in found:
-        stream = _stream(row, keys, workbench)
-        if stream in wanted:
-            current[stream] = row[id_column]
+    for among, params in keys.filters(stream_keys[0], "first", [k[0] for k in wanted]):
+        found = dicts(
+            con.execute(
+                f"""
+            SELECT {", ".join(stream_keys)}{version}, {id_column}, created_utc FROM {table}
+            WHERE {among} AND NOT superseded
+            ORDER BY created_utc""",
+                params,
+            )
+        )
+        for row in found:
+            stream = _stream(row, stream_keys, workbench)
+            if stream in wanted:
+                current[stream] = row[id_column]
     return current
 
 
 def _chain_supersedes(con: Connection, table: str, rows: list[dict[str, Any]]) -> None:
     """Point each new row at the row it replaces: the stream's current row, or an earlier row
     of the same batch."""
-    keys = STREAM_KEYS[table]
+    stream_keys = STREAM_KEYS[table]
     id_column = TABLES[table].id_column
     workbench = _workbench_versions(con, table)
     latest = _current_ids(con, table, rows, workbench)
     for row in sorted(rows, key=lambda r: r["created_utc"]):
-        stream = _stream(row, keys, workbench)
+        stream = _stream(row, stream_keys, workbench)
         previous = latest.get(stream)
         if row.get("supersedes") is None and previous is not None and previous != row[id_column]:
             row["supersedes"] = previous
@@ -226,21 +228,19 @@ def mark_superseded(
     Only rows named by or naming the rows written can change: `ids` are those rows' ids and
     the ids they name, or `relation` (code, never input) is a table of the rows written, with
     the id column and `supersedes`; neither: the whole table (a bulk insert in SQL). A row
-    written before the row it names is in the first case too. With `ids`, two bound lists
-    filter the columns as DuckDB scans them (milliseconds on 4M ratings, where a join reads
-    the whole id column)."""
+    written before the row it names is in the first case too. With `ids`, bound lists
+    (`keys.filters`) filter the columns as both stores scan them (milliseconds on 4M ratings,
+    where a join reads the whole id column)."""
     id_column = TABLES[table].id_column
     if ids is not None:
-        named = con.execute(
-            f"SELECT DISTINCT supersedes FROM {table} WHERE supersedes IN (SELECT unnest($ids))",
-            {"ids": list(ids)},
-        ).fetchall()
-        if named:
-            con.execute(
-                f"UPDATE {table} SET superseded = true "
-                f"WHERE {id_column} IN (SELECT unnest($ids)) AND NOT superseded",
-                {"ids": [row[0] for row in named]},
-            )
+        named = [
+            row[0]
+            for among, params in keys.filters("supersedes", "id", ids)
+            for row in con.execute(
+                f"SELECT DISTINCT supersedes FROM {table} WHERE {among}", params
+            ).fetchall()
+        ]
+        keys.set_flag(con, table, "superseded", id_column, named)
         return
     among = "true"
     if relation is not None:
@@ -254,13 +254,13 @@ def mark_superseded(
 
 def _stored_ids(con: Connection, table: str, ids: Sequence[str]) -> set[str]:
     id_column = TABLES[table].id_column
-    # A bound list lets DuckDB filter the id column as it scans (8 ms on 4M ratings), where a
-    # join with a registered Arrow table reads the whole column (160 ms).
-    found = con.execute(
-        f"SELECT {id_column} FROM {table} WHERE {id_column} IN (SELECT unnest($ids))",
-        {"ids": list(ids)},
-    ).fetchall()
-    return {row[0] for row in found}
+    # Bound lists let both stores filter the id column as they scan (8 ms on 4M ratings in a
+    # file), where a join with a registered Arrow table reads the whole column (160 ms).
+    return {
+        row[0]
+        for among, params in keys.filters(id_column, "id", ids)
+        for row in con.execute(f"SELECT {id_column} FROM {table} WHERE {among}", params).fetchall()
+    }
 
 
 def ensure_dataset(con: Connection, dataset: Dataset) -> None:
@@ -367,10 +367,8 @@ def split_orphans(
     }
     found = {
         r[0]
-        for r in con.execute(
-            "SELECT response_id FROM responses WHERE response_id IN (SELECT unnest($ids))",
-            {"ids": sorted(named)},
-        ).fetchall()
+        for among, params in keys.filters("response_id", "id", named)
+        for r in con.execute(f"SELECT response_id FROM responses WHERE {among}", params).fetchall()
     }
     kept: dict[str, list[Row]] = {}
     orphans: dict[str, list[Row]] = {}
