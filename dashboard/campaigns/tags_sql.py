@@ -8,6 +8,7 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 
+from dashboard.store import keys
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch
 from dashboard.types import TagLabel
@@ -76,10 +77,10 @@ def saved_tags(
 
 def tag_rows(con: Connection, ids: list[str]) -> list[TagLabel]:
     """The tag labels of these ids (any of them missing: left out)."""
-    return fetch(
-        con.execute(
-            f"SELECT {_TAG_COLUMNS} FROM tag_labels WHERE tag_id IN (SELECT unnest($ids))",
-            {"ids": ids},
-        ),
-        TagLabel,
-    )
+    return [
+        row
+        for among, params in keys.filters("tag_id", "id", ids)
+        for row in fetch(
+            con.execute(f"SELECT {_TAG_COLUMNS} FROM tag_labels WHERE {among}", params), TagLabel
+        )
+    ]

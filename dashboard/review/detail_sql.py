@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.review.gold_sql import CURRENT_ITEMS
+from dashboard.store import keys
 from dashboard.store.connection import Connection
 from dashboard.store.rows import fetch
 from dashboard.store.writes import RATING_COLUMNS
@@ -75,16 +76,29 @@ _RATING_FIELDS = ", ".join(f"{c} := g.{c}" for c in RATING_COLUMNS)
 
 
 def response_rows(con: Connection, response_ids: Sequence[str]) -> list[ResponseRow]:
-    """Each response with its item's fields, in no particular order."""
-    return fetch(
-        con.execute(
-            f"SELECT {_DETAIL_COLUMNS} FROM responses r "
-            f"JOIN ({CURRENT_ITEMS}) i ON i.item_id = r.item_id AND i.dataset = r.dataset "
-            "WHERE list_contains($ids, r.response_id)",
-            {"ids": list(response_ids)},
-        ),
-        ResponseRow,
-    )
+    """Each response with its item's fields, in no particular order.
+
+    The responses and their items are filtered by id lists (`keys.among`), which a
+    PostgreSQL store answers from its indexes rather than by reading both tables."""
+    found: list[ResponseRow] = []
+    for responses, params in keys.filters("r.response_id", "id", response_ids):
+        item_ids = [
+            row[0]
+            for row in con.execute(
+                f"SELECT DISTINCT item_id FROM responses r WHERE {responses}", params
+            ).fetchall()
+        ]
+        items, item_params = keys.among("i.item_id", "item", item_ids)
+        found += fetch(
+            con.execute(
+                f"SELECT {_DETAIL_COLUMNS} FROM responses r "
+                f"JOIN ({CURRENT_ITEMS}) i ON i.item_id = r.item_id AND i.dataset = r.dataset "
+                f"WHERE {responses} AND {items}",
+                params | item_params,
+            ),
+            ResponseRow,
+        )
+    return found
 
 
 def _rating(fields: dict[str, Any]) -> Rating:

@@ -15,6 +15,7 @@ from typing import Any
 from dashboard.metrics import scores_sql as scores
 from dashboard.review.failures_sql import SCORED
 from dashboard.review.requests import QueueRequest
+from dashboard.store import keys
 from dashboard.store.connection import Connection
 from dashboard.store.rows import Window, fetch, fetch_window, scalar
 
@@ -76,15 +77,13 @@ _UNRATED = """
             WHERE rater_kind = 'human' AND rater = $annotator AND rubric = $rubric)
       AND NOT list_contains($exclude::VARCHAR[], response_id)"""
 
-# The scores of a few responses: their current ratings on the rubric, found from their rows.
+# The scores of a few responses (`{among}`: an id list, `keys.among`): their current ratings
+# on the rubric (the rows no later row supersedes: the `superseded` flag), found from their
+# rows, which a PostgreSQL store reads by its index.
 _WINDOW_SCORES = f"""
-    WITH candidates AS MATERIALIZED (
+    WITH current AS (
         SELECT rating_id, response_id, rater_kind, {scores.NORM} AS norm FROM ratings
-        WHERE response_id IN (SELECT unnest($ids)) AND rubric = $rubric),
-    current AS (
-        SELECT * FROM candidates WHERE rating_id NOT IN (
-            SELECT supersedes FROM ratings
-            WHERE supersedes IN (SELECT rating_id FROM candidates)))
+        WHERE {{among}} AND rubric = $rubric AND NOT superseded)
     SELECT response_id, {scores.EFFECTIVE} AS effective,
            max(norm) FILTER (WHERE rater_kind = 'llm')
              - min(norm) FILTER (WHERE rater_kind = 'llm') AS spread,
@@ -126,7 +125,14 @@ def _random_rows(
         _Unrated,
     )
     ids = [row.response_id for row in window.rows]
-    found = fetch(con.execute(_WINDOW_SCORES, {"ids": ids, "rubric": request.rubric}), _Scores)
+    found = [
+        row
+        for among, params in keys.filters("response_id", "id", ids)
+        for row in fetch(
+            con.execute(_WINDOW_SCORES.format(among=among), params | {"rubric": request.rubric}),
+            _Scores,
+        )
+    ]
     by_id = {row.response_id: row for row in found}
     entries = []
     for row in window.rows:

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from dashboard.review.requests import PairRequest
+from dashboard.store import keys
 from dashboard.store.connection import Connection
 from dashboard.store.rows import Window, fetch, fetch_window, scalar
 from dashboard.types import Preference
@@ -85,14 +86,14 @@ _PREFERENCE_FIELDS = ", ".join(f.name for f in fields(Preference))
 
 def preference_rows(con: Connection, preference_ids: list[str]) -> list[Preference]:
     """Preferences by id (any of them: current or superseded)."""
-    return fetch(
-        con.execute(
-            f"SELECT {_PREFERENCE_FIELDS} FROM preferences "
-            "WHERE preference_id IN (SELECT unnest($ids))",
-            {"ids": preference_ids},
-        ),
-        Preference,
-    )
+    return [
+        row
+        for among, params in keys.filters("preference_id", "id", preference_ids)
+        for row in fetch(
+            con.execute(f"SELECT {_PREFERENCE_FIELDS} FROM preferences WHERE {among}", params),
+            Preference,
+        )
+    ]
 
 
 def current_vote(
