@@ -52,13 +52,23 @@ def rule_fields(systems: list[str]) -> CampaignFilter:
 
 
 def assign_section(found: Campaign, *, by: str | None) -> None:
-    """Who has which answers, and (for an admin) the forms that assign and reassign them."""
+    """Who has which answers, and (for an admin) the forms that assign and reassign them.
+    The table is drawn above the forms but read after them: an assignment made in this run
+    shows at once, as a new campaign is listed at once."""
+    table = st.container()
+    if ui.may_administer("assign answers"):
+        _assign_form(found, by=by)
+        people = ui.cached(assignment.people_progress, found.name)
+        if people:
+            _reassign_form(found, [p.person for p in people], by=by)
     progress = ui.cached(assignment.people_progress, found.name)
     if progress:
-        st.caption("Assigned: each person's answers and how many of them they labelled.")
-        st.dataframe(pd.DataFrame([p.__dict__ for p in progress]), hide_index=True)
-    if not ui.may_administer("assign answers"):
-        return
+        with table:
+            st.caption("Assigned: each person's answers and how many of them they labelled.")
+            st.dataframe(pd.DataFrame([p.__dict__ for p in progress]), hide_index=True)
+
+
+def _assign_form(found: Campaign, *, by: str | None) -> None:
     key = f"assign_{found.name}"
     with st.form(key):
         people_col, count_col = st.columns([3, 1])
@@ -85,8 +95,6 @@ def assign_section(found: Campaign, *, by: str | None) -> None:
                     + ui.md_escape(", ".join(f"{p} {n}" for p, n in given.items()))
                     + "."
                 )
-    if progress:
-        _reassign_form(found, [p.person for p in progress], by=by)
 
 
 def _reassign_form(found: Campaign, people: list[str], *, by: str | None) -> None:
