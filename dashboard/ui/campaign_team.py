@@ -1,5 +1,6 @@
 """The Campaigns page's rule fields (a campaign kept filled by a saved filter) and its
-assignment section (an admin gives answers to named people and follows their progress)."""
+assignment section (an admin gives answers to named people and follows their progress, and
+may take an answer out of the campaign for good)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,7 @@ def assign_section(found: Campaign, *, by: str | None) -> None:
         people = ui.cached(assignment.people_progress, found.name)
         if people:
             _reassign_form(found, [p.person for p in people], by=by)
+        _remove_form(found, by=by)
     progress = ui.cached(assignment.people_progress, found.name)
     if progress:
         with table:
@@ -112,3 +114,34 @@ def _reassign_form(found: Campaign, people: list[str], *, by: str | None) -> Non
                 st.error(ui.md_escape(error))
             else:
                 st.success(f"Moved {moved} answer(s) of {ui.md_escape(source)}.")
+
+
+def _answer_text(answer: rules.CampaignAnswer) -> str:
+    question = " ".join(answer.question.split())
+    if len(question) > 70:
+        question = question[:69] + "…"
+    return f"{question} · {answer.system} · {answer.response_id}"
+
+
+def _remove_form(found: Campaign, *, by: str | None) -> None:
+    """Take one of the campaign's answers out for good (its rule, if any, never adds it
+    back; labels already given stay in the store)."""
+    answers = {a.response_id: a for a in ui.cached(rules.list_answers, found.name)}
+    if not answers:
+        return
+    key = f"remove_{found.name}"
+    with st.form(key):
+        chosen = st.selectbox(
+            "Remove an answer from the campaign for good",
+            list(answers),
+            format_func=lambda r: _answer_text(answers[r]),
+            key=f"{key}_answer",
+        )
+        if st.form_submit_button("Remove") and chosen:
+            dropped = ui.write(
+                rules.remove_answer, found.name, chosen, actor=ui.actor(), by=by or ""
+            )
+            if dropped:
+                st.success(
+                    f"Removed {ui.md_escape(_answer_text(answers[chosen]))}: it does not come back."
+                )

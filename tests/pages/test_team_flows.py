@@ -17,8 +17,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from dashboard.auth import users
-from dashboard.auth.users import User
-from dashboard.campaigns import assignment, campaigns, rules
+from dashboard.campaigns import assignment, campaigns
 from dashboard.judging.rubrics import list_rubrics
 from dashboard.store import Store
 from dashboard.ui import campaign_team, labelling
@@ -114,9 +113,24 @@ def test_a_rule_campaign_made_on_the_page_grows_after_an_import(app, sample_stor
     assert not app.exception, app.exception
     opened = app.session_state[labelling.OPEN_KEY].response_id
     assert opened in first and opened != skipped
-    # an admin removes the third (the store's call: the page has no control for it yet)
+    # ada, the admin, removes the third on the Campaigns page
     (removed,) = set(first) - {skipped, opened}
-    assert rules.remove_answer(sample_store, "fresh", removed, actor=User("ada", "admin"), by="ada")
+    app.text_input(key="jb_annotator").set_value("ada")
+    app.switch_page(CAMPAIGNS).run()
+    picker = app.selectbox(key="remove_fresh_answer")
+    # the campaign's answers in its order, each as its question · system · id
+    assert [o.rsplit(" · ", 1)[1] for o in picker.options] == first
+    assert all(" · rule-sys · " in o for o in picker.options)
+    picker.set_value(removed)
+    _button(app, "Remove").click().run()
+    assert not app.exception, app.exception
+    (said,) = texts(app, "success")
+    assert said.startswith("Removed Which band does sensor ") and removed in said
+    with sample_store.connection() as con:
+        assert con.execute(
+            "SELECT response_id, person, kind FROM campaign_removals ORDER BY kind"
+        ).fetchall() == [(removed, "ada", "remove"), (skipped, "ana", "skip")]
+    app.text_input(key="jb_annotator").set_value("ana")
 
     # the next import holds the same three answers again and two new ones
     _import(sample_store, _answers(tmp_path / "b.jsonl", range(5)))
