@@ -1,8 +1,9 @@
 """Labelling as teams do it, clicked in Chromium: an admin makes a campaign kept filled by a
-rule on the Campaigns page and sees it grow after `judgeboard import`; an admin assigns a
-campaign's answers to named people and reassigns them, while a labeller, signed in in another
-window, sees what is assigned to them and labels it. The same flows through AppTest, with
-skips, removals and the golden export: tests/pages/test_team_flows.py."""
+rule on the Campaigns page, removes one of its answers, and sees it grow after
+`judgeboard import` without the removed one; an admin assigns a campaign's answers to named
+people and reassigns them, while a labeller, signed in in another window, sees what is
+assigned to them and labels it. The same flows through AppTest, with a skip and the golden
+export: tests/pages/test_team_flows.py."""
 
 from __future__ import annotations
 
@@ -73,20 +74,34 @@ def test_a_rule_campaign_clicked_on_the_page_grows_after_an_import(
         form.get_by_role("button", name="Create").click()
         _said(page, "Created fresh with 3 answers.")
         _campaign_line(page, r"kept filled by a rule: system rule-sys, not yet labelled · .* 3 of ")
-        assert len(_items(sample_store, "fresh")) == 3
+        first = _items(sample_store, "fresh")
+        assert len(first) == 3
+        # the admin takes the campaign's first answer out for good
+        with sample_store.connection() as con:
+            (question,) = con.execute(
+                "SELECT question FROM items JOIN responses USING (item_id, dataset) "
+                "WHERE response_id = ?",
+                [first[0]],
+            ).fetchone()
+        removed = f"{question} · rule-sys · {first[0]}"
+        choose(page, _keyed(page, "remove_fresh_answer").get_by_role("combobox"), removed)
+        page.get_by_role("button", name="Remove", exact=True).click()
+        _said(page, f"Removed {removed}: it does not come back.")
 
         # beside the running dashboard: an import of the same three answers and two new ones
         _import(sample_store, _answers(tmp_path / "b.jsonl", range(5)))
         page.reload()
         settled(page)
-        _campaign_line(page, r"kept filled by a rule: system rule-sys, not yet labelled · .* 5 of ")
-        expect(page.get_by_text("0 of 5 answers done", exact=False)).to_be_visible(
+        # the two new answers join; the removed one does not come back: 3 - 1 + 2
+        _campaign_line(page, r"kept filled by a rule: system rule-sys, not yet labelled · .* 4 of ")
+        expect(page.get_by_text("0 of 4 answers done", exact=False)).to_be_visible(
             timeout=STEP_TIMEOUT_MS
         )
         shoot(page, "campaign-rule-grown")
     finally:
         stop(process)
-    assert len(_items(sample_store, "fresh")) == 5
+    grown = _items(sample_store, "fresh")
+    assert len(grown) == 4 and first[0] not in grown and set(first[1:]) < set(grown)
 
 
 def _progress(page: Page) -> dict[str, tuple[int, int]]:
