@@ -20,6 +20,7 @@ from dashboard.auth.roles import require_admin
 from dashboard.auth.users import User
 from dashboard.campaigns import campaigns_sql, rules_sql
 from dashboard.campaigns.campaigns_sql import Campaign
+from dashboard.campaigns.rules_sql import CampaignAnswer as CampaignAnswer
 from dashboard.ids import utc_now
 from dashboard.judging.rubrics import list_rubrics
 from dashboard.store import Store, StoreError, transaction
@@ -160,3 +161,10 @@ def remove_answer(
         if dropped:
             rules_sql.add_removal(con, name, response_id, by, kind="remove", at=utc_now())
         return dropped
+
+
+def list_answers(store: Store, name: str) -> list[CampaignAnswer]:
+    """The campaign's answers in its order (what an admin may remove), with their system and
+    question."""
+    with store.connection() as con:
+        return rules_sql.list_items(con, name)

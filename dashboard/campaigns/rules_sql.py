@@ -3,11 +3,12 @@ not held yet, and the answers people skipped or an admin removed (which a rule n
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from dashboard.review.failures_sql import SCORED
 from dashboard.store.connection import Connection
-from dashboard.store.rows import scalar
+from dashboard.store.rows import fetch, scalar
 
 _EPSILON = 1e-9  # a bound of 0.4 keeps a score of exactly 2/5
 
@@ -83,3 +84,24 @@ def rule_campaigns(con: Connection) -> list[tuple[str, str]]:
         "SELECT name, filter FROM campaigns WHERE filter IS NOT NULL ORDER BY name"
     ).fetchall()
     return [(str(name), str(saved)) for name, saved in rows]
+
+
+@dataclass(frozen=True)
+class CampaignAnswer:
+    """One of a campaign's answers, as an admin picks it to remove it."""
+
+    response_id: str
+    system: str
+    question: str
+
+
+def list_items(con: Connection, campaign: str) -> list[CampaignAnswer]:
+    """The campaign's answers in its order, with their system and question."""
+    cursor = con.execute(
+        "SELECT c.response_id, r.system, i.question FROM campaign_items c "
+        "JOIN responses r ON r.response_id = c.response_id "
+        "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
+        "WHERE c.campaign = ? ORDER BY c.position",
+        [campaign],
+    )
+    return fetch(cursor, CampaignAnswer)

@@ -41,6 +41,14 @@ class Fingerprint(NamedTuple):
     # A PostgreSQL store's count of the statements that changed its large tables (in place of
     # their row counts and newest timestamps: `store/changes.py`); 0 on a file.
     changes: int = 0
+    # Writes that move no count above: an assignment or a reassignment (Campaigns page), an
+    # answer a rule adds, a person skips or an admin removes, and a corrected reference
+    # (which rescores EM and F1 in place). Without these a page kept its cached reads until
+    # someone labelled. Separate counts: a removal drops an item and adds a removal.
+    n_campaign_items: int = 0
+    n_campaign_assignments: int = 0
+    n_campaign_removals: int = 0
+    n_reference_edits: int = 0
 
 
 def list_datasets(con: Connection) -> list[DatasetSummary]:
@@ -99,7 +107,11 @@ FINGERPRINT_SHARED = """
            + (SELECT count(*) FROM adoptions) AS n_workbench,
            (SELECT count(*) FROM campaigns) AS n_campaigns,
            (SELECT max(created_utc) FROM campaigns) AS newest_campaign_utc,
-           ({texts}) AS campaign_texts"""
+           ({texts}) AS campaign_texts,
+           (SELECT count(*) FROM campaign_items) AS n_campaign_items,
+           (SELECT count(*) FROM campaign_assignments) AS n_campaign_assignments,
+           (SELECT count(*) FROM campaign_removals) AS n_campaign_removals,
+           (SELECT count(*) FROM reference_edits) AS n_reference_edits"""
 # A file's query: the large tables' row counts and newest timestamps too (milliseconds in
 # DuckDB; a PostgreSQL store reads change counts instead, `changes.py`).
 FINGERPRINT_SQL = (

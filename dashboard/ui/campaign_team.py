@@ -1,5 +1,6 @@
 """The Campaigns page's rule fields (a campaign kept filled by a saved filter) and its
-assignment section (an admin gives answers to named people and follows their progress)."""
+assignment section (an admin gives answers to named people and follows their progress, and
+may take an answer out of the campaign for good)."""
 
 from __future__ import annotations
 
@@ -52,13 +53,24 @@ def rule_fields(systems: list[str]) -> CampaignFilter:
 
 
 def assign_section(found: Campaign, *, by: str | None) -> None:
-    """Who has which answers, and (for an admin) the forms that assign and reassign them."""
+    """Who has which answers, and (for an admin) the forms that assign and reassign them.
+    The table is drawn above the forms but read after them: an assignment made in this run
+    shows at once, as a new campaign is listed at once."""
+    table = st.container()
+    if ui.may_administer("assign answers"):
+        _assign_form(found, by=by)
+        people = ui.cached(assignment.people_progress, found.name)
+        if people:
+            _reassign_form(found, [p.person for p in people], by=by)
+        _remove_form(found, by=by)
     progress = ui.cached(assignment.people_progress, found.name)
     if progress:
-        st.caption("Assigned: each person's answers and how many of them they labelled.")
-        st.dataframe(pd.DataFrame([p.__dict__ for p in progress]), hide_index=True)
-    if not ui.may_administer("assign answers"):
-        return
+        with table:
+            st.caption("Assigned: each person's answers and how many of them they labelled.")
+            st.dataframe(pd.DataFrame([p.__dict__ for p in progress]), hide_index=True)
+
+
+def _assign_form(found: Campaign, *, by: str | None) -> None:
     key = f"assign_{found.name}"
     with st.form(key):
         people_col, count_col = st.columns([3, 1])
@@ -85,8 +97,6 @@ def assign_section(found: Campaign, *, by: str | None) -> None:
                     + ui.md_escape(", ".join(f"{p} {n}" for p, n in given.items()))
                     + "."
                 )
-    if progress:
-        _reassign_form(found, [p.person for p in progress], by=by)
 
 
 def _reassign_form(found: Campaign, people: list[str], *, by: str | None) -> None:
@@ -104,3 +114,34 @@ def _reassign_form(found: Campaign, people: list[str], *, by: str | None) -> Non
                 st.error(ui.md_escape(error))
             else:
                 st.success(f"Moved {moved} answer(s) of {ui.md_escape(source)}.")
+
+
+def _answer_text(answer: rules.CampaignAnswer) -> str:
+    question = " ".join(answer.question.split())
+    if len(question) > 70:
+        question = question[:69] + "…"
+    return f"{question} · {answer.system} · {answer.response_id}"
+
+
+def _remove_form(found: Campaign, *, by: str | None) -> None:
+    """Take one of the campaign's answers out for good (its rule, if any, never adds it
+    back; labels already given stay in the store)."""
+    answers = {a.response_id: a for a in ui.cached(rules.list_answers, found.name)}
+    if not answers:
+        return
+    key = f"remove_{found.name}"
+    with st.form(key):
+        chosen = st.selectbox(
+            "Remove an answer from the campaign for good",
+            list(answers),
+            format_func=lambda r: _answer_text(answers[r]),
+            key=f"{key}_answer",
+        )
+        if st.form_submit_button("Remove") and chosen:
+            dropped = ui.write(
+                rules.remove_answer, found.name, chosen, actor=ui.actor(), by=by or ""
+            )
+            if dropped:
+                st.success(
+                    f"Removed {ui.md_escape(_answer_text(answers[chosen]))}: it does not come back."
+                )

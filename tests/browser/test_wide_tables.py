@@ -1,9 +1,9 @@
 """Issue 32, at 1400 × 1000 in Chromium: Judge QA's bias table, Calibration's pairwise
 verdicts (too wide for one table: several, each led by the judge) and its judges against the
 mean of people, the Failures list with its question and answer cut at a bounded width, the
-Overview's judge-corrected estimates (the scores and the pass rates as two tables) and
-Calibration's list behind a confusion cell (every column at a bounded width) each show their
-last column without scrolling sideways."""
+Overview's judge-corrected estimates (the scores and the pass rates as two tables) and its
+paired comparisons (with Holm's columns), and Calibration's list behind a confusion cell
+(every column at a bounded width) each show their last column without scrolling sideways."""
 
 from __future__ import annotations
 
@@ -66,6 +66,14 @@ def test_the_wide_tables_fit_a_1400_px_window(random_sample: Store, server, page
     expect(scores.first.locator("tbody td", has_text=interval).first).to_be_attached()
     for table in (scores, pass_rates, _led_by(page, "system A", "win rate corrected")):
         _fits(table.first)
+    # The paired comparisons: every two systems, each kind, with Holm's verdict (the sample
+    # has more than two systems, so its widest form, with p (Holm) and survives Holm)
+    expect(page.get_by_role("heading", name="Paired comparisons")).to_be_visible(
+        timeout=STEP_TIMEOUT_MS
+    )
+    paired = _led_by(page, "system a", "system b", "b − a", "p (Holm)", "survives Holm")
+    expect(paired).to_have_count(1)
+    _fits(paired.first)
 
     go(page, "Judge QA")
     bias = _led_by(page, "judge", "length measured")
