@@ -77,10 +77,12 @@ def saved_tags(
 
 def tag_rows(con: Connection, ids: list[str]) -> list[TagLabel]:
     """The tag labels of these ids (any of them missing: left out)."""
-    return [
-        row
-        for among, params in keys.filters("tag_id", "id", ids)
-        for row in fetch(
-            con.execute(f"SELECT {_TAG_COLUMNS} FROM tag_labels WHERE {among}", params), TagLabel
-        )
-    ]
+    with keys.by_key(con):
+        return [
+            row
+            for among, params in keys.filters("tag_id", "id", ids)
+            for row in fetch(
+                con.execute(f"SELECT {_TAG_COLUMNS} FROM tag_labels WHERE {among}", params),
+                TagLabel,
+            )
+        ]

@@ -80,25 +80,26 @@ def response_rows(con: Connection, response_ids: Sequence[str]) -> list[Response
 
     The responses and their items are filtered by id lists (`keys.among`), which a
     PostgreSQL store answers from its indexes rather than by reading both tables."""
-    found: list[ResponseRow] = []
-    for responses, params in keys.filters("r.response_id", "id", response_ids):
-        item_ids = [
-            row[0]
-            for row in con.execute(
-                f"SELECT DISTINCT item_id FROM responses r WHERE {responses}", params
-            ).fetchall()
-        ]
-        items, item_params = keys.among("i.item_id", "item", item_ids)
-        found += fetch(
-            con.execute(
-                f"SELECT {_DETAIL_COLUMNS} FROM responses r "
-                f"JOIN ({CURRENT_ITEMS}) i ON i.item_id = r.item_id AND i.dataset = r.dataset "
-                f"WHERE {responses} AND {items}",
-                params | item_params,
-            ),
-            ResponseRow,
-        )
-    return found
+    with keys.by_key(con):
+        found: list[ResponseRow] = []
+        for responses, params in keys.filters("r.response_id", "id", response_ids):
+            item_ids = [
+                row[0]
+                for row in con.execute(
+                    f"SELECT DISTINCT item_id FROM responses r WHERE {responses}", params
+                ).fetchall()
+            ]
+            items, item_params = keys.among("i.item_id", "item", item_ids)
+            found += fetch(
+                con.execute(
+                    f"SELECT {_DETAIL_COLUMNS} FROM responses r "
+                    f"JOIN ({CURRENT_ITEMS}) i ON i.item_id = r.item_id AND i.dataset = r.dataset "
+                    f"WHERE {responses} AND {items}",
+                    params | item_params,
+                ),
+                ResponseRow,
+            )
+        return found
 
 
 def _rating(fields: dict[str, Any]) -> Rating:
@@ -108,6 +109,11 @@ def _rating(fields: dict[str, Any]) -> Rating:
 def rating_history(con: Connection, response_id: str) -> list[RatingEntry]:
     """Every rating row of one response, superseded ones included, oldest first, with the
     row that supersedes it and the people's ratings that override it."""
+    with keys.by_key(con):
+        return _history(con, response_id)
+
+
+def _history(con: Connection, response_id: str) -> list[RatingEntry]:
     return fetch(
         con.execute(
             f"""

@@ -92,6 +92,17 @@ _WINDOW_SCORES = f"""
     FROM current GROUP BY response_id"""
 
 
+def _window_scores(con: Connection, ids: list[str], rubric: str) -> list[_Scores]:
+    return [
+        row
+        for among, params in keys.filters("response_id", "id", ids)
+        for row in fetch(
+            con.execute(_WINDOW_SCORES.format(among=among), params | {"rubric": rubric}),
+            _Scores,
+        )
+    ]
+
+
 _UNRATED_PARAMS: tuple[str, ...] = ("rubric", "dataset", "task_types", "annotator", "exclude")
 
 
@@ -125,14 +136,8 @@ def _random_rows(
         _Unrated,
     )
     ids = [row.response_id for row in window.rows]
-    found = [
-        row
-        for among, params in keys.filters("response_id", "id", ids)
-        for row in fetch(
-            con.execute(_WINDOW_SCORES.format(among=among), params | {"rubric": request.rubric}),
-            _Scores,
-        )
-    ]
+    with keys.by_key(con):
+        found = _window_scores(con, ids, request.rubric)
     by_id = {row.response_id: row for row in found}
     entries = []
     for row in window.rows:

@@ -86,14 +86,15 @@ _PREFERENCE_FIELDS = ", ".join(f.name for f in fields(Preference))
 
 def preference_rows(con: Connection, preference_ids: list[str]) -> list[Preference]:
     """Preferences by id (any of them: current or superseded)."""
-    return [
-        row
-        for among, params in keys.filters("preference_id", "id", preference_ids)
-        for row in fetch(
-            con.execute(f"SELECT {_PREFERENCE_FIELDS} FROM preferences WHERE {among}", params),
-            Preference,
-        )
-    ]
+    with keys.by_key(con):
+        return [
+            row
+            for among, params in keys.filters("preference_id", "id", preference_ids)
+            for row in fetch(
+                con.execute(f"SELECT {_PREFERENCE_FIELDS} FROM preferences WHERE {among}", params),
+                Preference,
+            )
+        ]
 
 
 def current_vote(
