@@ -10,6 +10,9 @@ types a name in the sidebar and may do everything, as before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
 import streamlit as st
 
 from dashboard.auth import location, throttle, users
@@ -18,6 +21,7 @@ from dashboard.settings import resolve_db_path
 
 TOKEN_KEY = "jb_session_token"
 COOKIE = "jb_session"
+T = TypeVar("T")
 # Set from the page: Streamlit gives an app no response header to set it with, so the cookie
 # cannot be HttpOnly; SameSite=Strict, and Secure when the page came over HTTPS. A stolen
 # token is refused once its owner signs out (`users.revoke_token`).
@@ -27,6 +31,10 @@ _COOKIE_SCRIPT = (
     "(window.parent.location.protocol === 'https:' ? '; Secure' : '');</script>"
 )
 COOKIE_KEY = "jb_cookie_pending"
+# What this script run learnt of the accounts (`remember_for_run`): the sidebar, the gate and
+# the pages ask who is signed in several times a run, and on a PostgreSQL store each answer
+# was a new server connection (5 a run, a third of a label save's CPU).
+RUN_KEY = "jb_auth_this_run"
 
 
 def users_file() -> users.Users:
@@ -41,8 +49,32 @@ def oidc_configured() -> bool:
         return False
 
 
+def remember_for_run() -> None:
+    """From now until `forget_run`, the accounts are read at most once (per token): the
+    script run's start (`ui.begin_run`). Callbacks, which run between runs, read them anew."""
+    st.session_state[RUN_KEY] = {}
+
+
+def forget_run() -> None:
+    """The script run's end, however it ended (`ui.page_run`)."""
+    st.session_state.pop(RUN_KEY, None)
+
+
+def _this_run(key: tuple[str, str | None], read: Callable[[], T]) -> T:
+    known: dict[tuple[str, str | None], Any] | None = st.session_state.get(RUN_KEY)
+    if known is None:
+        return read()
+    if key not in known:
+        known[key] = read()
+    return cast(T, known[key])
+
+
+def _accounts_exist(path: users.Users) -> bool:
+    return _this_run(("exists", None), path.exists)
+
+
 def sign_in_required() -> bool:
-    return oidc_configured() or users_file().exists()
+    return oidc_configured() or _accounts_exist(users_file())
 
 
 def current_user() -> User | None:
@@ -50,10 +82,10 @@ def current_user() -> User | None:
     if oidc_configured():
         return _oidc_user() if st.user.is_logged_in else None
     path = users_file()
-    if not path.exists():
+    if not _accounts_exist(path):
         return None
     token = st.session_state.get(TOKEN_KEY) or st.context.cookies.get(COOKIE)
-    user = users.user_of_token(path, token)
+    user = _this_run(("user", token), lambda: users.user_of_token(path, token))
     if user is not None:
         st.session_state[TOKEN_KEY] = token
     return user

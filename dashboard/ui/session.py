@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import contextmanager, nullcontext
 from typing import Any, TypeVar, cast
 
 import streamlit as st
@@ -57,11 +57,16 @@ LAST_FINGERPRINT_KEY = "jb_last_fingerprint"
 RUBRICS_KEY = "jb_rubrics"
 
 
-def page_run() -> AbstractContextManager[None]:
+@contextmanager
+def page_run() -> Iterator[None]:
     """The block of one script run (app.py): the reads it makes that miss the cache share
     one open database, so a page waits for the file at most once, even while a judge run
     merges its results every 1.5 s; a run that reads only cached results opens nothing."""
-    return get_store().kept_open()
+    with get_store().kept_open():
+        try:
+            yield
+        finally:
+            auth.forget_run()  # also when the run stops early (a rerun, st.stop, an error)
 
 
 def begin_run() -> None:
@@ -71,6 +76,7 @@ def begin_run() -> None:
     st.session_state.pop(BUSY_KEY, None)
     st.session_state.pop(RUBRICS_KEY, None)
     st.session_state.pop(EARLIER_KEY, None)
+    auth.remember_for_run()
 
 
 def end_run() -> None:
