@@ -4,7 +4,9 @@ Every table of the schema is copied as it is (items, responses, ratings and pref
 their provenance and superseded rows, judge calls, campaigns and their holds, the workbench's
 records, ...), in one transaction of the target: a copy that fails leaves the target as it
 was. The target must be empty; both are migrated to this judgeboard's schema first, so their
-tables are the same. Each table streams in Arrow batches, so memory stays bounded.
+tables are the same. Each table streams in Arrow batches, so memory stays bounded. A
+PostgreSQL target is analyzed at the end, so that its first reads are planned on its rows'
+statistics rather than before autovacuum has come round to them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dashboard.store import Store, StoreError, transaction
+from dashboard.store import Store, StoreError, keys, transaction
 from dashboard.store.connection import Connection
 from dashboard.store.migrations_late import ACCOUNT_TABLES
 
@@ -81,4 +83,6 @@ def copy_store(
                 copied[table] = int(row[0]) if row else 0
                 if on_table is not None:
                     on_table(table, copied[table])
+        if keys.on_server(dst):
+            dst.execute("CALL postgres_execute(?, 'ANALYZE')", [keys.ALIAS])
     return Copied(copied)

@@ -45,6 +45,7 @@ def test_a_file_copied_to_postgres_and_back_gives_the_same_metrics(
     url = pg_server.create(pg_template)
     status, out = _cli("copy", str(source), url)
     assert status == 0 and "copied" in out, out
+    assert _never_analyzed(url) == [], "the copied tables have statistics at once"
     back = tmp_path / "back.duckdb"
     status, out = _cli("copy", url, str(back))
     assert status == 0, out
@@ -57,6 +58,18 @@ def test_a_file_copied_to_postgres_and_back_gives_the_same_metrics(
         for table in ("items", "responses", "ratings", "preferences", "judge_calls"):
             query = f"SELECT * FROM {table} ORDER BY ALL"
             assert a.execute(query).fetchall() == b.execute(query).fetchall(), table
+
+
+def _never_analyzed(url: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(url) as con:
+        rows = con.execute(
+            "SELECT relname FROM pg_stat_user_tables WHERE relname = ANY(%s) "
+            "AND last_analyze IS NULL AND last_autoanalyze IS NULL",
+            [["items", "responses", "ratings", "preferences", "judge_calls"]],
+        ).fetchall()
+    return [row[0] for row in rows]
 
 
 def test_copy_refuses_a_target_that_holds_data(
