@@ -77,12 +77,5 @@ def saved_tags(
 
 def tag_rows(con: Connection, ids: list[str]) -> list[TagLabel]:
     """The tag labels of these ids (any of them missing: left out)."""
-    with keys.by_key(con):
-        return [
-            row
-            for among, params in keys.filters("tag_id", "id", ids)
-            for row in fetch(
-                con.execute(f"SELECT {_TAG_COLUMNS} FROM tag_labels WHERE {among}", params),
-                TagLabel,
-            )
-        ]
+    query = f"SELECT {_TAG_COLUMNS} FROM tag_labels WHERE {{among}}"
+    return keys.fetch_by_key(con, query, "tag_id", ids, TagLabel)

@@ -17,7 +17,7 @@ from dashboard.review.failures_sql import SCORED
 from dashboard.review.requests import QueueRequest
 from dashboard.store import keys
 from dashboard.store.connection import Connection
-from dashboard.store.rows import Window, fetch, fetch_window, scalar
+from dashboard.store.rows import Window, fetch_window, scalar
 
 # The orders of the annotation queue; each is a code constant, never user input.
 QUEUE_ORDERS: dict[str, str] = {
@@ -93,14 +93,7 @@ _WINDOW_SCORES = f"""
 
 
 def _window_scores(con: Connection, ids: list[str], rubric: str) -> list[_Scores]:
-    return [
-        row
-        for among, params in keys.filters("response_id", "id", ids)
-        for row in fetch(
-            con.execute(_WINDOW_SCORES.format(among=among), params | {"rubric": rubric}),
-            _Scores,
-        )
-    ]
+    return keys.fetch_by_key(con, _WINDOW_SCORES, "response_id", ids, _Scores, {"rubric": rubric})
 
 
 _UNRATED_PARAMS: tuple[str, ...] = ("rubric", "dataset", "task_types", "annotator", "exclude")
@@ -136,8 +129,7 @@ def _random_rows(
         _Unrated,
     )
     ids = [row.response_id for row in window.rows]
-    with keys.by_key(con):
-        found = _window_scores(con, ids, request.rubric)
+    found = _window_scores(con, ids, request.rubric)
     by_id = {row.response_id: row for row in found}
     entries = []
     for row in window.rows:

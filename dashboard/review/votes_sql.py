@@ -86,15 +86,8 @@ _PREFERENCE_FIELDS = ", ".join(f.name for f in fields(Preference))
 
 def preference_rows(con: Connection, preference_ids: list[str]) -> list[Preference]:
     """Preferences by id (any of them: current or superseded)."""
-    with keys.by_key(con):
-        return [
-            row
-            for among, params in keys.filters("preference_id", "id", preference_ids)
-            for row in fetch(
-                con.execute(f"SELECT {_PREFERENCE_FIELDS} FROM preferences WHERE {among}", params),
-                Preference,
-            )
-        ]
+    query = f"SELECT {_PREFERENCE_FIELDS} FROM preferences WHERE {{among}}"
+    return keys.fetch_by_key(con, query, "preference_id", preference_ids, Preference)
 
 
 def current_vote(

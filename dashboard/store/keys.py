@@ -20,7 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
+
+from dashboard.store.rows import fetch
+
+R = TypeVar("R")
 
 # The name under which every process's DuckDB attaches a PostgreSQL store (`server.py`).
 ALIAS = "pg"
@@ -92,6 +96,27 @@ def by_key(con: Any) -> Iterator[None]:
         yield
     finally:
         con.execute("SET pg_use_ctid_scan = true")
+
+
+def fetch_by_key(
+    con: Any,
+    query: str,
+    column: str,
+    values: Iterable[Any],
+    record: type[R],
+    params: dict[str, Any] | None = None,
+) -> list[R]:
+    """The rows of `query` whose `column` is among `values`, as `record`s: its `{among}`
+    placeholder takes the filter, a chunk at a time, in a block of lookups by key
+    (`by_key`); `query` and `column` are code, never input."""
+    with by_key(con):
+        return [
+            row
+            for among_sql, bound in filters(column, "id", values)
+            for row in fetch(
+                con.execute(query.format(among=among_sql), (params or {}) | bound), record
+            )
+        ]
 
 
 def set_flag(con: Any, table: str, flag: str, column: str, values: Iterable[str]) -> None:
