@@ -5,7 +5,10 @@ chunks that keeps only counters and a 64-bit hash of each prompt seen; its `call
 stay empty and its `chunk` says how many targets a chunk holds. The runner then reads the chunks
 again (`PlanChunks`), each a small plan made by `plan_rendered`, and makes its calls while the
 next is read, so that at most about two chunks of rendered prompts are alive at a time, whatever
-the plan's size. What grows with the plan is the set of prompt hashes (some 100 bytes a target).
+the plan's size. What grows with the plan is the sorted array of prompt hashes (8 bytes a
+distinct prompt: 8 MB for a million). A page of targets is chosen among the responses' keys
+before their texts are read (`targets_sql.select_rating_targets`), so reading one does not
+grow with the plan either.
 
 Targets with one prompt share one call, as in a whole plan: within a chunk `plan_rendered`
 groups them; a prompt met again in a later chunk (two items with the same question, references
@@ -24,6 +27,8 @@ import dataclasses
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
+
+import numpy as np
 
 from dashboard.judging import targets_sql
 from dashboard.judging.calls import CallOutcome
@@ -94,27 +99,35 @@ class PlanChunks:
     def __init__(self, store: Store, plan: RunPlan) -> None:
         self.store, self.plan = store, plan
         self.deferred: list[Rendered] = []
-        self.seen: set[int] = set()  # a prompt's 64-bit hash: a collision only defers a target
+        # The 64-bit hashes of the prompts of earlier chunks, sorted (a collision only defers
+        # a target): 8 bytes each, where a set of Python ints takes about 70.
+        self.seen = np.empty(0, dtype=np.uint64)
         self.with_cases = any(judge.is_baseline for judge in plan.panel.judges)
 
     def __iter__(self) -> Iterator[RunPlan]:
         for built in _pages(self.store, self.plan):
             rendered = render_targets(self.plan.rubric, built, with_cases=self.with_cases)
-            fresh, new = [], set()
-            for found in rendered:
-                digest = int(prompt_hash(found[1]), 16)
-                if digest in self.seen:
-                    self.deferred.append(found)
-                else:
-                    new.add(digest)
-                    fresh.append(found)
-            self.seen |= new
+            digests = np.array([int(prompt_hash(found[1]), 16) for found in rendered], np.uint64)
+            earlier = _members(self.seen, digests)
+            self.deferred.extend(found for found, old in zip(rendered, earlier) if old)
+            fresh = [found for found, old in zip(rendered, earlier) if not old]
+            # Two sorted runs: a stable sort merges them in linear time.
+            merged = np.concatenate([self.seen, np.unique(digests[~earlier])])
+            self.seen = np.sort(merged, kind="stable")
             del built, rendered  # only the chunk's plan stays alive
             yield self.chunk_plan(fresh)
 
     def chunk_plan(self, rendered: Sequence[Rendered]) -> RunPlan:
         p = self.plan
         return plan_rendered(self.store, p.panel, p.rubric, p.selection, rendered)
+
+
+def _members(sorted_values: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Which of `values` are in `sorted_values` (sorted ascending), as booleans."""
+    if not len(sorted_values):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_values, values), len(sorted_values) - 1)
+    return np.asarray(sorted_values[at] == values)
 
 
 def _sum(values: Sequence[float | None]) -> float | None:

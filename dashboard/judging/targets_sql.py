@@ -77,6 +77,10 @@ def select_rating_targets(
     """Every response to rate (of `response_ids` only, when given), with the item fields a
     prompt needs, in a stable order; with `after` and `limit`, the next page of that order
     after the row whose `rating_key` is `after` (a streamed plan reads a page at a time)."""
+    # The page is chosen among the responses' keys first and only its rows are joined to
+    # their items: a page reads the key columns of the selection, never every item's text
+    # (joining first made each page of a streamed plan build a hash table of all the items,
+    # so a page's time and memory grew with the plan).
     where: list[str] = ["TRUE"]
     params: list[Any] = []
     if dataset is not None:
@@ -86,17 +90,24 @@ def select_rating_targets(
         where.append("list_contains(?::VARCHAR[], r.system)")
         params.append(list(systems))
     if task_types:
-        where.append("list_contains(?::VARCHAR[], i.task_type)")
+        where.append(
+            "(r.dataset, r.item_id) IN (SELECT dataset, item_id FROM items "
+            "WHERE list_contains(?::VARCHAR[], task_type))"
+        )
         params.append(list(task_types))
     if response_ids is not None:
         where.append("list_contains(?::VARCHAR[], r.response_id)")
         params.append(list(response_ids))
     if after is not None:
-        where.append("(r.dataset, i.item_id, r.system, r.response_id) > (?, ?, ?, ?)")
+        where.append("(r.dataset, r.item_id, r.system, r.response_id) > (?, ?, ?, ?)")
         params.extend(after)
-    order = "ORDER BY r.dataset, i.item_id, r.system, r.response_id"
+    order = "ORDER BY r.dataset, r.item_id, r.system, r.response_id"
+    page = (
+        "SELECT r.dataset, r.item_id, r.system, r.response_id FROM responses r "
+        f"WHERE {' AND '.join(where)} {order}"
+    )
     if limit is not None:
-        order += " LIMIT ?"
+        page += " LIMIT ?"
         params.append(limit)
     # A response may carry its own history (MT-Bench's turn 2 follows the model's own turn-1
     # answer, which differs per system); else the item's history is the conversation.
@@ -110,9 +121,10 @@ def select_rating_targets(
     )
     return fetch(
         con.execute(
-            f"SELECT {columns} FROM responses r "
-            "JOIN items i ON i.item_id = r.item_id AND i.dataset = r.dataset "
-            f"WHERE {' AND '.join(where)} {order}",
+            f"WITH page AS ({page}) SELECT {columns} FROM page p "
+            "JOIN responses r ON r.response_id = p.response_id "
+            "JOIN items i ON i.item_id = p.item_id AND i.dataset = p.dataset "
+            f"{order.replace('r.', 'p.')}",
             params,
         ),
         RatingTargetRow,

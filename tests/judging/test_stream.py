@@ -144,7 +144,7 @@ def test_a_runs_memory_does_not_grow_with_its_plan(
     grown = run_peak_kb(tmp_path, server, big) - run_peak_kb(tmp_path, server, small)
     capsys.readouterr()
     # What 600 more calls add to a whole plan, they must not add to a streamed run. A run
-    # still grows: the prompt hashes (about 100 bytes a target) and, mostly, the in-process
+    # still grows: the prompt hashes (8 bytes a target) and, mostly, the in-process
     # loopback server's per-call stats (traced too): measured 650 KB against 2,917 KB for
     # the whole plan (2026-12-07); a run holding its whole plan would grow by more than both.
     print(f"whole plan grows {whole:.0f} KB; a streamed run grows {grown:.0f} KB")
