@@ -41,7 +41,7 @@ def server(sample_store: Store, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """`streamlit run` of the app script (dashboard/app.py) on a free port of 127.0.0.1, on a
     copy of the sample database; yields (base URL, server log). Killed by its PID at the end."""
     log = tmp_path / "streamlit.log"
-    process, url = start_server(sample_store.path, log)
+    process, url = start_server(sample_store.url, log)
     try:
         yield url, log
     finally:

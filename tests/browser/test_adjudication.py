@@ -23,7 +23,7 @@ def test_a_reviewer_adjudicates_in_the_browser(
         before = con.execute("SELECT count(*) FROM ratings WHERE campaign = 'adj'").fetchone()
     path = tmp_path / "users.json"
     users.add_user(path, "rita", "password-rita", role="reviewer")
-    process, url = start_server(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
+    process, url = start_server(sample_store.url, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     try:
         page.goto(url)
         sign_in(page, "rita", "password-rita")

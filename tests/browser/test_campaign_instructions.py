@@ -33,7 +33,7 @@ def test_instructions_render_markdown_and_never_html(
         instructions=GUIDE,
         point_notes={"2": "a wrong date"},
     )
-    process, url = start_server(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.url, tmp_path / "log.txt")
     try:
         page.goto(f"{url}/annotate?dataset=eo-rag&annotator=carol&campaign=faithful")
         settled(page)

@@ -46,7 +46,7 @@ def test_a_form_of_several_questions_is_answered_and_saved_with_the_keyboard(
         tags=[CampaignTag("hallucination", "not in the context"), CampaignTag("incomplete")],
         questions=[RUBRICS["eve-0-5"], RUBRICS["pass-fail"]],
     )
-    process, url = start_server(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.url, tmp_path / "log.txt")
     try:
         page.goto(f"{url}/annotate?dataset=eo-rag&annotator=kim&campaign=multi&rubric=likert-rag")
         settled(page)

@@ -112,7 +112,7 @@ def test_the_judge_lab_loop_with_a_judge_on_a_loopback_server(
             loop.close()
         first = judge.stats("lab-judge").requests
         process, url = start_server(
-            sample_store.path, tmp_path / "streamlit.log", **{PANELS_ENV: str(panels)}
+            sample_store.url, tmp_path / "streamlit.log", **{PANELS_ENV: str(panels)}
         )
         try:
             page.goto(f"{url}/judge_lab?dataset=eo-rag&rubric=likert-rag&judge=openai/lab-judge")

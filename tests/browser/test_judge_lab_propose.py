@@ -113,7 +113,7 @@ def test_propose_on_dev_pick_compare_on_test_and_adopt(
             loop.close()
         calls = server.stats("lab-judge").requests
         process, url = start_server(
-            sample_store.path, tmp_path / "streamlit.log", **{PANELS_ENV: str(panels)}
+            sample_store.url, tmp_path / "streamlit.log", **{PANELS_ENV: str(panels)}
         )
         try:
             page.goto(f"{url}/judge_lab?dataset={DATASET}&rubric={RUBRIC}&judge={JUDGE}")

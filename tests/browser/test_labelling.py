@@ -71,7 +71,7 @@ def test_keyboard_labelling_blind_double_click_undo_and_reload(
     request = QueueRequest(rubric=RUBRIC.name, annotator="kim", task_types=RUBRIC.task_types)
     first = annotation.annotation_queue(sample_store, request, limit=1).entries[0]
     sample_store.add_ratings([builders.rating(first, "j-x", 5, explanation=JUDGE_TEXT)])
-    process, url = start_server(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.url, tmp_path / "log.txt")
     try:
         page = new_page(browser)
         page.goto(f"{url}/annotate")
@@ -171,7 +171,7 @@ def test_two_signed_in_people_share_a_campaign_with_k_two(
     made = campaigns.create_campaign(
         sample_store, "study", RUBRIC, dataset="eo-rag", rule="random", size=3, overlap=2
     )
-    process, url = start_server(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
+    process, url = start_server(sample_store.url, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     try:
         pages = {person: new_page(browser) for person in ("pia", "quinn", "rex")}
         for person, page in pages.items():
@@ -208,7 +208,7 @@ def _votes(store: Store, person: str) -> list[tuple]:
 def test_pairwise_by_keys_a_double_click_saves_once_and_u_undoes(
     sample_store: Store, tmp_path: Path, browser: Browser
 ) -> None:
-    process, url = start_server(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.url, tmp_path / "log.txt")
     try:
         page = new_page(browser)
         page.goto(f"{url}/pairwise")

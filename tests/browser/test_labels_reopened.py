@@ -45,7 +45,7 @@ def test_the_pair_in_the_url_opens_with_the_vote_picked_and_u_undoes_it_in_a_new
     first = votes.next_pair(sample_store, PairRequest(*SYSTEMS, "kim", "eo-rag")).pair
     assert first is not None
     named = f"{first.left.response_id},{first.right.response_id}"
-    process, url = start_server(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.url, tmp_path / "log.txt")
     try:
         page = new_page(browser)
         page.goto(f"{url}/pairwise?{QUERY}")

@@ -26,7 +26,7 @@ def _rated(store: Store, person: str) -> list[tuple]:
 def test_name_kept_on_reload_no_digit_in_the_name_and_a_link_to_a_label(
     sample_store: Store, tmp_path: Path, page: Page
 ) -> None:
-    process, url = start_server(sample_store.path, tmp_path / "log.txt")
+    process, url = start_server(sample_store.url, tmp_path / "log.txt")
     try:
         page.goto(f"{url}/annotate?dataset=eo-rag")
         settled(page)

@@ -46,7 +46,7 @@ def test_a_second_tab_retries_and_one_failure_box_shows_during_the_retry(
             "failing-judge", ModelScript(latency_ms=400, fault_rate=1.0, fault_kinds=("400",))
         )
         env = {"OPENAI_API_BASE": judge.url, "OPENAI_API_KEY": "sk-test-loopback"}
-        process, url = start_server(sample_store.path, tmp_path / "log.txt", **env)
+        process, url = start_server(sample_store.url, tmp_path / "log.txt", **env)
         try:
             page = new_page(browser)
             page.goto(f"{url}/run_judges?{QUERY}")

@@ -35,7 +35,7 @@ def test_sign_out_shows_the_form_and_the_old_token_is_refused_everywhere(
 ) -> None:
     path = tmp_path / "users.json"
     users.add_user(path, "sam", "password-sam", role="labeller")
-    process, url = start_server(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
+    process, url = start_server(sample_store.url, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     try:
         first = new_context(browser)
         page = first.new_page()

@@ -54,7 +54,7 @@ def test_a_rule_campaign_clicked_on_the_page_grows_after_an_import(
     _import(sample_store, _answers(tmp_path / "a.jsonl", range(3)))
     path = tmp_path / "users.json"
     users.add_user(path, "ada", "password-ada", role="admin")
-    process, url = start_server(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
+    process, url = start_server(sample_store.url, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     try:
         page.goto(url)
         sign_in(page, "ada", "password-ada")
@@ -138,7 +138,7 @@ def test_an_admin_assigns_and_reassigns_while_a_labeller_labels(
     campaigns.create_campaign(
         sample_store, "team", RUBRIC, dataset="eo-rag", rule="random", size=5, overlap=1
     )
-    process, url = start_server(sample_store.path, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
+    process, url = start_server(sample_store.url, tmp_path / "log.txt", JUDGEBOARD_USERS=str(path))
     admin, labeller = new_page(browser), new_page(browser)
     try:
         admin.goto(url)

@@ -28,7 +28,7 @@ def _no_link_or_bold(page: Page) -> None:
 
 def test_user_text_shows_as_typed_with_no_link(store: Store, tmp_path: Path, page: Page) -> None:
     builders.user_text(store)
-    process, url = start_server(store.path, tmp_path / "log.txt")
+    process, url = start_server(store.url, tmp_path / "log.txt")
     try:
         page.goto(f"{url}/campaigns?dataset={builders.URL_DATASET}")
         settled(page)
