@@ -140,8 +140,8 @@ class Store:
         without them and they stay in the journal."""
         if wait_s is None:
             wait_s = getattr(self._local, "wait_s", None)
-        self._keep_open(wait_s)
-        with self.db.connect(wait_s=wait_s) as con:
+        kept = self._keep_open(wait_s)
+        with self._lent(kept) if kept is not None else self.db.connect(wait_s=wait_s) as con:
             try:
                 self._apply_pending(con, live_journals=False)
             except StoreError as error:
@@ -150,20 +150,25 @@ class Store:
 
     @contextmanager
     def kept_open(self) -> Iterator[None]:
-        """Within the block, this thread's connections share one open instance of the file:
-        the first opens it (waiting like any other), the others need no lock and find DuckDB's
-        buffers warm; the block's end releases the file. For a unit of work of many short reads
-        (a run of a page): while a judge run merges every 1.5 s, each would wait anew."""
+        """Within the block, this thread's units of work share one open connection: the first
+        opens it (waiting like any other), the others take it as it is (no lock, no new
+        connection to set up, DuckDB's buffers warm); one inside another, while it is in use,
+        opens its own as outside the block. The block's end releases the file. For a unit of
+        work of many short reads (a run of a page): while a judge run merges every 1.5 s, each
+        would wait anew; and on PostgreSQL, setting up each read's connection was most of the
+        CPU a page's run cost."""
         if getattr(self._local, "keeper", None) is not None:
             yield  # already inside
             return
         with ExitStack() as stack:
             self._local.keeper = stack
             self._local.opened = False
+            self._local.lent = False
             try:
                 yield
             finally:
                 self._local.keeper = None
+                self._local.kept = None
 
     @contextmanager
     def waiting(self, wait_s: float) -> Iterator[None]:
@@ -180,16 +185,32 @@ class Store:
         """Close this thread's `kept_open` connection now, before a long wait in the block (a
         page following a judge run); a later connection opens it again."""
         keeper: ExitStack | None = getattr(self._local, "keeper", None)
-        if keeper is not None and self._local.opened:
+        if keeper is not None and self._local.opened and not self._local.lent:
             keeper.close()
             self._local.opened = False
+            self._local.kept = None
 
-    def _keep_open(self, wait_s: float | None) -> None:
-        """Open the connection that `kept_open` keeps, on the first connection it wraps."""
+    def _keep_open(self, wait_s: float | None) -> Connection | None:
+        """The connection that `kept_open` keeps (opened on the first unit of work it wraps),
+        when no unit of work of this thread is using it; else None."""
         keeper: ExitStack | None = getattr(self._local, "keeper", None)
-        if keeper is not None and not self._local.opened:
-            keeper.enter_context(self.db.connect(wait_s=wait_s))
+        if keeper is None or self._local.lent:
+            return None
+        if not self._local.opened:
+            self._local.kept = keeper.enter_context(self.db.connect(wait_s=wait_s))
             self._local.opened = True
+        kept: Connection = self._local.kept
+        return kept
+
+    @contextmanager
+    def _lent(self, kept: Connection) -> Iterator[Connection]:
+        """The kept connection, for one unit of work at a time."""
+        self._local.lent = True
+        try:
+            with self.db.sharing(kept) as con:
+                yield con
+        finally:
+            self._local.lent = False
 
     def _apply_pending(self, con: Connection, *, live_journals: bool = True) -> int:
         if self.db.read_only or not self.spool.directory.is_dir():

@@ -266,20 +266,16 @@ class Database:
         con = self._open(self.wait_s if wait_s is None else wait_s)
         self._thread.depth = getattr(self._thread, "depth", 0) + 1
         try:
-            con.execute("SET memory_limit = ?", [self.memory_limit])
-            if not self._migrated:
-                with self._migrate_lock:  # two sessions may open the file at the same moment
-                    if not self._migrated:
-                        self._migrate(con)
-                        self._migrated = True
-            if self._warm is not None:
-                self._warm.used()
-            yield con
-        except Exception as error:
-            fault = fault_of(error, self.path)
-            if fault is None or fault is error:
-                raise
-            raise fault from error
+            with self._faults():
+                con.execute("SET memory_limit = ?", [self.memory_limit])
+                if not self._migrated:
+                    with self._migrate_lock:  # two sessions may open the file at once
+                        if not self._migrated:
+                            self._migrate(con)
+                            self._migrated = True
+                if self._warm is not None:
+                    self._warm.used()
+                yield con
         finally:
             self._thread.depth -= 1
             try:
@@ -287,6 +283,25 @@ class Database:
             finally:
                 if self._warm is not None:
                     self._warm.touch()
+
+    @contextmanager
+    def sharing(self, con: Connection) -> Iterator[Connection]:
+        """`con`, a connection this thread holds open (`Store.kept_open`), for another unit
+        of work: nothing is opened or closed; a fault inside the block as `connect` gives it."""
+        with self._faults():
+            yield con
+
+    @contextmanager
+    def _faults(self) -> Iterator[None]:
+        """An environment fault inside the block (a full disk, a read-only or damaged file)
+        leaves it as its `StoreError`."""
+        try:
+            yield
+        except Exception as error:
+            fault = fault_of(error, self.path)
+            if fault is None or fault is error:
+                raise
+            raise fault from error
 
 
 class _Warm:

@@ -262,17 +262,31 @@ class ServerDatabase:
         instance = self._attach()
         con = instance.cursor()
         try:
-            con.execute(f"USE {ALIAS}")
-            con.execute(f"SET search_path = '{SEARCH_PATH}'")
-            con.execute("SET memory_limit = ?", [self.memory_limit])
+            with self._faults():
+                con.execute(f"USE {ALIAS}")
+                con.execute(f"SET search_path = '{SEARCH_PATH}'")
+                con.execute("SET memory_limit = ?", [self.memory_limit])
+                yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def sharing(self, con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+        """`con`, a connection this thread holds open (`Store.kept_open`), for another unit
+        of work: no new cursor to set up (its USE and search path cost 2-10 ms of CPU each
+        time, more with many sessions); a fault inside the block as `connect` gives it."""
+        with self._faults():
             yield con
+
+    @contextmanager
+    def _faults(self) -> Iterator[None]:
+        try:
+            yield
         except duckdb.Error as error:
             fault = self._fault(error)
             if fault is None:
                 raise
             raise fault from error
-        finally:
-            con.close()
 
     def close(self) -> None:
         from dashboard.store.claims import close_idle

@@ -329,3 +329,24 @@ def test_the_fingerprint_moves_when_a_delete_and_an_import_keep_the_counts(store
     store.delete_dataset("one")
     add("two")
     assert store.fingerprint() != before
+
+
+def test_a_kept_open_block_lends_its_connection_to_one_unit_of_work_at_a_time(
+    sample_store: Store,
+) -> None:
+    """Inside `kept_open`, units of work one after another take the kept connection (no new
+    one set up each time); one inside another, while that is in use, gets its own; after the
+    block, each unit has its own again."""
+    names = sample_store.dataset_names()
+    with sample_store.kept_open():
+        with sample_store.connection() as first:
+            with sample_store.connection() as inner:
+                assert inner is not first
+                assert inner.execute("SELECT count(*) FROM datasets").fetchone() == (len(names),)
+            assert first.execute("SELECT count(*) FROM datasets").fetchone() == (len(names),)
+        with sample_store.connection() as second:
+            assert second is first
+        assert sample_store.dataset_names() == names
+    with sample_store.connection() as outside:
+        assert outside is not first
+        assert outside.execute("SELECT count(*) FROM datasets").fetchone() == (len(names),)
