@@ -60,7 +60,6 @@ async def call_with_retries(
     """Up to `max_attempts` attempts; `case` goes to the offline baseline (see `offline.py`),
     `epoch` to the judge's seed (see `JudgeClient.complete`)."""
     judge = client.judge
-    rng = rng or random.Random()
     error: CallError | None = None
     latency_ms = None
     attempt = 0
@@ -76,6 +75,8 @@ async def call_with_retries(
             return CallOutcome(completion, None, attempt, (time.perf_counter() - started) * 1000)
         if not error.retryable or attempt >= judge.max_attempts:
             break
+        if rng is None:  # made only for a retry: seeding one costs a tenth of a call's CPU
+            rng = random.Random()
         delay = backoff_s(attempt, judge=judge, retry_after_s=error.retry_after_s, rng=rng)
         if delay is None:
             error = CallError(

@@ -38,6 +38,9 @@ PROVIDER = "judgeboard"
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 _import_lock = threading.Lock()
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
+# USD per token that LiteLLM is told for a model priced at zero or not at all (`JudgeClient`);
+# the cost kept is always `JudgeClient._cost`, from the real prices.
+_PLACEHOLDER_PRICE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -221,8 +224,12 @@ class JudgeClient:
                 self._kwargs["api_key"] = key
             # LiteLLM prices every response itself (about a quarter of its CPU a call), and
             # the cost figured here from the token counts is the one kept: given prices,
-            # its own pricing takes a short path.
-            prices = self._price_of(judge.model) or (0.0, 0.0)
+            # its own pricing takes a short path. A cost of zero (a model its map does not
+            # know, or a free one) sends it on to look for why, twice a call (a fifth of its
+            # CPU), so it then gets a placeholder price: its own figure is never read.
+            prices = self._price_of(judge.model)
+            if prices is None or not any(prices):
+                prices = (_PLACEHOLDER_PRICE, _PLACEHOLDER_PRICE)
             self._kwargs["input_cost_per_token"], self._kwargs["output_cost_per_token"] = prices
 
     def scrubbed_logs(self) -> contextlib.AbstractContextManager[None]:

@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 
 CHUNK = 256  # calls per message to a worker
 WAIT_S = 0.2
+RECEIVE_MAX = 16  # messages taken from the result queue at a time
 _main_lock = threading.Lock()
 
 
@@ -225,11 +226,17 @@ class WorkerPool:
             for inbox in inboxes:
                 inbox.put(None)
 
-    def _receive(self, results: Any) -> Any:
+    def _receive(self, results: Any) -> list[Any]:
+        """The messages waiting (up to `RECEIVE_MAX`), after waiting up to `WAIT_S` for the
+        first: one trip to a thread for several messages, not one each."""
+        messages: list[Any] = []
         try:
-            return results.get(timeout=WAIT_S)
+            messages.append(results.get(timeout=WAIT_S))
+            while len(messages) < RECEIVE_MAX:
+                messages.append(results.get_nowait())
         except queue.Empty:
-            return None
+            pass
+        return messages
 
     def _record(self, batch: Sequence[tuple[int, CallOutcome]]) -> None:
         judges = {j.name: j for j in self.run.plan.panel.judges}
@@ -255,26 +262,27 @@ class WorkerPool:
                 if (self.run.cancelled or self.run.fault is not None) and not stop.is_set():
                     stop.set()
                     self.stopping.set()
-                message = await asyncio.to_thread(self._receive, results)
-                if message is None:
+                messages = await asyncio.to_thread(self._receive, results)
+                if not messages:
                     finished |= {
                         w
                         for w, p in enumerate(self.processes)
                         if p.exitcode is not None and w not in finished
                     }
                     continue
-                kind, worker = message[0], message[1]
-                if kind == "results":
-                    self._record(message[2])
-                elif kind == "ready":
-                    ready.add(worker)
-                    if len(ready) == self.n:
-                        ready_at = time.perf_counter()
-                elif kind == "error":
-                    errors.append(message[2])
-                    finished.add(worker)
-                elif kind == "done":
-                    finished.add(worker)
+                for message in messages:
+                    kind, worker = message[0], message[1]
+                    if kind == "results":
+                        self._record(message[2])
+                    elif kind == "ready":
+                        ready.add(worker)
+                        if len(ready) == self.n:
+                            ready_at = time.perf_counter()
+                    elif kind == "error":
+                        errors.append(message[2])
+                        finished.add(worker)
+                    elif kind == "done":
+                        finished.add(worker)
         finally:
             stop.set()
             self.stopping.set()

@@ -117,10 +117,13 @@ async def _serve(setup: WorkerSetup, tasks: Any, results: Any, stop: Any) -> Non
     outbox = _Outbox(results, setup.worker)
     results.put(("ready", setup.worker))
 
+    def deal(chunk: list[Task]) -> None:
+        for task in chunk:
+            queues[task.judge].put_nowait(task)
+
     def read() -> None:  # a thread: the parent's queue blocks
         for chunk in _tasks(tasks, stop):
-            for task in chunk:
-                loop.call_soon_threadsafe(queues[task.judge].put_nowait, task)
+            loop.call_soon_threadsafe(deal, chunk)  # one wake-up of the loop a chunk
         for name, judge in judges.items():
             for _ in range(judge.concurrency):
                 loop.call_soon_threadsafe(queues[name].put_nowait, None)

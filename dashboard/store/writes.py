@@ -42,6 +42,16 @@ JUDGE_CALL_COLUMNS = tuple(f.name for f in dataclasses.fields(JudgeCall))
 ITEM_COLUMNS = tuple(f.name for f in dataclasses.fields(Item)) + ("created_utc",)
 RESPONSE_COLUMNS = tuple(f.name for f in dataclasses.fields(Response)) + ("created_utc",)
 JSON_COLUMNS = frozenset({"metadata", "history"})
+# Immutable values a row may hold as they are (`record_row`); anything else is deep-copied.
+_PLAIN = frozenset({str, int, float, bool, type(None), datetime})
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # by record class, read once
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 class Table(NamedTuple):
@@ -81,8 +91,11 @@ STREAM_KEYS: dict[str, tuple[str, ...]] = {
 
 
 def record_row(record: Any) -> dict[str, Any]:
-    """A dataclass record as a row, with created_utc filled in."""
-    row = dataclasses.asdict(record)
+    """A dataclass record as a row, with created_utc filled in. A record of plain values is
+    read field by field (what `dataclasses.asdict` gives it, without its deep copy)."""
+    row = {name: getattr(record, name) for name in _field_names(type(record))}
+    if not all(type(value) in _PLAIN for value in row.values()):
+        row = dataclasses.asdict(record)
     if row.get("created_utc") is None:
         row["created_utc"] = utc_now()
     return row
