@@ -2,6 +2,7 @@
 
     python -m bench.bench_judge_memory --calls 20000 80000
     python -m bench.bench_judge_memory --calls 20000 80000 --baseline 20000
+    python -m bench.bench_judge_memory --calls 40000 1000000 --plan-only   # the plan alone
 
 For each size N: a fresh DuckDB file with N answers (`bench_judge.seed`), the loopback
 OpenAI-compatible server in its own process (`--latency-ms`, low by default), and
@@ -10,6 +11,8 @@ size: the child's peak RSS (`ru_maxrss` from `wait4`), the peak RSS of the child
 worker processes together (polled from /proc), calls made and calls/s. The baseline: the same
 command with `--plan-chunk 0` (the plan rendered whole, as before issue 33) at the sizes of
 `--baseline`, measured in the same run; the ratios say how much less a streamed run holds.
+With `--plan-only`, the command stops after its plan (`judge --plan-only`, no call made): the
+memory of counting the plan alone.
 """
 
 from __future__ import annotations
@@ -113,6 +116,7 @@ def measure(calls: int, args: argparse.Namespace, *, streamed: bool) -> Run:
             *(["--workers", str(args.workers)] if args.workers else []),
             *(["--plan-chunk", str(args.plan_chunk)] if streamed and args.plan_chunk else []),
             *([] if streamed else ["--plan-chunk", "0"]),
+            *(["--plan-only"] if args.plan_only else []),
         ]
         env = {**os.environ, KEY_ENV: "bench-key"}
         started = time.perf_counter()
@@ -130,7 +134,8 @@ def measure(calls: int, args: argparse.Namespace, *, streamed: bool) -> Run:
         wall_s = time.perf_counter() - started
         if child.returncode != 0:
             raise RuntimeError(f"judge exited {child.returncode}:\n{output[-2000:]}")
-        return Run(calls, streamed, wall_s, usage.ru_maxrss / 1024, peak[0] / 1024, made(output))
+        calls_made = 0 if args.plan_only else made(output)
+        return Run(calls, streamed, wall_s, usage.ru_maxrss / 1024, peak[0] / 1024, calls_made)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="default: the CLI's")
     parser.add_argument(
         "--plan-chunk", type=int, default=None, help="targets a chunk (default: the CLI's 5,000)"
+    )
+    parser.add_argument(
+        "--plan-only", action="store_true", help="stop after the plan: its memory alone"
     )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
@@ -155,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         figures[f"{name}_peak_rss_mb"] = round(run.peak_rss_mb, 1)
         figures[f"{name}_peak_tree_rss_mb"] = round(run.peak_tree_mb, 1)
         figures[f"{name}_calls_made"] = run.calls_made
-        figures[f"{name}_calls_per_s"] = round(run.rate, 1)
+        if not args.plan_only:
+            figures[f"{name}_calls_per_s"] = round(run.rate, 1)
         figures[f"{name}_wall_s"] = round(run.wall_s, 1)
     streamed = {r.calls: r for r in runs if r.streamed}
     for run in runs:
