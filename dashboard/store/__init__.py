@@ -23,8 +23,8 @@ from pathlib import Path
 from dashboard.auth.roles import require_admin
 from dashboard.auth.users import User
 from dashboard.settings import is_server_url
-from dashboard.store import reads, server, writes
-from dashboard.store.connection import Connection, Database, DatabaseError, transaction
+from dashboard.store import applying, reads, server, writes
+from dashboard.store.connection import Connection, Database, transaction
 from dashboard.store.errors import (
     DiskFull,
     JournalUnusable,
@@ -35,7 +35,7 @@ from dashboard.store.errors import (
     fault_of,
     journal_reason,
 )
-from dashboard.store.journal import Batch, Row, Spool, group_rows, read_batches
+from dashboard.store.journal import Batch, Spool
 from dashboard.types import DatasetSummary, Item, JudgeCall, Preference, Rating, Response
 
 log = logging.getLogger(__name__)
@@ -54,17 +54,6 @@ __all__ = [
     "WriteResult",
     "transaction",
 ]
-
-# The order in which spooled tables are applied: calls before the ratings that cite them.
-_APPLY_ORDER = (
-    "judge_calls",
-    "ratings",
-    "preferences",
-    "probes",
-    "anchors",
-    "epoch_ratings",
-    "tag_labels",
-)
 
 
 @dataclass(frozen=True)
@@ -219,61 +208,11 @@ class Store:
         with self.write_lock:
             for path in self.spool.ready_files(live_journals=live_journals):
                 with self.spool.taken(path) as mine:  # not applied by two processes at once
-                    added += self._apply_file(con, path) if mine else 0
+                    if mine:
+                        added += applying.apply_file(
+                            con, path, db_path=self.path, stuck=self._applied_stuck
+                        )
         return added
-
-    def _apply_file(self, con: Connection, path: Path) -> int:
-        """Apply one spool file in one transaction. A file whose rows cannot be applied is
-        moved aside as `.failed` (and logged) so that it never blocks the database for
-        everyone; a fault of the environment (a full disk) leaves it for a later try."""
-        if path in self._applied_stuck:
-            return 0
-        try:
-            grouped = group_rows(read_batches(path))
-        except FileNotFoundError:
-            return 0  # applied by another store object of this process
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            self._set_aside(path, error)
-            return 0
-        try:
-            with transaction(con):
-                kept, orphans = writes.split_orphans(con, grouped)
-                added = sum(
-                    writes.insert_rows(con, table, kept.get(table, [])) for table in _APPLY_ORDER
-                )
-                if orphans:
-                    self._keep_orphans(path, orphans)
-        except (DatabaseError, ValueError, KeyError, TypeError) as error:
-            fault = fault_of(error, self.path)
-            if fault is not None:
-                raise fault from error
-            self._set_aside(path, error)
-            return 0
-        try:
-            path.unlink(missing_ok=True)
-        except OSError as error:
-            log.warning("applied %s but cannot remove it (%s); it is kept", path, error)
-            self._applied_stuck.add(path)
-        return added
-
-    def _keep_orphans(self, path: Path, orphans: dict[str, list[Row]]) -> None:
-        """Rows naming an answer the database no longer has are not inserted (an orphan would
-        count in no metric and confuse every later read): they are kept beside the journal
-        file as `<name>.orphans` (never applied again), and logged."""
-        aside = path.with_suffix(".orphans")
-        n = sum(map(len, orphans.values()))
-        Spool(path.parent).write_aside(aside, [Batch(t, tuple(r)) for t, r in orphans.items()])
-        log.warning(
-            "%s: %d row(s) name answers that are not in the database; kept in %s", path, n, aside
-        )
-
-    @staticmethod
-    def _set_aside(path: Path, error: BaseException) -> None:
-        log.error("cannot apply pending writes from %s: %s; moved aside as .failed", path, error)
-        try:
-            path.rename(path.with_suffix(".failed"))
-        except OSError as rename_error:
-            log.error("cannot move %s aside either: %s", path, rename_error)
 
     def apply_pending(self, *, wait_s: float | None = None) -> int:
         """Apply every spooled write now; return how many rows were new. A full disk or a
