@@ -3,32 +3,43 @@ own protocol (no browser), on the embedded store and on PostgreSQL behind nginx.
 
     python -m bench.bench_protocol                          # both stores, 20 labellers
     python -m bench.bench_protocol --stores postgresql --labellers 50
-    python -m bench.bench_protocol --labellers 3 --paced-s 10 --burst-saves 2   # a look
+    python -m bench.bench_protocol --labellers 3 --paced-s 10 --burst-saves 2 \
+        --import-records 500 --judge-calls 300                 # a look
 
 A browser costs the server's machine more CPU than the server does (the last labelling
 benchmark's 20 Chromium browsers used 0.73 of the 0.85 CPU-seconds a save cost), so the load
 here comes from `bench/streamlit_client.py`: each simulated labeller is one Streamlit session
-over `/_stcore/stream`, with its own identity (`annotator` in its query string) and its own
-queue (random order, its own seed) on the sample's eo-rag answers; a save is one rerun
-message with the rating and the form's submit, timed until the run that drew the next answer
-has finished. One real Chromium labeller (`bench/labelling_sessions.py`) is timed end to end.
+over `/_stcore/stream`, with its own identity (`annotator` in its query string). A share of
+them (`--campaign-share`, default half) label in one campaign (`bench/protocol_load.py`:
+`campaign=bench-k`, overlap `--campaign-k`, on a pool of synthetic RAG answers), taking from
+the front of the same order, so that their holds meet; the others (and the baseline's
+labeller) each have their own queue (random order, its own seed) on the sample's eo-rag
+answers. A save is one rerun message with the rating and the form's submit, timed until the
+run that drew the next answer has finished. One real Chromium labeller
+(`bench/labelling_sessions.py`, its own queue) is timed end to end.
 
 For each store (embedded: one `judgeboard serve` on a DuckDB file; postgresql: a PostgreSQL
 server of its own, as the tests start it, and two replicas behind Debian's nginx with the
 shipped config, `tests/support/nginx.py`), three phases on the same servers:
 1. baseline: one simulated labeller alone, `--baseline-saves` saves back to back;
 2. paced: every simulated labeller saves once per `--think-s` (0.5-1.5 x) for `--paced-s`
-   seconds while the Chromium labeller saves with a 1 s think time, and `judgeboard import`
-   of `--import-records` synthetic RAG records (as `bench_import` makes them; 0: none) runs
-   into the same store: p50/p95 of both;
+   seconds while the Chromium labeller saves with a 1 s think time; meanwhile
+   `judgeboard import` of `--import-records` synthetic RAG records (as `bench_import` makes
+   them; 0: none) and `judgeboard judge` of `--judge-calls` answers against the loopback
+   judge server (`tests/support/judge_server.py`, `--judge-latency-ms`; 0: none) run into
+   the same store, each waited for after the phase: p50/p95 of the labellers (and of the
+   campaign's and the own queues' apart), the two commands' exit status and CPU;
 3. burst: every simulated labeller makes `--burst-saves` saves back to back: saves per
    second at saturation.
 The CPU of the server processes (the replicas, nginx, PostgreSQL's processes) is read from
 /proc for each phase and given per save. Every figure is also given as a ratio of the
-baseline's. Afterwards every confirmed save is checked in the store: exactly one row of that
-person on that answer, and no other rows of the benchmark's people.
+baseline's. Afterwards, in the store (`bench/protocol_checks.py`): every confirmed save is
+exactly one row of that person on that answer, and no other rows of the benchmark's people;
+no answer of the campaign has more than k labels (`over_k`; `answers_at_k` says how many
+reached k); no judge call was made twice (the server's requests and completions per prompt
+against the distinct calls of `judge_calls`).
 Goal: p95 of the simulated round trips and of the Chromium save-and-next under 1 s while
-paced. Exit status 1 when a goal or the check fails.
+paced. Exit status 1 when a goal or a check fails.
 """
 
 from __future__ import annotations
@@ -39,7 +50,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,21 +58,24 @@ from contextlib import AsyncExitStack, ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+from bench import protocol_load as load
 from bench.bench_labelling import percentile
 from bench.labelling_sessions import serve
 from bench.proc_cpu import CpuByGroup, tree_cpu_s
+from bench.protocol_checks import campaign_check, judge_check, saves_check
+from bench.protocol_report import passed, report
 from bench.streamlit_client import AnnotateSession, Save
 
 DATASET = "eo-rag"
 SIM = "bench-proto-{:03d}"
 CHROMIUM_PERSON = "bench-proto-chromium"
-GOAL_P95_S = 1.0
 
 
 @contextmanager
-def stack(store: str, work: Path) -> Iterator[dict[str, Any]]:
+def stack(store: str, work: Path, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """The store and its servers: {"url": what labellers open, "store": the store's address,
-    "pids": the server processes, "outside": the PostgreSQL server's PID (not our child)}."""
+    "pids": the server processes, "outside": the PostgreSQL server's PID (not our child),
+    "judge_api": the loopback judge server's api_base (None: no judge run)}."""
     from dashboard.ingest.sample import ensure_sample
     from dashboard.store import Store
 
@@ -79,7 +92,13 @@ def stack(store: str, work: Path) -> Iterator[dict[str, Any]]:
         made = Store(address, wait_s=60)
         for _ in ensure_sample(made):
             pass
+        load.prepare(made, args, work)  # the judge's answers, the campaign and its pool
         made.close()
+        judge_api = None
+        if args.judge_calls:
+            from bench.bench_judge import judge_server
+
+            judge_api = stop.enter_context(judge_server(args.judge_latency_ms))
         n_replicas = 1 if store == "embedded" else 2
         # `serve` takes the store's address as JUDGEBOARD_DB takes it: a file or a URL
         logs = [work / f"{store}-{n}.log" for n in range(n_replicas)]
@@ -94,7 +113,14 @@ def stack(store: str, work: Path) -> Iterator[dict[str, Any]]:
             assert proxy.process is not None
             url = proxy.url
             pids.append(proxy.process.pid)
-        yield {"url": url, "store": address, "pids": pids, "outside": outside, "work": work}
+        yield {
+            "url": url,
+            "store": address,
+            "pids": pids,
+            "outside": outside,
+            "work": work,
+            "judge_api": judge_api,
+        }
 
 
 async def _labelling(
@@ -108,6 +134,8 @@ async def _labelling(
     """One simulated labeller's saves: `saves` of them, or until the wall clock `until`."""
     done: list[Save] = []
     while (saves is None or len(done) < saves) and (until is None or time.time() < until):
+        if session.item is None:  # nothing left for them (a campaign's pool ran out)
+            break
         if think_s:
             await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
         done.append(await session.save_and_next(str(1 + rng.randrange(5))))
@@ -152,24 +180,6 @@ class _ServerCpu:
         return used
 
 
-def _start_import(
-    stacked: dict[str, Any], args: argparse.Namespace, cpu: _ServerCpu
-) -> subprocess.Popen[bytes] | None:
-    """`judgeboard import` of `--import-records` synthetic RAG records into the store, started
-    with the paced phase (its CPU is its own, not the servers')."""
-    if not args.import_records:
-        return None
-    from bench.bench_import import generate_rag_jsonl
-    from bench.bench_labelling import _import
-
-    work = Path(stacked["work"])
-    source = generate_rag_jsonl(work / "import.jsonl", args.import_records)
-    process = _import(stacked["store"], source, work / "import.log")  # type: ignore[arg-type]
-    assert cpu.cpu is not None
-    cpu.cpu.group("import", process.pid)
-    return process
-
-
 async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """Open every session (and the Chromium page) first, then measure the three phases."""
     from playwright.async_api import async_playwright
@@ -178,8 +188,17 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
 
     url, cpu, found = stacked["url"], _ServerCpu(stacked), {}
     people = range(args.labellers + 1)  # 0: the baseline's labeller
+    in_campaign = range(1, 1 + load.campaign_labellers(args))
     sessions = [
         AnnotateSession(url, SIM.format(n), dataset=DATASET, seed=n, cookie=SIM.format(n))
+        if n not in in_campaign
+        else AnnotateSession(
+            url,
+            SIM.format(n),
+            dataset=load.POOL_DATASET,
+            cookie=SIM.format(n),
+            campaign=load.CAMPAIGN,
+        )
         for n in people
     ]
     rngs = [random.Random(n) for n in people]
@@ -201,7 +220,7 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
 
         until = time.time() + args.paced_s
         started = cpu.start()
-        importing = _start_import(stacked, args, cpu)
+        commands = load.start_commands(stacked, args, opened)
         paced = [
             _labelling(s, r, saves=None, until=until, think_s=args.think_s)
             for s, r in zip(sessions[1:], rngs[1:])
@@ -209,9 +228,8 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
         chromium, *sims = await asyncio.gather(_chromium(page, until), *paced)
         found["paced"] = (sims, time.perf_counter() - started, cpu.stop())
         found["chromium"] = chromium
-        if importing is not None:  # waited for after the phase: it runs while they label
-            status = await asyncio.to_thread(importing.wait)
-            found["import"] = {"records": args.import_records, "status": status}
+        for name, ended in commands.items():  # waited for after the phase
+            found[name] = await ended
 
         started = cpu.start()
         burst = [
@@ -220,6 +238,7 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
         ]
         sims = await asyncio.gather(*burst)
         found["burst"] = (sims, time.perf_counter() - started, cpu.stop())
+    found["ran_out"] = sum(1 for n in in_campaign if sessions[n].item is None)
     return found
 
 
@@ -241,114 +260,86 @@ def _figures(
     }
 
 
-def _check(address: str, saves: dict[str, list[Save]]) -> dict[str, int]:
-    """Every confirmed save is one row of that person on that answer; nothing else."""
-    from dashboard.store import Store
+def _modes(sims: list[list[Save]], n_campaign: int) -> dict[str, Any]:
+    """A phase's round trips of the campaign's labellers and of the own queues' apart."""
+    found = {}
+    for mode, share in (("campaign", sims[:n_campaign]), ("own_queue", sims[n_campaign:])):
+        seconds = [s.seconds for done in share for s in done]
+        if seconds:
+            found[mode] = {
+                "labellers": len(share),
+                "n": len(seconds),
+                "p50_s": statistics.median(seconds),
+                "p95_s": percentile(seconds, 95),
+            }
+    return found
 
-    made = Store(address, wait_s=60)
-    try:
-        with made.connection() as con:
-            rows = con.execute(
-                "SELECT rater, response_id, count(*) FROM ratings WHERE rater LIKE 'bench-proto-%'"
-                " AND rater <> ? GROUP BY ALL",
-                [CHROMIUM_PERSON],
-            ).fetchall()
-    finally:
-        made.close()
-    found = {(rater, response): count for rater, response, count in rows}
-    confirmed = {(p, s.response_id) for p, done in saves.items() for s in done}
-    n_saves = sum(len(done) for done in saves.values())
-    return {
-        "saves": n_saves,
-        "rows": sum(found.values()),
-        "lost": len(confirmed - set(found)),
-        "duplicated": sum(1 for c in found.values() if c > 1) + n_saves - len(confirmed),
-        "unexpected": len(set(found) - confirmed),
-    }
+
+def _checks(stacked: dict[str, Any], args: argparse.Namespace, found: dict[str, Any]) -> None:
+    """The store's checks (`protocol_checks`), into `found`: the saves, the campaign's k and
+    the judge's calls."""
+    by_person = {SIM.format(n): list(done) for n, done in enumerate(found["warm"])}
+    by_person[SIM.format(0)] += found["baseline"][0]
+    for phase in ("paced", "burst"):
+        for n, done in enumerate(found[phase][0], start=1):
+            by_person[SIM.format(n)] += done
+    address = stacked["store"]
+    found["check"] = saves_check(
+        address, by_person, like="bench-proto-%", leave_out=CHROMIUM_PERSON
+    )
+    n_campaign = load.campaign_labellers(args)
+    people = range(1, 1 + n_campaign)
+    if n_campaign:
+        found["campaign"] = {
+            "name": load.CAMPAIGN,
+            "labellers": n_campaign,
+            **campaign_check(address, load.CAMPAIGN, args.campaign_k),
+            "refused": sum(s.refused for n in people for s in by_person[SIM.format(n)]),
+            "ran_out": found["ran_out"],  # labellers the campaign had nothing left for
+        }
+    if "judge" in found:
+        judged = judge_check(address, load.JUDGE, stacked["judge_api"], load.JUDGE_MODEL)
+        found["judge"] = {"planned": args.judge_calls, **judged, **found["judge"]}
 
 
 def run_store(store: str, args: argparse.Namespace) -> dict[str, Any]:
     with (
         tempfile.TemporaryDirectory(prefix="bench-protocol-") as folder,
-        stack(store, Path(folder)) as stacked,
+        stack(store, Path(folder), args) as stacked,
     ):
         found = asyncio.run(_phases(stacked, args))
-        by_person = {SIM.format(n): list(done) for n, done in enumerate(found["warm"])}
-        by_person[SIM.format(0)] += found["baseline"][0]
-        for phase in ("paced", "burst"):
-            for n, done in enumerate(found[phase][0], start=1):
-                by_person[SIM.format(n)] += done
-        check = _check(stacked["store"], by_person)
+        _checks(stacked, args, found)
     base, wall, cpu = found["baseline"]
-    chromium = found["chromium"]
+    chromium, n_campaign = found["chromium"], load.campaign_labellers(args)
+    imported = found.get("import")
     return {
         "store": store,
         "replicas": 1 if store == "embedded" else 2,
         "labellers": args.labellers,
         "think_s": args.think_s,
         "baseline": _figures(base, wall, cpu),
-        "paced": _figures(
-            [s for d in found["paced"][0] for s in d], *found["paced"][1:], also_saved=len(chromium)
-        ),
-        "burst": _figures([s for d in found["burst"][0] for s in d], *found["burst"][1:]),
+        "paced": {
+            **_figures(
+                [s for d in found["paced"][0] for s in d],
+                *found["paced"][1:],
+                also_saved=len(chromium),
+            ),
+            "by_mode": _modes(found["paced"][0], n_campaign),
+        },
+        "burst": {
+            **_figures([s for d in found["burst"][0] for s in d], *found["burst"][1:]),
+            "by_mode": _modes(found["burst"][0], n_campaign),
+        },
         "chromium": {
             "n": len(chromium),
             "p50_s": statistics.median(chromium),
             "p95_s": percentile(chromium, 95),
         },
-        "import": found.get("import"),
-        "check": check,
+        "import": None if imported is None else {"records": args.import_records, **imported},
+        "judge": found.get("judge"),
+        "campaign": found.get("campaign"),
+        "check": found["check"],
     }
-
-
-def _split(figures: dict[str, Any]) -> str:
-    by = figures["cpu_per_save_by"]
-    return f" ({', '.join(f'{k} {v:.3f}' for k, v in by.items())})" if len(by) > 1 else ""
-
-
-def report(result: dict[str, Any]) -> list[str]:
-    base = result["baseline"]
-    lines = [
-        f"{result['store']} ({result['replicas']} server(s)), {result['labellers']} simulated "
-        f"labellers; baseline, one alone: p50 {base['p50_s']:.3f} s, p95 {base['p95_s']:.3f} s, "
-        f"{base['saves_per_s']:.1f} saves/s, CPU {base['cpu_per_save_s']:.3f} s a save"
-        f"{_split(base)}, load {base['load_1m']:.1f}"
-    ]
-    for phase in ("paced", "burst"):
-        got = result[phase]
-        lines.append(
-            f"  {phase}: {got['n']} saves ({got['waited']} waited for the file), "
-            f"p50 {got['p50_s']:.3f} s "
-            f"({got['p50_s'] / base['p50_s']:.2f}x), p95 {got['p95_s']:.3f} s "
-            f"({got['p95_s'] / base['p50_s']:.2f}x the baseline's p50), "
-            f"{got['saves_per_s']:.1f} saves/s ({got['saves_per_s'] / base['saves_per_s']:.2f}x),"
-            f" CPU {got['cpu_per_save_s']:.3f} s a save "
-            f"({got['cpu_per_save_s'] / base['cpu_per_save_s']:.2f}x){_split(got)}, "
-            f"load {got['load_1m']:.1f}"
-        )
-    chromium, check, imported = result["chromium"], result["check"], result["import"]
-    if imported is not None:
-        lines.append(
-            f"  a CLI import of {imported['records']:,} records started with the paced phase:"
-            f" exit status {imported['status']}"
-        )
-    lines.append(
-        f"  Chromium labeller while paced: {chromium['n']} saves, p50 {chromium['p50_s']:.3f} s"
-        f" ({chromium['p50_s'] / base['p50_s']:.2f}x), p95 {chromium['p95_s']:.3f} s"
-    )
-    lines.append(
-        f"  check: {check['saves']} confirmed saves, {check['rows']} rows, {check['lost']} lost,"
-        f" {check['duplicated']} duplicated, {check['unexpected']} unexpected"
-    )
-    return lines
-
-
-def passed(result: dict[str, Any]) -> bool:
-    check = result["check"]
-    clean = check["lost"] == check["duplicated"] == check["unexpected"] == 0
-    fast = max(result["paced"]["p95_s"], result["chromium"]["p95_s"]) < GOAL_P95_S
-    imported = result["import"] is None or result["import"]["status"] == 0
-    return clean and check["saves"] == check["rows"] and fast and imported
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -360,6 +351,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--baseline-saves", type=int, default=10)
     parser.add_argument("--burst-saves", type=int, default=3)
     parser.add_argument("--import-records", type=int, default=5000)
+    add = parser.add_argument
+    # 2,000 calls at 100 ms, 5 in flight: 50 calls/s at best, about the paced phase's 40 s
+    add("--judge-calls", type=int, default=2000, help="judge calls while paced (0: none)")
+    add("--judge-latency-ms", type=float, default=100.0, help="the judge server's latency")
+    add("--judge-concurrency", type=int, default=5, help="the judge's calls in flight")
+    add("--judge-workers", type=int, default=1, help="`judge --workers`")
+    add("--campaign-share", type=float, default=0.5, help="labellers in the campaign (0: none)")
+    add("--campaign-k", type=int, default=2, help="the campaign's overlap k")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     return parser.parse_args(argv)
 

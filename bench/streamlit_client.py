@@ -8,7 +8,8 @@ client does the same with the `websockets` package and Streamlit's own protobuf 
 the Annotate page's rating form, its alerts, and the open answer (the `item` of the query
 string the page writes). Each labeller is its own session with its own identity (the
 `annotator` of the query string, as a link with no sign-in gives it) and so its own queue
-(with `seed`, in a random order of its own).
+(with `seed`, in a random order of its own), or its share of a campaign (`campaign`: the
+campaign's queue, where a save beyond the campaign's k is refused and the page says so).
 
     async with AnnotateSession(base_url, "kim", dataset="eo-rag") as session:
         saved = await session.save_and_next("4")   # one round trip, timed
@@ -34,6 +35,7 @@ PAGE = "annotate"
 RUBRIC = "likert-rag"
 SAVED = "Saved your rating"
 NOTHING_LEFT = "Nothing left to label here"
+REFUSED = "was not saved"  # a campaign refused the label (its k reached, the hold ended)
 VALUE_KEY = "annotate_value_"
 SAVE_KEY = "annotate_save_"
 ROUND_TRIP_TIMEOUT_S = 120.0
@@ -51,6 +53,7 @@ class Save:
     response_id: str
     seconds: float
     waited: bool = False  # the next answer came only after the page had waited (a busy file)
+    refused: bool = False  # the campaign refused the label: nothing saved, the next answer shown
 
 
 @dataclass
@@ -92,12 +95,15 @@ class AnnotateSession:
         dataset: str,
         seed: int | None = None,
         cookie: str | None = None,
+        campaign: str | None = None,
     ) -> None:
         self.url = base_url.replace("http://", "ws://", 1) + "/_stcore/stream"
         self.cookie = cookie
         query = {"annotator": annotator, "dataset": dataset, "rubric": RUBRIC}
         if seed is not None:  # a queue of its own: random order, this seed
             query |= {"order": "random", "seed": str(seed)}
+        if campaign is not None:  # the campaign's queue (the order is the campaign's)
+            query["campaign"] = campaign
         self.query_string = urllib.parse.urlencode(query)
         self.page_hash = ""
         self.socket: Any = None
@@ -127,7 +133,7 @@ class AnnotateSession:
 
     @property
     def item(self) -> str | None:
-        """The open answer, as the page wrote it in the query string."""
+        """The open answer, as the page wrote it in the query string (None: nothing left)."""
         return urllib.parse.parse_qs(self.query_string).get("item", [None])[0]
 
     async def rerun(self, states: list[Any], *, fragment_id: str = "") -> bool:
@@ -201,7 +207,7 @@ class AnnotateSession:
     async def save_and_next(self, value: str) -> Save:
         """Pick the point of the scale shown as `value` (a radio's state is its option's
         text) and submit the form, as Enter does in a browser; the answer saved and the
-        round trip's seconds."""
+        round trip's seconds (a label the campaign refused comes back `refused`)."""
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
         answer = self.item
@@ -215,7 +221,8 @@ class AnnotateSession:
         started = time.perf_counter()
         self.auto_reruns.clear()  # the page's run registers its waiting fragments again
         await self.rerun([picked, submit])
-        if not any(SAVED in alert for alert in self.run.alerts):
+        refused = not any(SAVED in alert for alert in self.run.alerts)
+        if refused and not any(REFUSED in alert for alert in self.run.alerts):
             raise ProtocolError(f"no save confirmed for {answer}; alerts: {self.run.alerts}")
         waited = await self._until_drawn(started + ROUND_TRIP_TIMEOUT_S)
-        return Save(answer, time.perf_counter() - started, waited)
+        return Save(answer, time.perf_counter() - started, waited, refused)

@@ -129,6 +129,8 @@ class ModelStats:
             "faults": dict(self.faults),
             "hanging": self.hanging,
             "max_completions_per_prompt": max(self.completed_prompts.values(), default=0),
+            # completions beyond a prompt's first: calls made again (a benchmark's check)
+            "repeated_completions": sum(n - 1 for n in self.completed_prompts.values()),
         }
 
 
