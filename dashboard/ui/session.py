@@ -11,6 +11,7 @@ shows the new figures.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
@@ -39,14 +40,26 @@ SPOOL_WAIT_S = 0.1
 FINGERPRINT_WAIT_S = 0.1
 
 
-@st.cache_resource(show_spinner=False)
-def _store_for(path: str) -> Store:
-    return Store(path, wait_s=WAIT_S, spool_wait_s=SPOOL_WAIT_S, keep_warm_s=KEEP_WARM_S)
+# One store per address, shared by every session of the process. A plain dict rather than
+# `st.cache_resource`: a page run asks for the store a few dozen times, and each of Streamlit's
+# cached calls hashed its arguments and read the function's signature (about 2 % of a save's
+# CPU on the Annotate page).
+_STORES: dict[str, Store] = {}
+_STORES_LOCK = threading.Lock()
 
 
 def get_store() -> Store:
     """The store named by JUDGEBOARD_DB (set by `judgeboard serve`), shared by all sessions."""
-    return _store_for(str(resolve_db_path()))
+    path = str(resolve_db_path())
+    store = _STORES.get(path)
+    if store is None:
+        with _STORES_LOCK:
+            store = _STORES.get(path)
+            if store is None:
+                store = _STORES[path] = Store(
+                    path, wait_s=WAIT_S, spool_wait_s=SPOOL_WAIT_S, keep_warm_s=KEEP_WARM_S
+                )
+    return store
 
 
 FINGERPRINT_KEY = "jb_fingerprint"
