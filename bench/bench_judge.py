@@ -44,6 +44,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from bench.proc_cpu import process_cpu_s  # noqa: E402
 from dashboard.ids import content_id  # noqa: E402
 from dashboard.judging import load_rubric, plan_run, run_plan  # noqa: E402
 from dashboard.judging.llm import litellm_module  # noqa: E402
@@ -53,6 +54,7 @@ from dashboard.store import Store  # noqa: E402
 from dashboard.types import Item, Response  # noqa: E402
 
 KEY_ENV = "BENCH_JUDGE_KEY"
+_SERVER_PIDS: dict[str, int] = {}  # api_base -> the PID of the server process behind it
 
 
 @dataclass(frozen=True)
@@ -70,14 +72,20 @@ class Measure:
         return 1000 * self.cpu_s / self.calls
 
 
+# The loopback servers: `lean` (one asyncio loop, the default here) and `threaded` (the test
+# suite's scriptable server, a thread per connection, about 0.4 ms of its CPU a call).
+SERVERS = {"lean": "tests.support.lean_judge_server", "threaded": "tests.support.judge_server"}
+
+
 @contextmanager
-def judge_server(latency_ms: float) -> Iterator[str]:
-    """The loopback server in its own process; yields its api_base."""
+def judge_server(latency_ms: float, *, server: str = "threaded") -> Iterator[str]:
+    """The loopback server (`SERVERS`) in its own process; yields its api_base."""
+    api_base = ""
     process = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "tests.support.judge_server",
+            SERVERS[server],
             "--port",
             "0",
             "--latency-ms",
@@ -92,10 +100,18 @@ def judge_server(latency_ms: float) -> Iterator[str]:
         line = process.stdout.readline().strip()
         if not line.startswith("listening "):
             raise RuntimeError(f"judge server did not start: {line!r}")
-        yield line.removeprefix("listening ")
+        api_base = line.removeprefix("listening ")
+        _SERVER_PIDS[api_base] = process.pid
+        yield api_base
     finally:
+        _SERVER_PIDS.pop(api_base, None)
         process.terminate()
         process.wait(timeout=30)
+
+
+def server_cpu_s(api_base: str) -> float:
+    """CPU seconds the server process behind `api_base` has used so far (all its threads)."""
+    return process_cpu_s(_SERVER_PIDS[api_base])
 
 
 def server_requests(api_base: str, model: str) -> int:
@@ -152,17 +168,19 @@ def children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure_workers(store: Store, judge: Judge, *, workers: int) -> tuple[Measure, float]:
+def measure_workers(store: Store, judge: Judge, *, workers: int) -> tuple[Measure, float, float]:
     """(the run over `workers` processes, seconds from its start until every worker was
-    ready); CPU is this process's and the workers' together."""
+    ready, CPU seconds of this process alone); the run's CPU is this process's and the
+    workers' together."""
     plan = plan_run(store, Panel("bench", (judge,)), load_rubric("likert-rag"))
     cpu, children, wall = time.process_time(), children_cpu_s(), time.perf_counter()
     summary = asyncio.run(run_plan(store, plan, workers=workers))
     total_s = time.perf_counter() - wall
-    cpu_s = time.process_time() - cpu + children_cpu_s() - children
+    parent_s = time.process_time() - cpu
+    cpu_s = parent_s + children_cpu_s() - children
     if summary.failures:
         raise RuntimeError(f"{summary.failures} calls failed: {summary.judges[0].last_error}")
-    return Measure(summary.calls_made, summary.wall_s, cpu_s), total_s - summary.wall_s
+    return Measure(summary.calls_made, summary.wall_s, cpu_s), total_s - summary.wall_s, parent_s
 
 
 def measure_openai(
@@ -304,11 +322,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 2, help="worker processes (N)"
     )
+    parser.add_argument(
+        "--server",
+        choices=sorted(SERVERS),
+        default="lean",
+        help="the loopback server: lean (asyncio) or threaded (tests.support.judge_server)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     os.environ.setdefault(KEY_ENV, "bench-key")
     litellm_module()  # the 3-second import stays out of every measurement
-    with tempfile.TemporaryDirectory() as tmp, judge_server(args.latency_ms) as api_base:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        judge_server(args.latency_ms, server=args.server) as api_base,
+    ):
         store = Store(Path(tmp) / "bench.duckdb")
         seed(store, args.calls)
         judge = Judge(
@@ -319,7 +346,10 @@ def main(argv: list[str] | None = None) -> int:
             concurrency=args.concurrency,
             timeout_s=60,
         )
+        server_ms: dict[str, float] = {}
+        served = server_cpu_s(api_base)
         runner, plan, plan_s = measure_runner(store, judge)
+        server_ms["runner"] = 1000 * (server_cpu_s(api_base) - served) / runner.calls
         before = server_requests(api_base, "bench")
         again, replan, _ = measure_runner(store, judge)
         rerun = (server_requests(api_base, "bench") - before, replan.calls_cached, again.wall_s)
@@ -340,33 +370,43 @@ def main(argv: list[str] | None = None) -> int:
                 for i in (1, 2)
             ),
         )
+        served = server_cpu_s(api_base)
         routed, _, _ = measure_runner(store, router, limit=args.router_calls)
-        pooled, workers_start_s = measure_workers(
+        server_ms["router"] = 1000 * (server_cpu_s(api_base) - served) / routed.calls
+        served = server_cpu_s(api_base)
+        pooled, workers_start_s, parent_s = measure_workers(
             store,
             dataclasses.replace(judge, name="bench-n", model="openai/bench-n"),
             workers=args.workers,
         )
+        server_ms["workers"] = 1000 * (server_cpu_s(api_base) - served) / pooled.calls
         prompts = [spec.messages for spec in plan.calls[: args.slice]]
         sequential = measure_sequential(api_base, prompts)
-    with judge_server(0) as fast:
+    with judge_server(0, server=args.server) as fast:
+        served = server_cpu_s(fast)
         ceiling = measure_ceiling(
             fast,
             [spec.messages for spec in plan.calls[:1000]],
             calls=args.ceiling_calls,
             concurrency=args.concurrency,
         )
+        server_ms["ceiling"] = 1000 * (server_cpu_s(fast) - served) / ceiling.calls
+        served = server_cpu_s(fast)
         bare = measure_openai(
             fast,
             [spec.messages for spec in plan.calls[:1000]],
             calls=args.ceiling_calls,
             concurrency=args.concurrency,
         )
+        server_ms["openai"] = 1000 * (server_cpu_s(fast) - served) / bare.calls
     figures = report(args, runner, ceiling, sequential, rerun, plan_s)
+    figures["server"] = args.server
     figures["workers"] = args.workers
     figures["workers_calls"] = pooled.calls
     figures["workers_start_s"] = round(workers_start_s, 2)
     figures["workers_calls_per_s"] = round(pooled.rate, 1)
     figures["workers_cpu_ms_per_call"] = round(pooled.cpu_ms_per_call, 2)
+    figures["workers_parent_cpu_ms_per_call"] = round(1000 * parent_s / pooled.calls, 2)
     figures["openai_calls_per_s"] = round(bare.rate, 1)
     figures["openai_cpu_ms_per_call"] = round(bare.cpu_ms_per_call, 2)
     figures["one_worker_over_ceiling"] = round(runner.rate / ceiling.rate, 2)
@@ -376,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
     figures["router_calls"] = routed.calls
     figures["router_calls_per_s"] = round(routed.rate, 1)
     figures["router_cpu_ms_per_call"] = round(routed.cpu_ms_per_call, 2)
+    for phase, ms in server_ms.items():  # the loopback server's own CPU, not the client's
+        figures[f"server_cpu_ms_per_call_{phase}"] = round(ms, 2)
     width = max(map(len, figures))
     for key, value in figures.items():
         print(f"{key:<{width}}  {value}")

@@ -28,6 +28,13 @@ def _stat(pid: int) -> tuple[int, float] | None:
     return int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICK
 
 
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, all threads) a live process has used; 0.0 once it is
+    gone or off Linux."""
+    seen = _stat(pid)
+    return seen[1] if seen is not None else 0.0
+
+
 class CpuByGroup:
     """`with CpuByGroup(rest="browser") as cpu: ...; cpu.group("server", pid)`; then
     `cpu.seconds()`: CPU seconds per group while the block ran."""
