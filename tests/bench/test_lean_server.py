@@ -78,6 +78,7 @@ def test_answers_on_one_kept_alive_connection_as_the_threaded_server_does(api_ba
         "faults": {},
         "hanging": 0,
         "max_completions_per_prompt": 3,
+        "repeated_completions": 2,  # the same prompt three times
     }
 
 
