@@ -77,12 +77,20 @@ class Measure:
 SERVERS = {"lean": "tests.support.lean_judge_server", "threaded": "tests.support.judge_server"}
 
 
+def niced(nice: int) -> list[str]:
+    """The prefix that starts a command at CPU priority `nice` (none for 0): batch work on
+    the servers' cores, as an operator runs it beside an interactive server."""
+    return ["nice", "-n", str(nice)] if nice else []
+
+
 @contextmanager
-def judge_server(latency_ms: float, *, server: str = "threaded") -> Iterator[str]:
-    """The loopback server (`SERVERS`) in its own process; yields its api_base."""
+def judge_server(latency_ms: float, *, server: str = "threaded", nice: int = 0) -> Iterator[str]:
+    """The loopback server (`SERVERS`) in its own process (at `nice`, when it is not 0);
+    yields its api_base."""
     api_base = ""
     process = subprocess.Popen(
         [
+            *niced(nice),
             sys.executable,
             "-m",
             SERVERS[server],

@@ -28,7 +28,11 @@ shipped config, `tests/support/nginx.py`), three phases on the same servers:
    them; 0: none) and `judgeboard judge` of `--judge-calls` answers against the loopback
    judge server (`tests/support/judge_server.py`, `--judge-latency-ms`; 0: none) run into
    the same store, each waited for after the phase: p50/p95 of the labellers (and of the
-   campaign's and the own queues' apart), the two commands' exit status and CPU;
+   campaign's and the own queues' apart), the two commands' exit status and CPU. The judge
+   run and the loopback judge server (the lean one: a stand-in for a provider elsewhere)
+   run at `--batch-nice` (default 10; 0: the servers' priority), as an operator runs batch
+   work beside an interactive server; the import runs at the servers' priority (on a file
+   store it holds the file while it writes, and a starved holder keeps the pages waiting);
 3. burst: every simulated labeller makes `--burst-saves` saves back to back: saves per
    second at saturation.
 The CPU of the server processes (the replicas, nginx, PostgreSQL's processes) is read from
@@ -98,7 +102,9 @@ def stack(store: str, work: Path, args: argparse.Namespace) -> Iterator[dict[str
         if args.judge_calls:
             from bench.bench_judge import judge_server
 
-            judge_api = stop.enter_context(judge_server(args.judge_latency_ms))
+            judge_api = stop.enter_context(
+                judge_server(args.judge_latency_ms, server="lean", nice=args.batch_nice)
+            )
         n_replicas = 1 if store == "embedded" else 2
         # `serve` takes the store's address as JUDGEBOARD_DB takes it: a file or a URL
         logs = [work / f"{store}-{n}.log" for n in range(n_replicas)]
@@ -359,6 +365,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     add("--judge-workers", type=int, default=1, help="`judge --workers`")
     add("--campaign-share", type=float, default=0.5, help="labellers in the campaign (0: none)")
     add("--campaign-k", type=int, default=2, help="the campaign's overlap k")
+    add(
+        "--batch-nice",
+        type=int,
+        default=10,
+        help="CPU priority (nice) of the judge run and the loopback judge server: batch work "
+        "beside the servers (0: the servers' own)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     return parser.parse_args(argv)
 
@@ -367,7 +380,8 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     results = []
     for store in args.stores.split(","):
-        results.append(run_store(store, args))
+        settings = {k: v for k, v in vars(args).items() if k != "json"}
+        results.append({**run_store(store, args), "settings": settings})
         print("\n".join(report(results[-1])), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")

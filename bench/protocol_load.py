@@ -27,6 +27,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+from bench.bench_judge import niced
 from bench.bench_labelling import REPO_ROOT, _import
 
 CAMPAIGN = "bench-k"
@@ -86,6 +87,9 @@ def start_import(address: str, args: argparse.Namespace, work: Path) -> subproce
     from bench.bench_import import generate_rag_jsonl
 
     source = generate_rag_jsonl(work / "import.jsonl", args.import_records)
+    # at the servers' priority: on a file store the import holds the file while it writes,
+    # and a niced holder starved of CPU keeps the pages waiting for it (it made a page give
+    # up after its 10 s wait in a look at `--batch-nice 10` under load)
     return _import(address, source, work / "import.log")  # type: ignore[arg-type]
 
 
@@ -95,8 +99,9 @@ def start_judge(
     """`judgeboard judge` of the `--judge-calls` answers of dataset `bench`, one judge at the
     loopback server, `--judge-workers` worker processes, `--judge-concurrency` in flight."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), KEY_ENV: "bench-key"}
-    command = [sys.executable, "-m", "dashboard.cli", "--db", address, "--wait", "600"]
-    command += ["judge", "--panel", JUDGE, "--rubric", "likert-rag", "--dataset", JUDGE_DATASET]
+    command = niced(args.batch_nice) + [sys.executable, "-m", "dashboard.cli", "--db", address]
+    command += ["--wait", "600", "judge", "--panel", JUDGE, "--rubric", "likert-rag"]
+    command += ["--dataset", JUDGE_DATASET]
     command += ["--api-base", api_base, "--api-key-env", KEY_ENV, "--no-progress"]
     command += ["--workers", str(args.judge_workers)]
     command += ["--concurrency", str(args.judge_concurrency), "--timeout", "60"]
