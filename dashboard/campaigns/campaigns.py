@@ -9,11 +9,12 @@ campaign's name and that selection.
 Each person has their own queue: the response they hold, else the first one in the
 campaign's order that they have not labelled and that fewer than `overlap` other people
 labelled or hold. Taking a response holds it for that person for `hold_minutes`; an expired
-hold frees it for others. The choice and the hold are one transaction under the store's write
-lock, so two sessions of one server never take the same response beyond `overlap`. On a
-PostgreSQL store, where processes on several machines write at once, the takes and the saves
-of one campaign also take turns (`one_at_a_time`): under REPEATABLE READ two transactions
-that each add a hold row see neither the other's, and nothing makes them conflict.
+hold frees it for others. On a file store the choice and the hold are one transaction under
+the store's write lock, so two sessions of one server never take the same response beyond
+`overlap`. On a PostgreSQL store, where processes on several machines write at once, a take
+and a save's check run as PostgreSQL's own SQL under row locks on the answer's rows
+(`takes.py`): two takers pass over each other, and the takes and saves of one answer take
+turns.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from dashboard.auth.roles import require_admin
 from dashboard.auth.users import User
@@ -32,6 +34,9 @@ from dashboard.ids import utc_now
 from dashboard.judging.rubrics import Rubric
 from dashboard.store import Store, transaction
 from dashboard.store.connection import Connection
+
+if TYPE_CHECKING:
+    from dashboard.campaigns.takes import Turn
 
 RULES: dict[str, str] = {
     "random": "Random sample (seeded)",
@@ -265,7 +270,16 @@ def assign(
     left for them): the answers assigned to them come first (with `only_mine`, alone).
     Skipped responses (this session's, and those they skipped before) are passed over."""
     now = utc_now()
-    with one_at_a_time(store, name), store.write_lock, store.connection() as con, transaction(con):
+    if store.on_server:
+        from dashboard.campaigns import takes  # psycopg: only on a PostgreSQL store
+
+        found_campaign = takes.find_campaign(store, name)
+        if found_campaign is None:
+            raise CampaignError(f"No campaign is named {name!r}.")
+        return takes.take(
+            store, found_campaign, person, now=now, skipped=list(skipped), only_mine=only_mine
+        )
+    with store.write_lock, store.connection() as con, transaction(con):
         campaign = _campaign(con, name)
         found = sql.next_assignment(
             con, campaign, person, now=now, skipped=list(skipped), only_mine=only_mine
@@ -277,17 +291,18 @@ def assign(
 
 
 @contextmanager
-def one_at_a_time(store: Store, name: str) -> Iterator[None]:
-    """The block is the only one of the campaign in progress, in every process: a take or a
-    save checks k and writes in a transaction that begins inside it, so it sees every hold and
-    label written before. A file store's writers already take turns on the file."""
+def label_turn(store: Store, name: str, response_id: str) -> Iterator[Turn | None]:
+    """The block saves a label of `response_id` in the campaign: pass what it yields to
+    `label_refusal`. On a PostgreSQL store, the check locks the answer's rows until the block
+    ends, after the label's write committed, so that no take or save of the answer runs
+    meanwhile (`takes.py`). A file store's writers already take turns on the file: None."""
     if not store.on_server:
-        yield
+        yield None
         return
-    from dashboard.store.claims import advisory_lock  # psycopg: only on a PostgreSQL store
+    from dashboard.campaigns import takes  # psycopg: only on a PostgreSQL store
 
-    with advisory_lock(store.url, f"campaign:{name}", keep=True):
-        yield
+    with takes.saving(store, name, response_id) as turn:
+        yield turn
 
 
 def release(store: Store, name: str, response_id: str, person: str) -> None:
@@ -299,15 +314,26 @@ def release(store: Store, name: str, response_id: str, person: str) -> None:
         rules_sql.add_removal(con, name, response_id, person, kind="skip", at=now)
 
 
-def label_refusal(con: Connection, name: str, response_id: str, person: str) -> str | None:
+def label_refusal(
+    con: Connection, name: str, response_id: str, person: str, *, turn: Turn | None = None
+) -> str | None:
     """Why `person` may not save a label of `response_id` in the campaign now, in words (None:
     they may). Overlap is a hard limit: a label is taken only from someone who holds the
     answer, or who edits their own label of it, and never beyond `overlap` people. Called in
-    the transaction that writes the label, so two saves cannot both pass."""
-    campaign = sql.get_campaign(con, name)
-    if campaign is None:
+    the transaction that writes the label, inside `label_turn` (its `turn`), so two saves
+    cannot both pass."""
+    if turn is not None:
+        campaign, slot = turn.slot(person)
+    else:
+        now = utc_now()
+        campaign = sql.get_campaign(con, name)
+        slot = (
+            None
+            if campaign is None
+            else sql.label_slot(con, campaign, response_id, person, now=now)
+        )
+    if campaign is None or slot is None:
         return f"No campaign is named {name!r} any more, so the label was not saved."
-    slot = sql.label_slot(con, campaign, response_id, person, now=utc_now())
     if not slot.in_campaign:
         return f"This answer is not one of campaign {name}'s, so it was not saved in it."
     if slot.labelled_by_me:

@@ -7,6 +7,7 @@ while scanning), and their `supersedes` chain is resolved among those few rows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -204,6 +205,10 @@ _LABELS = """
           AND value IS NOT NULL)"""
 
 LABELS = _LABELS  # for the campaign's other SQL (`assignment_sql`)
+
+# The same current labels in PostgreSQL's own SQL (`takes_sql`, run through psycopg): the text
+# above with its parameters spelt `%(name)s`; nothing else in it is DuckDB's own.
+PG_LABELS = re.sub(r"\$(\w+)", r"%(\1)s", _LABELS)
 
 _NEXT = f"""{_LABELS},
     latest AS (

@@ -247,17 +247,20 @@ def save_rating(
     if campaign is None:
         return store.add_ratings([rating, *also])
 
-    def within_rules(con: Connection) -> None:
-        refusal = campaigns.label_refusal(con, campaign, rating.response_id, rating.rater)
-        if refusal is not None:
-            raise LabelRefused(refusal)
-        campaigns.release_after_save(con, campaign, rating.response_id, rating.rater)
-
     # The tags and further answers go with the rating, in its transaction, or not at all.
     batches = [Batch("ratings", tuple(map(record_row, (rating, *also))))]
     if tags:
         batches.append(Batch("tag_labels", tuple(map(record_row, tags))))
-    with campaigns.one_at_a_time(store, campaign):  # no other save or take of it meanwhile
+    # No other save or take of the answer from the check until the label is committed.
+    with campaigns.label_turn(store, campaign, rating.response_id) as turn:
+
+        def within_rules(con: Connection) -> None:
+            response, rater = rating.response_id, rating.rater
+            refusal = campaigns.label_refusal(con, campaign, response, rater, turn=turn)
+            if refusal is not None:
+                raise LabelRefused(refusal)
+            campaigns.release_after_save(con, campaign, response, rater)
+
         return store.write(batches, spool_if_busy=False, check=within_rules)
 
 

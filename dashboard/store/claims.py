@@ -1,8 +1,11 @@
 """What the PostgreSQL store does in PostgreSQL's own SQL, through psycopg (its one home): the
 locks and claims that DuckDB's postgres extension cannot express.
 
-- `advisory_lock(url, name)`: one process at a time in a block (the migrations, a campaign's
-  holds), across machines.
+- `advisory_lock(url, name)`: one process at a time in a block (the migrations), across
+  machines.
+- `session(url, location)`: a short READ COMMITTED transaction on one of this process's kept
+  sessions, for another module's own PostgreSQL SQL (a campaign's takes and saves' row locks,
+  `campaigns/takes.py`).
 - `Claims`: the calls of judge runs that several `judgeboard judge` processes share. Each
   process offers the calls its plan needs (`offer`, under its own run key), then claims a few
   at a time (`claim`: `FOR UPDATE SKIP LOCKED`, so two processes asking at once get different
@@ -17,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -84,9 +87,10 @@ def _key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") >> 1
 
 
-# Idle sessions kept for the advisory locks, by URL: a campaign takes the lock on every save,
-# and a new PostgreSQL session each time costs a connection's start (a process and its auth).
-_IDLE_LOCK_SESSIONS = 4
+# Idle sessions kept for the advisory locks and `session`, by URL: a campaign's take and save
+# each use one, and a new PostgreSQL session each time costs a connection's start (a process
+# and its auth).
+_IDLE_LOCK_SESSIONS = 8
 _idle: dict[str, list[psycopg.Connection[Any]]] = {}
 _idle_guard = threading.Lock()
 
@@ -156,6 +160,69 @@ def advisory_lock(url: str, name: str, *, keep: bool = False) -> Iterator[None]:
         _put_back(url, con, keep)
 
 
+class Session:
+    """One PostgreSQL session in a transaction of its own (`session`)."""
+
+    def __init__(self, con: psycopg.Connection[Any]) -> None:
+        self._con = con
+
+    def execute(self, sql: str, params: Mapping[str, Any] | Sequence[Any] = ()) -> Any:
+        """Run PostgreSQL's SQL (`%(name)s` parameters); the cursor, for `rows.fetch`."""
+        return self._con.execute(sql, params)
+
+
+@contextmanager
+def session(url: str, location: str) -> Iterator[Session]:
+    """A READ COMMITTED transaction (whatever the server's default: each statement sees what
+    was committed before it began) on a kept session of this process, committed at the end
+    of the block and rolled back on an exception. A lost server is `ServerUnreachable`; an
+    error of the SQL (a deadlock too) is psycopg's own."""
+    con = _begun(url, location)
+    try:
+        yield Session(con)
+        con.execute("COMMIT")
+    except BaseException as error:
+        try:
+            con.execute("ROLLBACK")
+        except psycopg.Error:
+            con.close()  # closing a session ends its transaction and its locks
+        if isinstance(error, psycopg.OperationalError) and con.broken:
+            raise _unreachable(location, error) from error
+        raise
+    finally:
+        idle = con.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        _put_back(url, con, idle)
+
+
+def _begun(url: str, location: str) -> psycopg.Connection[Any]:
+    """A session of `url` in a new READ COMMITTED transaction: a kept one, else a new one (a
+    kept session may have been lost, say by a server restart)."""
+    con = _kept_session(url)
+    if con is not None:
+        try:
+            con.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+            return con
+        except psycopg.OperationalError:
+            con.close()
+    try:
+        con = psycopg.connect(libpq_dsn(url), autocommit=True)
+    except psycopg.OperationalError as error:
+        raise _unreachable(location, error) from error
+    try:
+        con.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+    except BaseException as error:
+        con.close()
+        if isinstance(error, psycopg.OperationalError):
+            raise _unreachable(location, error) from error
+        raise
+    return con
+
+
+def _unreachable(location: str, error: psycopg.OperationalError) -> ServerUnreachable:
+    reason = (str(error).strip().splitlines() or ["no reason given"])[0]
+    return ServerUnreachable(location, reason.rstrip("."))
+
+
 class Claims:
     """One process's claims on a PostgreSQL store, over one connection (thread-safe)."""
 
@@ -175,8 +242,7 @@ class Claims:
                 with self._con.transaction(), self._con.cursor() as cur:
                     yield cur
             except psycopg.OperationalError as error:
-                reason = (str(error).strip().splitlines() or ["no reason given"])[0]
-                raise ServerUnreachable(self.location, reason.rstrip(".")) from error
+                raise _unreachable(self.location, error) from error
 
     def _run(self, sql: str, params: dict[str, Any]) -> list[Any]:
         """One statement in its own transaction; the rows it returns."""
