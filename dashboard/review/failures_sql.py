@@ -17,7 +17,7 @@ from dashboard.metrics import scores_sql as scores
 from dashboard.metrics.selection import panel_versions_param
 from dashboard.review.requests import FailureFilter
 from dashboard.store.connection import Connection
-from dashboard.store.rows import Window, fetch_window, scalar
+from dashboard.store.rows import Window, fetch_window, scalar, window_sql
 
 # Scores compare within this tolerance, so that a bound of 0.25 keeps a rating of exactly 2/5.
 _EPSILON = 1e-9
@@ -142,6 +142,9 @@ def _failure_params(f: FailureFilter) -> dict[str, Any]:
     }
 
 
+_FAILURE_PAGE = window_sql(f"SELECT * FROM ({SCORED}) {_FAILURE_WHERE}", order=_FAILURE_ORDER)
+
+
 def failure_rows(
     con: Connection, f: FailureFilter, *, limit: int, offset: int, preview_chars: int = 240
 ) -> Window[FailureRow]:
@@ -151,9 +154,7 @@ def failure_rows(
     return fetch_window(
         con.execute(
             f"""
-        WITH page AS (
-            SELECT *, count(*) OVER () AS total FROM ({SCORED}) {_FAILURE_WHERE}
-            ORDER BY {_FAILURE_ORDER} LIMIT $limit OFFSET $offset)
+        WITH page AS ({_FAILURE_PAGE})
         SELECT {columns}, p.total, left(i.question, $chars) AS question,
                left(r.answer, $chars) AS answer
         FROM page p JOIN responses r ON r.response_id = p.response_id

@@ -17,7 +17,7 @@ from dashboard.review.failures_sql import SCORED
 from dashboard.review.requests import QueueRequest
 from dashboard.store import keys
 from dashboard.store.connection import Connection
-from dashboard.store.rows import Window, fetch_window, scalar
+from dashboard.store.rows import Window, fetch_window, scalar, window_sql
 
 # The orders of the annotation queue; each is a code constant, never user input.
 QUEUE_ORDERS: dict[str, str] = {
@@ -121,8 +121,7 @@ def _random_rows(
     params = {**_queue_params(request), "seed": str(request.seed)}
     window = fetch_window(
         con.execute(
-            f"SELECT *, count(*) OVER () AS total FROM ({_UNRATED}) "
-            f"ORDER BY {QUEUE_ORDERS['random']} LIMIT $limit OFFSET $offset",
+            window_sql(_UNRATED, order=QUEUE_ORDERS["random"]),
             {k: params[k] for k in _UNRATED_PARAMS + ("seed",)}
             | {"limit": limit, "offset": offset},
         ),
@@ -167,9 +166,11 @@ def scored_queue_rows(
         params["seed"] = str(request.seed)
     return fetch_window(
         con.execute(
-            f"SELECT response_id, system, dataset, effective, spread, n_judges, n_humans, "
-            f"count(*) OVER () AS total FROM ({SCORED}) {_QUEUE_WHERE} "
-            f"ORDER BY {QUEUE_ORDERS[request.order]} LIMIT $limit OFFSET $offset",
+            window_sql(
+                f"SELECT * FROM ({SCORED}) {_QUEUE_WHERE}",
+                order=QUEUE_ORDERS[request.order],
+                columns="response_id, system, dataset, effective, spread, n_judges, n_humans",
+            ),
             {**params, "limit": limit, "offset": offset},
         ),
         QueueEntry,

@@ -11,7 +11,7 @@ from typing import Any
 from dashboard.review.requests import PairRequest
 from dashboard.store import keys
 from dashboard.store.connection import Connection
-from dashboard.store.rows import Window, fetch, fetch_window, scalar
+from dashboard.store.rows import Window, fetch, fetch_window, scalar, window_sql
 from dashboard.types import Preference
 
 
@@ -67,10 +67,10 @@ def pair_rows(con: Connection, request: PairRequest, *, limit: int, offset: int)
     how many there are (None when the window is empty)."""
     return fetch_window(
         con.execute(
-            f"SELECT item_id, dataset, response_a, response_b, count(*) OVER () AS total "
-            f"FROM ({_PAIRS}) "
-            "ORDER BY md5(concat_ws(chr(31), $seed, item_id, response_a, response_b)), item_id "
-            "LIMIT $limit OFFSET $offset",
+            window_sql(
+                f"SELECT item_id, dataset, response_a, response_b FROM ({_PAIRS})",
+                order="md5(concat_ws(chr(31), $seed, item_id, response_a, response_b)), item_id",
+            ),
             {**_pair_params(request), "seed": str(request.seed), "limit": limit, "offset": offset},
         ),
         PairRow,

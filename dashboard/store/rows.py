@@ -13,7 +13,8 @@ caller reads by attribute, never tuples that it indexes by position:
 A column the record does not name is an error (the query and the record drifted apart), and
 so is a field the query does not return, unless the field has a default. `convert` turns a
 column's value into the field's type by name (a list into a tuple, a list of structs into
-records); a page of rows that also carries the length of the whole list comes as a `Window`.
+records); a page of rows that also carries the length of the whole list comes as a `Window`,
+from a query that `window_sql` writes.
 """
 
 from __future__ import annotations
@@ -102,13 +103,30 @@ class Window(Generic[R]):
     total: int | None
 
 
+def window_sql(listed: str, *, order: str, columns: str = "*") -> str:
+    """A query for the rows `$offset` to `$offset + $limit` of the list `listed` (a SELECT) in
+    `order`, with `columns` and the length of the whole list in a column `total`: what
+    `fetch_window` reads. The list is counted once, by a scalar subquery on the same
+    materialized rows, in the same statement, so that a page and its count agree.
+
+    Not `count(*) OVER ()`: DuckDB 1.5.5's window operator now and then fails on such a
+    query ("INTERNAL Error: Attempted to access index 0 within vector of size 0" from
+    `WindowLocalSourceState::Finalize`, a race between its threads: duckdb/duckdb#22352,
+    #25713), and an internal error invalidates the database instance for the process."""
+    return (
+        f"WITH _listed AS MATERIALIZED ({listed}) "
+        f"SELECT {columns}, (SELECT count(*) FROM _listed) AS total FROM _listed "
+        f"ORDER BY {order} LIMIT $limit OFFSET $offset"
+    )
+
+
 def fetch_window(cursor: Any, record: type[R], *, convert: Convert | None = None) -> Window[R]:
     """The rows of a window as `record`s, from a query that also returns the length of the
-    whole list in a column `total` (`count(*) OVER () AS total`), so that a page and its
+    whole list in a column `total` (a query `window_sql` wrote), so that a page and its
     count cost one query."""
     columns = _columns(cursor)
     if "total" not in columns:
-        raise TypeError("the query returns no 'total' column: add count(*) OVER () AS total")
+        raise TypeError("the query returns no 'total' column: write it with rows.window_sql")
     fields = [c for c in columns if c != "total"]
     build = _builder(fields, record, convert)
     rows = [dict(zip(columns, row)) for row in cursor.fetchall()]

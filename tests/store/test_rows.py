@@ -9,7 +9,7 @@ from typing import NamedTuple
 import pytest
 
 from dashboard.store import Store
-from dashboard.store.rows import Window, fetch, fetch_one, fetch_window, scalar
+from dashboard.store.rows import Window, fetch, fetch_one, fetch_window, scalar, window_sql
 
 LETTERS = "SELECT * FROM (VALUES ('a', 1, [1, 2]), ('b', 2, [3]), ('c', 3, [])) t(name, n, xs)"
 
@@ -53,13 +53,11 @@ def test_a_query_and_its_record_that_drifted_apart_fail(store: Store) -> None:
 
 
 def test_a_window_carries_the_total_of_the_whole_list(store: Store) -> None:
-    query = (
-        f"SELECT name, n, count(*) OVER () AS total FROM ({LETTERS}) ORDER BY n LIMIT ? OFFSET ?"
-    )
+    query = window_sql(LETTERS, order="n", columns="name, n")
     with store.connection() as con:
-        assert fetch_window(con.execute(query, [2, 1]), Pair) == Window(
+        assert fetch_window(con.execute(query, {"limit": 2, "offset": 1}), Pair) == Window(
             (Pair("b", 2), Pair("c", 3)), 3
         )
-        assert fetch_window(con.execute(query, [2, 5]), Pair) == Window((), None)
+        assert fetch_window(con.execute(query, {"limit": 2, "offset": 5}), Pair) == Window((), None)
         with pytest.raises(TypeError, match="no 'total' column"):
             fetch_window(con.execute(f"SELECT name, n FROM ({LETTERS})"), Pair)
