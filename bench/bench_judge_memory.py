@@ -8,9 +8,11 @@ For each size N: a fresh DuckDB file with N answers (`bench_judge.seed`), the lo
 OpenAI-compatible server in its own process (`--latency-ms`, low by default), and
 `judgeboard judge` run as a child process with a streamed plan (the default). Reported per
 size: the child's peak RSS (`ru_maxrss` from `wait4`), the peak RSS of the child and its
-worker processes together (polled from /proc), calls made and calls/s. The baseline: the same
-command with `--plan-chunk 0` (the plan rendered whole, as before issue 33) at the sizes of
-`--baseline`, measured in the same run; the ratios say how much less a streamed run holds.
+worker processes together (polled from /proc), calls made, calls/s and CPU a call (user and
+system, the child and the workers it reaped). `--flush-every S` sets the judge's merge
+interval (its hidden option; 1.5 s by default). The baseline: the same command with
+`--plan-chunk 0` (the plan rendered whole, as before issue 33) at the sizes of `--baseline`,
+measured in the same run; the ratios say how much less a streamed run holds.
 With `--plan-only`, the command stops after its plan (`judge --plan-only`, no call made): the
 memory of counting the plan alone.
 """
@@ -45,6 +47,11 @@ class Run:
     peak_rss_mb: float  # the judge process
     peak_tree_mb: float  # the judge process and its workers, polled
     calls_made: int
+    cpu_s: float  # user and system CPU of the judge process and the workers it reaped
+
+    @property
+    def cpu_ms_per_call(self) -> float:
+        return 1000 * self.cpu_s / max(self.calls_made, 1)
 
     @property
     def rate(self) -> float:
@@ -117,6 +124,7 @@ def measure(calls: int, args: argparse.Namespace, *, streamed: bool) -> Run:
             *(["--plan-chunk", str(args.plan_chunk)] if streamed and args.plan_chunk else []),
             *([] if streamed else ["--plan-chunk", "0"]),
             *(["--plan-only"] if args.plan_only else []),
+            *(["--flush-every", str(args.flush_every)] if args.flush_every else []),
         ]
         env = {**os.environ, KEY_ENV: "bench-key"}
         started = time.perf_counter()
@@ -135,7 +143,10 @@ def measure(calls: int, args: argparse.Namespace, *, streamed: bool) -> Run:
         if child.returncode != 0:
             raise RuntimeError(f"judge exited {child.returncode}:\n{output[-2000:]}")
         calls_made = 0 if args.plan_only else made(output)
-        return Run(calls, streamed, wall_s, usage.ru_maxrss / 1024, peak[0] / 1024, calls_made)
+        cpu_s = usage.ru_utime + usage.ru_stime
+        return Run(
+            calls, streamed, wall_s, usage.ru_maxrss / 1024, peak[0] / 1024, calls_made, cpu_s
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,6 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--plan-only", action="store_true", help="stop after the plan: its memory alone"
     )
+    parser.add_argument(
+        "--flush-every",
+        type=float,
+        default=None,
+        help="seconds between the judge's merges into DuckDB (default: the runner's 1.5)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     runs = []
@@ -165,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         figures[f"{name}_calls_made"] = run.calls_made
         if not args.plan_only:
             figures[f"{name}_calls_per_s"] = round(run.rate, 1)
+            figures[f"{name}_cpu_ms_per_call"] = round(run.cpu_ms_per_call, 2)
         figures[f"{name}_wall_s"] = round(run.wall_s, 1)
     streamed = {r.calls: r for r in runs if r.streamed}
     for run in runs:
