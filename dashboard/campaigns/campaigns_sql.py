@@ -238,6 +238,22 @@ _NEXT = f"""{_LABELS},
     LIMIT 1"""
 
 
+def next_params(
+    campaign: Campaign, person: str, *, now: datetime, skipped: list[str], only_mine: bool
+) -> dict[str, Any]:
+    """The parameters of `_NEXT` here and of `takes_sql`'s `NEXT`, `NEXT_UNLOCKED` and (with
+    "response") `NEXT_OF`."""
+    return {
+        "campaign": campaign.name,
+        "rubric": campaign.rubric,
+        "person": person,
+        "now": now,
+        "skipped": skipped,
+        "overlap": campaign.overlap,
+        "only_mine": only_mine,
+    }
+
+
 def next_assignment(
     con: Connection,
     campaign: Campaign,
@@ -253,16 +269,7 @@ def next_assignment(
     labelled (with `only_mine`, their assignments alone)."""
     return fetch_one(
         con.execute(
-            _NEXT,
-            {
-                "campaign": campaign.name,
-                "rubric": campaign.rubric,
-                "person": person,
-                "now": now,
-                "skipped": skipped,
-                "overlap": campaign.overlap,
-                "only_mine": only_mine,
-            },
+            _NEXT, next_params(campaign, person, now=now, skipped=skipped, only_mine=only_mine)
         ),
         Assignment,
     )

@@ -54,7 +54,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from dashboard.campaigns import takes_sql as sql
-from dashboard.campaigns.campaigns_sql import Assignment, Campaign, LabelSlot
+from dashboard.campaigns.campaigns_sql import Assignment, Campaign, LabelSlot, next_params
 from dashboard.ids import utc_now
 from dashboard.store import Store
 from dashboard.store.claims import Session, session
@@ -79,7 +79,7 @@ def take(
     passed: list[str] = []  # found full once their rows were ours: not offered again
     while True:
         with session(store.url, store.location) as turn:
-            params = sql.next_params(
+            params = next_params(
                 campaign, person, now=now, skipped=[*skipped, *passed], only_mine=only_mine
             )
             first = sql.next_answer(turn, sql.NEXT, params)

@@ -87,21 +87,6 @@ def get_campaign(session: Session, name: str) -> Campaign | None:
     return fetch_one(session.execute("SELECT * FROM campaigns WHERE name = %s", [name]), Campaign)
 
 
-def next_params(
-    campaign: Campaign, person: str, *, now: datetime, skipped: list[str], only_mine: bool
-) -> dict[str, Any]:
-    """The parameters of `NEXT`, `NEXT_UNLOCKED` and (with "response") `NEXT_OF`."""
-    return {
-        "campaign": campaign.name,
-        "rubric": campaign.rubric,
-        "person": person,
-        "now": now,
-        "skipped": skipped,
-        "overlap": campaign.overlap,
-        "only_mine": only_mine,
-    }
-
-
 def next_answer(session: Session, query: str, params: dict[str, Any]) -> Assignment | None:
     """The answer `query` (`NEXT`, `NEXT_UNLOCKED` or `NEXT_OF`) chooses, if any."""
     return fetch_one(session.execute(query, params), Assignment)
