@@ -117,9 +117,14 @@ def judge_server(latency_ms: float, *, server: str = "threaded", nice: int = 0) 
         process.wait(timeout=30)
 
 
+def server_pid(api_base: str) -> int:
+    """The PID of the server process behind `api_base`."""
+    return _SERVER_PIDS[api_base]
+
+
 def server_cpu_s(api_base: str) -> float:
     """CPU seconds the server process behind `api_base` has used so far (all its threads)."""
-    return process_cpu_s(_SERVER_PIDS[api_base])
+    return process_cpu_s(server_pid(api_base))
 
 
 def server_requests(api_base: str, model: str) -> int:

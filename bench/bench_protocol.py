@@ -23,7 +23,8 @@ server of its own, as the tests start it, and two replicas behind Debian's nginx
 shipped config, `tests/support/nginx.py`), three phases on the same servers:
 1. baseline: one simulated labeller alone, `--baseline-saves` saves back to back;
 2. paced: every simulated labeller saves once per `--think-s` (0.5-1.5 x) for `--paced-s`
-   seconds while the Chromium labeller saves with a 1 s think time; meanwhile
+   seconds, and so does the Chromium labeller (`--chromium-think-s` to change its pace);
+   meanwhile
    `judgeboard import` of `--import-records` synthetic RAG records (as `bench_import` makes
    them; 0: none) and `judgeboard judge` of `--judge-calls` answers against the loopback
    judge server (`tests/support/judge_server.py`, `--judge-latency-ms`; 0: none) run into
@@ -36,12 +37,15 @@ shipped config, `tests/support/nginx.py`), three phases on the same servers:
 3. burst: every simulated labeller makes `--burst-saves` saves back to back: saves per
    second at saturation.
 The CPU of the server processes (the replicas, nginx, PostgreSQL's processes) is read from
-/proc for each phase and given per save. Every figure is also given as a ratio of the
-baseline's. Afterwards, in the store (`bench/protocol_checks.py`): every confirmed save is
-exactly one row of that person on that answer, and no other rows of the benchmark's people;
-no answer of the campaign has more than k labels (`over_k`; `answers_at_k` says how many
-reached k); no judge call was made twice (the server's requests and completions per prompt
-against the distinct calls of `judge_calls`).
+/proc for each phase and given per save, and so is what the rest of the machine's 2 cores
+did meanwhile (`cores`: CPU seconds a second of the servers, the batch work, Chromium and
+this process's simulated labellers), since all of it shares the servers' cores. Every
+figure is also given as a ratio of the baseline's. Afterwards, in the store
+(`bench/protocol_checks.py`): every confirmed save is exactly one row of that person on
+that answer, and no other rows of the benchmark's people; no answer of the campaign has
+more than k labels (`over_k`; `answers_at_k` says how many reached k); no judge call was
+made twice (the server's requests and completions per prompt against the distinct calls of
+`judge_calls`).
 Goal: p95 of the simulated round trips and of the Chromium save-and-next under 1 s while
 paced. Exit status 1 when a goal or a check fails.
 """
@@ -79,7 +83,7 @@ CHROMIUM_PERSON = "bench-proto-chromium"
 def stack(store: str, work: Path, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """The store and its servers: {"url": what labellers open, "store": the store's address,
     "pids": the server processes, "outside": the PostgreSQL server's PID (not our child),
-    "judge_api": the loopback judge server's api_base (None: no judge run)}."""
+    "judge_api": the loopback judge server's api_base (None: no judge run), "batch": its PID}."""
     from dashboard.ingest.sample import ensure_sample
     from dashboard.store import Store
 
@@ -98,13 +102,14 @@ def stack(store: str, work: Path, args: argparse.Namespace) -> Iterator[dict[str
             pass
         load.prepare(made, args, work)  # the judge's answers, the campaign and its pool
         made.close()
-        judge_api = None
+        judge_api, batch = None, []
         if args.judge_calls:
-            from bench.bench_judge import judge_server
+            from bench.bench_judge import judge_server, server_pid
 
             judge_api = stop.enter_context(
                 judge_server(args.judge_latency_ms, server="lean", nice=args.batch_nice)
             )
+            batch.append(server_pid(judge_api))
         n_replicas = 1 if store == "embedded" else 2
         # `serve` takes the store's address as JUDGEBOARD_DB takes it: a file or a URL
         logs = [work / f"{store}-{n}.log" for n in range(n_replicas)]
@@ -126,6 +131,7 @@ def stack(store: str, work: Path, args: argparse.Namespace) -> Iterator[dict[str
             "outside": outside,
             "work": work,
             "judge_api": judge_api,
+            "batch": batch,
         }
 
 
@@ -148,41 +154,68 @@ async def _labelling(
     return done
 
 
-async def _chromium(page: Any, until: float) -> list[float]:
-    """The Chromium labeller's save-and-next, one after a 1 s think, until `until`."""
+async def _chromium(page: Any, until: float, think_s: float) -> list[float]:
+    """The Chromium labeller's save-and-next, each after a think of `think_s` (0.5-1.5 x, as
+    a simulated labeller's), until `until`."""
     from bench.labelling_sessions import save_and_next as browser_save
 
+    rng = random.Random(CHROMIUM_PERSON)
     seconds: list[float] = []
     while time.time() < until or not seconds:
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(think_s * rng.uniform(0.5, 1.5))
         saved = await browser_save(page, CHROMIUM_PERSON, str(1 + len(seconds) % 5))
         seconds.append(saved.seconds)
     return seconds
 
 
 class _ServerCpu:
-    """The CPU seconds of the server processes, read from /proc between two moments."""
+    """The CPU seconds of the server processes, read from /proc between two moments, and
+    what the whole machine spent meanwhile (`machine`, in cores: CPU seconds a second)."""
 
     def __init__(self, stacked: dict[str, Any]) -> None:
         self.stacked = stacked
         self.cpu: CpuByGroup | None = None
         self.outside_before = 0.0
+        self.own_before = 0.0
+        self.started = 0.0
+        self.batch: list[int] = list(stacked["batch"])  # the judge server's, the commands'
+        self.machine: dict[str, float] = {}
 
     def start(self) -> float:
-        self.cpu = CpuByGroup(rest="clients").__enter__()
+        # the rest of our descendants: Chromium and the driver that runs it
+        self.cpu = CpuByGroup(rest="chromium").__enter__()
         for pid in self.stacked["pids"]:
             self.cpu.group("server", pid)
+        for pid in self.batch:
+            self.cpu.group("batch", pid)
         if self.stacked["outside"]:
             self.outside_before = tree_cpu_s(self.stacked["outside"])
-        return time.perf_counter()
+        self.own_before = time.process_time()
+        self.started = time.perf_counter()
+        return self.started
+
+    def batch_started(self, pid: int) -> None:
+        """A batch command (the import, the judge run) started during the phase."""
+        self.batch.append(pid)
+        if self.cpu is not None:
+            self.cpu.group("batch", pid)
 
     def stop(self) -> dict[str, float]:
         """CPU seconds since `start`: the dashboards (with nginx), and PostgreSQL's."""
         assert self.cpu is not None
         self.cpu.__exit__(None, None, None)
-        used = {"dashboard": self.cpu.seconds().get("server", 0.0)}
+        wall = time.perf_counter() - self.started
+        seconds = self.cpu.seconds()
+        used = {"dashboard": seconds.get("server", 0.0)}
         if self.stacked["outside"]:
             used["postgresql"] = tree_cpu_s(self.stacked["outside"]) - self.outside_before
+        everything = {
+            **used,
+            "batch": seconds.get("batch", 0.0),  # the import, the judge run and its server
+            "chromium": seconds.get("chromium", 0.0),
+            "simulated": time.process_time() - self.own_before,  # this process's sessions
+        }
+        self.machine = {name: s / wall for name, s in everything.items()}
         return used
 
 
@@ -222,17 +255,18 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
         base = await _labelling(
             sessions[0], rngs[0], saves=args.baseline_saves, until=None, think_s=0
         )
-        found["baseline"] = (base, time.perf_counter() - started, cpu.stop())
+        found["baseline"] = (base, time.perf_counter() - started, cpu.stop(), cpu.machine)
 
         until = time.time() + args.paced_s
         started = cpu.start()
-        commands = load.start_commands(stacked, args, opened)
+        commands = load.start_commands(stacked, args, opened, started=cpu.batch_started)
         paced = [
             _labelling(s, r, saves=None, until=until, think_s=args.think_s)
             for s, r in zip(sessions[1:], rngs[1:])
         ]
-        chromium, *sims = await asyncio.gather(_chromium(page, until), *paced)
-        found["paced"] = (sims, time.perf_counter() - started, cpu.stop())
+        think = args.think_s if args.chromium_think_s is None else args.chromium_think_s
+        chromium, *sims = await asyncio.gather(_chromium(page, until, think), *paced)
+        found["paced"] = (sims, time.perf_counter() - started, cpu.stop(), cpu.machine)
         found["chromium"] = chromium
         for name, ended in commands.items():  # waited for after the phase
             found[name] = await ended
@@ -243,16 +277,22 @@ async def _phases(stacked: dict[str, Any], args: argparse.Namespace) -> dict[str
             for s, r in zip(sessions[1:], rngs[1:])
         ]
         sims = await asyncio.gather(*burst)
-        found["burst"] = (sims, time.perf_counter() - started, cpu.stop())
+        found["burst"] = (sims, time.perf_counter() - started, cpu.stop(), cpu.machine)
     found["ran_out"] = sum(1 for n in in_campaign if sessions[n].item is None)
     return found
 
 
 def _figures(
-    saves: list[Save], wall_s: float, cpu_s: dict[str, float], *, also_saved: int = 0
+    saves: list[Save],
+    wall_s: float,
+    cpu_s: dict[str, float],
+    machine: dict[str, float],
+    *,
+    also_saved: int = 0,
 ) -> dict[str, Any]:
-    """Round trips, saves a second and the servers' CPU a save (`also_saved`: the Chromium
-    labeller's saves in the same phase, which the servers also worked for)."""
+    """Round trips, saves a second, the servers' CPU a save (`also_saved`: the Chromium
+    labeller's saves in the same phase, which the servers also worked for) and the cores
+    each part of the machine used (`machine`)."""
     seconds = [s.seconds for s in saves]
     return {
         "n": len(saves),
@@ -263,6 +303,7 @@ def _figures(
         "cpu_per_save_s": sum(cpu_s.values()) / (len(saves) + also_saved),
         "cpu_per_save_by": {k: v / (len(saves) + also_saved) for k, v in cpu_s.items()},
         "load_1m": os.getloadavg()[0],  # the machine is shared: its load as the phase ended
+        "cores": machine,
     }
 
 
@@ -315,7 +356,7 @@ def run_store(store: str, args: argparse.Namespace) -> dict[str, Any]:
     ):
         found = asyncio.run(_phases(stacked, args))
         _checks(stacked, args, found)
-    base, wall, cpu = found["baseline"]
+    base, wall, cpu, machine = found["baseline"]
     chromium, n_campaign = found["chromium"], load.campaign_labellers(args)
     imported = found.get("import")
     return {
@@ -323,7 +364,7 @@ def run_store(store: str, args: argparse.Namespace) -> dict[str, Any]:
         "replicas": 1 if store == "embedded" else 2,
         "labellers": args.labellers,
         "think_s": args.think_s,
-        "baseline": _figures(base, wall, cpu),
+        "baseline": _figures(base, wall, cpu, machine),
         "paced": {
             **_figures(
                 [s for d in found["paced"][0] for s in d],
@@ -353,13 +394,19 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--stores", default="embedded,postgresql")
     parser.add_argument("--labellers", type=int, default=20)
     parser.add_argument("--think-s", type=float, default=5.0)
-    parser.add_argument("--paced-s", type=float, default=40.0)
+    parser.add_argument("--paced-s", type=float, default=120.0)
     parser.add_argument("--baseline-saves", type=int, default=10)
     parser.add_argument("--burst-saves", type=int, default=3)
     parser.add_argument("--import-records", type=int, default=5000)
     add = parser.add_argument
-    # 2,000 calls at 100 ms, 5 in flight: 50 calls/s at best, about the paced phase's 40 s
-    add("--judge-calls", type=int, default=2000, help="judge calls while paced (0: none)")
+    add(
+        "--chromium-think-s",
+        type=float,
+        help="the Chromium labeller's think time (0.5-1.5 x; default: --think-s, as the "
+        "simulated labellers')",
+    )
+    # 5,000 calls at 100 ms, 5 in flight: 50 calls/s at best, 100 s of the paced phase's 120 s
+    add("--judge-calls", type=int, default=5000, help="judge calls while paced (0: none)")
     add("--judge-latency-ms", type=float, default=100.0, help="the judge server's latency")
     add("--judge-concurrency", type=int, default=5, help="the judge's calls in flight")
     add("--judge-workers", type=int, default=1, help="`judge --workers`")

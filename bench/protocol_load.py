@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -125,10 +126,15 @@ async def _ended(process: Any, t0: float) -> dict[str, Any]:
 
 
 def start_commands(
-    stacked: dict[str, Any], args: argparse.Namespace, opened: AsyncExitStack
+    stacked: dict[str, Any],
+    args: argparse.Namespace,
+    opened: AsyncExitStack,
+    *,
+    started: Callable[[int], None],
 ) -> dict[str, Any]:
-    """The import and the judge run, started with the paced phase; each watched as it runs
-    (and killed, when the benchmark stops before they have ended)."""
+    """The import and the judge run, started with the paced phase (`started` is told each
+    one's PID); each watched as it runs (and killed, when the benchmark stops before they
+    have ended)."""
     t0, work, address = time.perf_counter(), Path(stacked["work"]), stacked["store"]
     running: dict[str, Any] = {}
     if args.import_records:
@@ -136,5 +142,6 @@ def start_commands(
     if args.judge_calls:
         running["judge"] = start_judge(address, stacked["judge_api"], args, work)
     for process in running.values():
+        started(process.pid)
         opened.callback(lambda p=process: p.returncode is None and p.kill())
     return {name: asyncio.ensure_future(_ended(p, t0)) for name, p in running.items()}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 GOAL_P95_S = 1.0
@@ -23,6 +24,15 @@ def _modes(figures: dict[str, Any]) -> str:
         for mode, got in by.items()
     ]
     return f"\n    {'; '.join(parts)}"
+
+
+def _cores(figures: dict[str, Any]) -> str:
+    """What each part of the machine used during the phase, in cores."""
+    cores = figures.get("cores") or {}
+    if not cores:
+        return ""
+    parts = ", ".join(f"{name} {used:.2f}" for name, used in cores.items())
+    return f"\n    cores used: {parts}; {sum(cores.values()):.2f} in all of {os.cpu_count()}"
 
 
 def _commands(result: dict[str, Any]) -> list[str]:
@@ -61,7 +71,7 @@ def report(result: dict[str, Any]) -> list[str]:
             f"{got['saves_per_s']:.1f} saves/s ({got['saves_per_s'] / base['saves_per_s']:.2f}x),"
             f" CPU {got['cpu_per_save_s']:.3f} s a save "
             f"({got['cpu_per_save_s'] / base['cpu_per_save_s']:.2f}x){_split(got)}, "
-            f"load {got['load_1m']:.1f}{_modes(got)}"
+            f"load {got['load_1m']:.1f}{_modes(got)}{_cores(got)}"
         )
     lines += _commands(result)
     chromium, check = result["chromium"], result["check"]
