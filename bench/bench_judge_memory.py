@@ -9,10 +9,15 @@ OpenAI-compatible server in its own process (`--latency-ms`, low by default), an
 `judgeboard judge` run as a child process with a streamed plan (the default). Reported per
 size: the child's peak RSS (`ru_maxrss` from `wait4`), the peak RSS of the child and its
 worker processes together (polled from /proc), calls made, calls/s and CPU a call (user and
-system, the child and the workers it reaped). `--flush-every S` sets the judge's merge
-interval (its hidden option; 1.5 s by default). The baseline: the same command with
-`--plan-chunk 0` (the plan rendered whole, as before issue 33) at the sizes of `--baseline`,
-measured in the same run; the ratios say how much less a streamed run holds.
+system, the child and the workers it reaped). The answers are seeded by a process of their
+own: on Linux a child's `ru_maxrss` starts from its parent's high-water mark (fork copies
+it, exec keeps it), so seeding in this process made the judge's figure this process's
+seeding peak (2,016.9 MB for 1,000,000 answers, whatever the judge did). `floor_mb` is this
+process's own high-water mark when the judge starts: the judge's figure cannot be lower.
+`--flush-every S` sets the judge's merge interval (its hidden option; 1.5 s by default).
+The baseline: the same command with `--plan-chunk 0` (the plan rendered whole, as before
+issue 33) at the sizes of `--baseline`, measured in the same run; the ratios say how much
+less a streamed run holds.
 With `--plan-only`, the command stops after its plan (`judge --plan-only`, no call made): the
 memory of counting the plan alone.
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -33,8 +39,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from bench.bench_judge import KEY_ENV, judge_server, seed  # noqa: E402
-from dashboard.store import Store  # noqa: E402
+from bench.bench_judge import KEY_ENV, judge_server  # noqa: E402
 
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
@@ -44,10 +49,11 @@ class Run:
     calls: int
     streamed: bool
     wall_s: float
-    peak_rss_mb: float  # the judge process
+    peak_rss_mb: float  # the judge process (its ru_maxrss; never below `floor_mb`)
     peak_tree_mb: float  # the judge process and its workers, polled
     calls_made: int
     cpu_s: float  # user and system CPU of the judge process and the workers it reaped
+    floor_mb: float  # this process's own high-water mark as the judge started
 
     @property
     def cpu_ms_per_call(self) -> float:
@@ -97,11 +103,20 @@ def made(output: str) -> int:
     raise RuntimeError(f"no summary row in the output:\n{output[-2000:]}")
 
 
+def _seed_apart(path: Path, calls: int) -> None:
+    """`bench_judge.seed` of `calls` answers into a new file, in a process of its own (see
+    the module's docstring: this process's high-water mark is the judge's floor)."""
+    code = (
+        "import sys; from pathlib import Path; from bench.bench_judge import seed; "
+        "from dashboard.store import Store; store = Store(Path(sys.argv[1])); "
+        "seed(store, int(sys.argv[2])); store.close()"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path), str(calls)], cwd=REPO_ROOT, check=True)
+
+
 def measure(calls: int, args: argparse.Namespace, *, streamed: bool) -> Run:
     with tempfile.TemporaryDirectory() as tmp, judge_server(args.latency_ms) as api_base:
-        store = Store(Path(tmp) / "bench.duckdb")
-        seed(store, calls)
-        del store
+        _seed_apart(Path(tmp) / "bench.duckdb", calls)
         command = [
             sys.executable,
             "-m",
@@ -128,6 +143,7 @@ def measure(calls: int, args: argparse.Namespace, *, streamed: bool) -> Run:
         ]
         env = {**os.environ, KEY_ENV: "bench-key"}
         started = time.perf_counter()
+        floor_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         with tempfile.TemporaryFile("w+") as out:
             child = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=out, text=True)
             done, peak = threading.Event(), [0]
@@ -145,7 +161,14 @@ def measure(calls: int, args: argparse.Namespace, *, streamed: bool) -> Run:
         calls_made = 0 if args.plan_only else made(output)
         cpu_s = usage.ru_utime + usage.ru_stime
         return Run(
-            calls, streamed, wall_s, usage.ru_maxrss / 1024, peak[0] / 1024, calls_made, cpu_s
+            calls,
+            streamed,
+            wall_s,
+            usage.ru_maxrss / 1024,
+            peak[0] / 1024,
+            calls_made,
+            cpu_s,
+            floor_mb,
         )
 
 
@@ -179,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{'streamed' if run.streamed else 'whole'}_{run.calls}"
         figures[f"{name}_peak_rss_mb"] = round(run.peak_rss_mb, 1)
         figures[f"{name}_peak_tree_rss_mb"] = round(run.peak_tree_mb, 1)
+        figures[f"{name}_floor_mb"] = round(run.floor_mb, 1)
         figures[f"{name}_calls_made"] = run.calls_made
         if not args.plan_only:
             figures[f"{name}_calls_per_s"] = round(run.rate, 1)
